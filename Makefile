@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Orca: top-level entry points.
+#
+#   make deps    install build and test dependencies (Debian packages only)
+#   make         build orca.ko, orca_soft.ko and liborca-rdmav34.so
+#   make check   build, style checks, KUnit suites and guest end-to-end tests
+#   make demo    boot a guest, bring up orca0 and show it with ibv_devinfo
+#
+# KDIR selects the kernel build tree.  By default it is the headers package
+# of the Debian stock kernel ABI recorded by 'make deps' in build/kernel-abi.
+
+BUILD_DIR	:= $(CURDIR)/build
+KABI_FILE	:= $(BUILD_DIR)/kernel-abi
+ORCA_KABI	?= $(shell cat $(KABI_FILE) 2>/dev/null)
+KDIR		?= /usr/src/linux-headers-$(ORCA_KABI)
+
+export BUILD_DIR ORCA_KABI KDIR
+
+.PHONY: all modules userspace deps check demo kunit-kernel style clean
+
+all: modules userspace
+
+modules:
+	@test -d "$(KDIR)" || { echo "KDIR=$(KDIR) not found: run 'make deps' first" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+
+userspace:
+	$(MAKE) -C userspace
+
+deps:
+	tests/harness/install-deps.sh
+
+check:
+	tests/run-check.sh
+
+demo:
+	tests/demo.sh
+
+kunit-kernel:
+	tests/kunit/build-kernel.sh
+
+style:
+	tests/style/run-style.sh
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	$(MAKE) -C userspace clean
