@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Orca HCA driver: bus binding, device bring-up and teardown.
+ *
+ * Bring-up follows the hardware interface: identify the device, make sure
+ * it is disabled, hand it the admin and async event rings, enable it and
+ * wait for READY, then learn its attributes with QUERY_DEVICE and
+ * QUERY_PORT and register the ib_device.  Teardown runs the same steps
+ * backwards.
+ */
+
+#include <linux/bitfield.h>
+#include <linux/delay.h>
+#include <linux/interrupt.h>
+#include <linux/iopoll.h>
+#include <linux/module.h>
+
+#include "orca.h"
+
+#define ORCA_READY_TIMEOUT_US	(5 * USEC_PER_SEC)
+
+static_assert(sizeof_field(struct orca_bus_device, ibdev_name) ==
+	      IB_DEVICE_NAME_MAX);
+
+static int orca_wait_ready(struct orca_dev *dev, bool ready)
+{
+	u32 status;
+	int ret;
+
+	ret = readl_poll_timeout(dev->regs + ORCA_REG_STATUS, status,
+				 (status & ORCA_STATUS_FATAL) ||
+				 !!(status & ORCA_STATUS_READY) == ready,
+				 1000, ORCA_READY_TIMEOUT_US);
+	if (!ret && (status & ORCA_STATUS_FATAL))
+		ret = -EIO;
+	if (ret)
+		dev_err(orca_device(dev),
+			"device did not become %s (status 0x%08x): %d\n",
+			ready ? "ready" : "idle", status, ret);
+	return ret;
+}
+
+static int orca_identify(struct orca_dev *dev)
+{
+	u32 id = orca_reg_read(dev, ORCA_REG_ID);
+	u32 caps;
+
+	if (id != ORCA_ID_MAGIC) {
+		dev_err(orca_device(dev), "not an Orca device (id 0x%08x)\n",
+			id);
+		return -ENODEV;
+	}
+	dev->hw_version = orca_reg_read(dev, ORCA_REG_VERSION);
+	if (FIELD_GET(ORCA_VERSION_MAJOR, dev->hw_version) !=
+	    ORCA_IFACE_VERSION_MAJOR) {
+		dev_err(orca_device(dev),
+			"unsupported interface version %lu.%lu\n",
+			FIELD_GET(ORCA_VERSION_MAJOR, dev->hw_version),
+			FIELD_GET(ORCA_VERSION_MINOR, dev->hw_version));
+		return -ENODEV;
+	}
+	caps = orca_reg_read(dev, ORCA_REG_CAPS);
+	dev->num_vectors = min_t(u32, FIELD_GET(ORCA_CAPS_NUM_VECTORS, caps),
+				 dev->bdev->num_vectors);
+	if (!dev->num_vectors) {
+		dev_err(orca_device(dev), "device has no interrupt vectors\n");
+		return -ENODEV;
+	}
+	if (FIELD_GET(ORCA_CAPS_AQ_MAX_LOG2, caps) < ORCA_AQ_LOG2_DEPTH ||
+	    FIELD_GET(ORCA_CAPS_EQ_MAX_LOG2, caps) < ORCA_AEQ_LOG2_DEPTH) {
+		dev_err(orca_device(dev), "device queues too small (caps 0x%08x)\n",
+			caps);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+static int orca_hw_enable(struct orca_dev *dev)
+{
+	int ret;
+
+	orca_admin_program(dev);
+	orca_aeq_program(dev);
+	orca_reg_write(dev, ORCA_REG_CTRL, ORCA_CTRL_ENABLE);
+	ret = orca_wait_ready(dev, true);
+	if (ret)
+		return ret;
+	orca_aeq_arm(dev);
+	return 0;
+}
+
+static void orca_hw_disable(struct orca_dev *dev)
+{
+	orca_reg_write(dev, ORCA_REG_CTRL, 0);
+	orca_wait_ready(dev, false);
+}
+
+static void orca_events_enable(struct orca_dev *dev, bool enable)
+{
+	spin_lock_irq(&dev->state_lock);
+	dev->events_enabled = enable;
+	spin_unlock_irq(&dev->state_lock);
+}
+
+static int orca_register(struct orca_dev *dev)
+{
+	struct orca_bus_device *bdev = dev->bdev;
+	struct ib_device *ibdev = &dev->ibdev;
+	struct ib_port_attr attr = {};
+	struct orca_hw_port_attr hw;
+	const char *name;
+	int ret;
+
+	ret = orca_cmd_query_device(dev, &dev->hw_attr);
+	if (ret) {
+		dev_err(orca_device(dev), "QUERY_DEVICE failed: %d\n", ret);
+		return ret;
+	}
+	if (le32_to_cpu(dev->hw_attr.num_ports) != 1) {
+		dev_err(orca_device(dev), "unsupported port count %u\n",
+			le32_to_cpu(dev->hw_attr.num_ports));
+		return -ENODEV;
+	}
+	ret = orca_cmd_query_port(dev, ORCA_PORT_NUM, &hw);
+	if (!ret)
+		ret = orca_port_attr_to_ib(&hw, &attr);
+	if (ret) {
+		dev_err(orca_device(dev), "QUERY_PORT failed: %d\n", ret);
+		return ret;
+	}
+	dev->port_state = attr.state;
+
+	ibdev->node_type = RDMA_NODE_IB_CA;
+	ibdev->phys_port_cnt = 1;
+	ibdev->num_comp_vectors = 1;
+	ibdev->node_guid = dev->hw_attr.node_guid;
+	ibdev->dev.parent = &bdev->adev.dev;
+	strscpy(ibdev->node_desc, "Orca HCA", sizeof(ibdev->node_desc));
+	ib_set_device_ops(ibdev, &orca_dev_ops);
+
+	ret = ib_device_set_netdev(ibdev, bdev->netdev, ORCA_PORT_NUM);
+	if (ret)
+		return ret;
+
+	name = bdev->ibdev_name[0] ? bdev->ibdev_name : "orca%d";
+	ret = ib_register_device(ibdev, name, dev->dmadev);
+	if (ret)
+		dev_err(orca_device(dev), "ib_register_device(%s) failed: %d\n",
+			name, ret);
+	return ret;
+}
+
+static int orca_probe(struct auxiliary_device *adev,
+		      const struct auxiliary_device_id *id)
+{
+	struct orca_bus_device *bdev = to_orca_bus_device(adev);
+	struct orca_dev *dev;
+	int ret;
+
+	if (!adev->dev.parent || !bdev->regs || !bdev->netdev)
+		return -ENODEV;
+
+	dev = ib_alloc_device(orca_dev, ibdev);
+	if (!dev)
+		return -ENOMEM;
+	dev->bdev = bdev;
+	dev->regs = bdev->regs;
+	dev->dmadev = adev->dev.parent;
+	spin_lock_init(&dev->state_lock);
+	INIT_WORK(&dev->port_work, orca_port_work);
+	auxiliary_set_drvdata(adev, dev);
+
+	ret = orca_identify(dev);
+	if (ret)
+		goto err_dealloc;
+
+	ret = dma_set_mask_and_coherent(dev->dmadev, DMA_BIT_MASK(64));
+	if (ret) {
+		dev_err(orca_device(dev), "no usable DMA mask: %d\n", ret);
+		goto err_dealloc;
+	}
+
+	/* A previous driver instance may have left the device enabled. */
+	orca_hw_disable(dev);
+
+	ret = orca_admin_init(dev);
+	if (ret)
+		goto err_dealloc;
+	ret = orca_aeq_init(dev);
+	if (ret)
+		goto err_admin_destroy;
+
+	dev->irq = bdev->irqs[0];
+	ret = request_irq(dev->irq, orca_async_irq_handler, 0,
+			  dev_name(&adev->dev), dev);
+	if (ret) {
+		dev_err(orca_device(dev), "request_irq(%d) failed: %d\n",
+			dev->irq, ret);
+		goto err_aeq_destroy;
+	}
+
+	ret = orca_hw_enable(dev);
+	if (ret)
+		goto err_free_irq;
+
+	orca_events_enable(dev, true);
+	ret = orca_register(dev);
+	if (ret)
+		goto err_events_disable;
+
+	dev_info(orca_device(dev), "registered %s on %s, interface %lu.%lu\n",
+		 dev_name(&dev->ibdev.dev), netdev_name(bdev->netdev),
+		 FIELD_GET(ORCA_VERSION_MAJOR, dev->hw_version),
+		 FIELD_GET(ORCA_VERSION_MINOR, dev->hw_version));
+	return 0;
+
+err_events_disable:
+	orca_events_enable(dev, false);
+	cancel_work_sync(&dev->port_work);
+	orca_hw_disable(dev);
+err_free_irq:
+	free_irq(dev->irq, dev);
+err_aeq_destroy:
+	orca_aeq_destroy(dev);
+err_admin_destroy:
+	orca_admin_destroy(dev);
+err_dealloc:
+	ib_dealloc_device(&dev->ibdev);
+	return ret;
+}
+
+static void orca_remove(struct auxiliary_device *adev)
+{
+	struct orca_dev *dev = auxiliary_get_drvdata(adev);
+
+	ib_unregister_device(&dev->ibdev);
+	orca_events_enable(dev, false);
+	cancel_work_sync(&dev->port_work);
+	orca_hw_disable(dev);
+	free_irq(dev->irq, dev);
+	orca_aeq_destroy(dev);
+	orca_admin_destroy(dev);
+	ib_dealloc_device(&dev->ibdev);
+}
+
+static const struct auxiliary_device_id orca_id_table[] = {
+	{ .name = "orca_soft." ORCA_BUS_DEV_NAME },
+	{}
+};
+MODULE_DEVICE_TABLE(auxiliary, orca_id_table);
+
+static struct auxiliary_driver orca_driver = {
+	.name = "orca",
+	.probe = orca_probe,
+	.remove = orca_remove,
+	.id_table = orca_id_table,
+};
+module_auxiliary_driver(orca_driver);
+
+MODULE_DESCRIPTION("Orca RDMA host channel adapter driver");
+MODULE_LICENSE("GPL");
