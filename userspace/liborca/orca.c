@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * liborca: device matching, device and context lifetime.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "orca.h"
+
+/*
+ * orca.ko's ib_device hangs off the auxiliary device "orca_soft.hca.<N>"
+ * that orca_soft creates; the auxiliary bus reports its modalias as the
+ * device name without the instance suffix.  A PCI binding would add its
+ * own entry here.  The kernel registers with RDMA_DRIVER_UNKNOWN, so no
+ * driver id entry can match.
+ */
+#define ORCA_AUX_MODALIAS	"auxiliary:orca_soft.hca"
+
+static const struct verbs_match_ent orca_match_table[] = {
+	{
+		.u.modalias = ORCA_AUX_MODALIAS,
+		.kind = VERBS_MATCH_MODALIAS,
+	},
+	{ .kind = VERBS_MATCH_SENTINEL },
+};
+
+static void orca_free_context(struct ibv_context *ibctx);
+
+static const struct verbs_context_ops orca_ctx_ops = {
+	.alloc_pd = orca_alloc_pd,
+	.dealloc_pd = orca_dealloc_pd,
+	.free_context = orca_free_context,
+	.query_device_ex = orca_query_device_ex,
+	.query_port = orca_query_port,
+};
+
+/* The ALLOC_UCONTEXT command and response with their Orca udata. */
+struct orca_get_context_cmd {
+	struct ibv_get_context ibv;
+	struct orca_alloc_ucontext_req drv;
+};
+
+struct orca_get_context_resp {
+	struct ib_uverbs_get_context_resp ibv;
+	struct orca_alloc_ucontext_resp drv;
+};
+
+_Static_assert(offsetof(struct orca_get_context_cmd, drv) ==
+	       sizeof(struct ibv_get_context),
+	       "udata request must follow the core request");
+_Static_assert(offsetof(struct orca_get_context_resp, drv) ==
+	       sizeof(struct ib_uverbs_get_context_resp),
+	       "udata response must follow the core response");
+
+/*
+ * The auxiliary bus has no modalias attribute in sysfs, so libibverbs'
+ * own lookup of device/modalias finds nothing for it.  The bus does put
+ * MODALIAS= in the device's uevent, which sysfs shows; match on that.
+ */
+static const struct verbs_match_ent *
+orca_match_uevent(struct verbs_sysfs_dev *sysfs_dev)
+{
+	const struct verbs_match_ent *ent;
+	char buf[1024];
+	char *line, *next;
+
+	if (ibv_read_ibdev_sysfs_file(buf, sizeof(buf), sysfs_dev,
+				      "device/uevent") <= 0)
+		return NULL;
+
+	for (line = buf; line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (strncmp(line, "MODALIAS=", 9))
+			continue;
+		for (ent = orca_match_table;
+		     ent->kind != VERBS_MATCH_SENTINEL; ent++) {
+			if (ent->kind == VERBS_MATCH_MODALIAS &&
+			    !fnmatch(ent->u.modalias, line + 9, 0))
+				return ent;
+		}
+	}
+	return NULL;
+}
+
+static bool orca_match_device(struct verbs_sysfs_dev *sysfs_dev)
+{
+	if (!sysfs_dev->match)
+		sysfs_dev->match = orca_match_uevent(sysfs_dev);
+	if (!sysfs_dev->match)
+		return false;
+
+	orca_info("%s matches (uverbs abi %u)\n", sysfs_dev->ibdev_name,
+		  sysfs_dev->abi_ver);
+	return true;
+}
+
+static struct verbs_device *orca_alloc_device(struct verbs_sysfs_dev *sysfs_dev)
+{
+	struct orca_device *dev;
+
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return NULL;
+
+	orca_dbg("%s\n", sysfs_dev->ibdev_name);
+	return &dev->vdev;
+}
+
+static void orca_uninit_device(struct verbs_device *vdev)
+{
+	free(orca_container_of(vdev, struct orca_device, vdev));
+}
+
+static void orca_free_context(struct ibv_context *ibctx)
+{
+	struct orca_context *ctx = to_octx(ibctx);
+
+	verbs_uninit_context(&ctx->vctx);
+	free(ctx);
+}
+
+static struct verbs_context *orca_alloc_context(struct ibv_device *ibdev,
+						int cmd_fd, void *private_data)
+{
+	struct orca_get_context_resp resp = {};
+	struct orca_get_context_cmd cmd = {};
+	struct orca_context *ctx;
+	int err;
+
+	/* Owns cmd_fd from here on, including on failure. */
+	ctx = _verbs_init_and_alloc_context(ibdev, cmd_fd, sizeof(*ctx),
+					    &((struct orca_context *)NULL)->vctx,
+					    RDMA_DRIVER_UNKNOWN);
+	if (!ctx)
+		return NULL;
+
+	err = ibv_cmd_get_context(&ctx->vctx, &cmd.ibv, sizeof(cmd),
+				  &resp.ibv, sizeof(resp));
+	if (err) {
+		orca_err("%s: ALLOC_UCONTEXT failed: %s\n", ibdev->name,
+			 strerror(err));
+		goto err_uninit;
+	}
+
+	if (resp.drv.abi_version != ORCA_UVERBS_ABI_VERSION) {
+		fprintf(stderr,
+			"liborca: %s: kernel driver speaks Orca ABI %u, this library speaks %u; refusing the device\n",
+			ibdev->name, resp.drv.abi_version,
+			ORCA_UVERBS_ABI_VERSION);
+		err = EPROTO;
+		goto err_uninit;
+	}
+	ctx->hw_version = resp.drv.hw_version;
+
+	verbs_set_ops(&ctx->vctx, &orca_ctx_ops);
+
+	orca_dbg("%s: context open, hw version 0x%x\n", ibdev->name,
+		 ctx->hw_version);
+	return &ctx->vctx;
+
+err_uninit:
+	verbs_uninit_context(&ctx->vctx);
+	free(ctx);
+	errno = err;
+	return NULL;
+}
+
+static const struct verbs_device_ops orca_dev_ops = {
+	.name = ORCA_PROVIDER_NAME,
+	.match_min_abi_version = ORCA_UVERBS_ABI_VERSION,
+	.match_max_abi_version = ORCA_UVERBS_ABI_VERSION,
+	.match_table = orca_match_table,
+	.match_device = orca_match_device,
+	.alloc_device = orca_alloc_device,
+	.uninit_device = orca_uninit_device,
+	.alloc_context = orca_alloc_context,
+};
+
+/* libibverbs dlopen()s the provider; registration happens at load. */
+static void __attribute__((constructor)) orca_register(void)
+{
+	verbs_register_driver_34(&orca_dev_ops);
+	orca_info("provider registered (private ABI %d)\n",
+		  ORCA_VERBS_PABI_VERSION);
+}

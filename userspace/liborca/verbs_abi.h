@@ -1,0 +1,439 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * liborca: the part of libibverbs' private provider interface that liborca
+ * uses, declared for rdma-core 44 (libibverbs 1.14.44, symbol version
+ * IBVERBS_PRIVATE_34).
+ *
+ * Debian does not install rdma-core's internal provider header, so these
+ * declarations are written here from the layouts of that release.  This
+ * interface has no stability guarantee across rdma-core releases: the
+ * build refuses any other libibverbs, and every layout that libibverbs
+ * reads or writes on our behalf is pinned by the assertions at the end of
+ * this file.  Member names follow rdma-core's where libibverbs gives them
+ * a meaning, so the two can be compared side by side.
+ */
+#ifndef ORCA_VERBS_ABI_H
+#define ORCA_VERBS_ABI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/ib_user_ioctl_verbs.h>
+
+/* The private ABI generation this header describes. */
+#define ORCA_VERBS_PABI_VERSION	34
+
+/* A node of libibverbs' intrusive doubly linked lists. */
+struct verbs_list_node {
+	struct verbs_list_node *next;
+	struct verbs_list_node *prev;
+};
+
+/*
+ * Device matching.  libibverbs walks a provider's match table until an
+ * entry of kind VERBS_MATCH_SENTINEL.  A MODALIAS entry is an fnmatch(3)
+ * pattern applied to the parent device's modalias.
+ */
+enum verbs_match_kind {
+	VERBS_MATCH_SENTINEL	= 0,
+	VERBS_MATCH_PCI		= 1,
+	VERBS_MATCH_MODALIAS	= 2,
+	VERBS_MATCH_DRIVER_ID	= 3,
+};
+
+struct verbs_match_ent {
+	void *driver_data;
+	union {
+		const char *modalias;
+		uint64_t driver_id;
+	} u;
+	uint16_t vendor;
+	uint16_t device;
+	uint8_t kind;
+};
+
+/* What libibverbs learnt about one uverbs device from sysfs and netlink. */
+struct verbs_sysfs_dev {
+	struct verbs_list_node entry;
+	void *provider_data;
+	const struct verbs_match_ent *match;
+	unsigned int flags;
+	char sysfs_name[IBV_SYSFS_NAME_MAX];	/* "uverbsN" */
+	dev_t sysfs_cdev;
+	char ibdev_name[IBV_SYSFS_NAME_MAX];	/* "orcaN" */
+	char ibdev_path[IBV_SYSFS_PATH_MAX];	/* .../class/infiniband/orcaN */
+	char modalias[512];
+	uint64_t node_guid;
+	uint32_t driver_id;			/* enum rdma_driver_id */
+	enum ibv_node_type node_type;
+	int ibdev_idx;
+	uint32_t num_ports;
+	uint32_t abi_ver;			/* the uverbs device's abi_version */
+	struct timespec time_created;
+};
+
+struct verbs_device;
+
+/* What a provider registers with verbs_register_driver_34(). */
+struct verbs_device_ops {
+	const char *name;
+
+	/* Inclusive range of sysfs_dev->abi_ver the provider accepts. */
+	uint32_t match_min_abi_version;
+	uint32_t match_max_abi_version;
+	const struct verbs_match_ent *match_table;
+	const struct verbs_device_ops **static_providers;
+
+	/*
+	 * Called for every candidate device after the table lookup, with
+	 * sysfs_dev->match set to the matching entry or NULL.  Returns
+	 * whether the provider takes the device.
+	 */
+	bool (*match_device)(struct verbs_sysfs_dev *sysfs_dev);
+
+	struct verbs_context *(*alloc_context)(struct ibv_device *device,
+					       int cmd_fd, void *private_data);
+	struct verbs_context *(*import_context)(struct ibv_device *device,
+						int cmd_fd);
+
+	struct verbs_device *(*alloc_device)(struct verbs_sysfs_dev *sysfs_dev);
+	void (*uninit_device)(struct verbs_device *device);
+};
+
+/* A provider's device embeds this; libibverbs fills it after alloc_device. */
+struct verbs_device {
+	struct ibv_device device;		/* must stay first */
+	const struct verbs_device_ops *ops;
+	int refcount;				/* atomic_int in libibverbs */
+	struct verbs_list_node entry;
+	struct verbs_sysfs_dev *sysfs;
+	uint64_t core_support;
+};
+
+/* Only ever handled through pointers here. */
+struct verbs_mr;
+
+/*
+ * The provider's verbs.  verbs_set_ops() copies every non-NULL member;
+ * members left NULL keep libibverbs' stubs, which fail with EOPNOTSUPP.
+ * The order is rdma-core 44's, which is alphabetical.
+ */
+struct verbs_context_ops {
+	int (*advise_mr)(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+			 uint32_t flags, struct ibv_sge *sg_list,
+			 uint32_t num_sges);
+	struct ibv_dm *(*alloc_dm)(struct ibv_context *context,
+				   struct ibv_alloc_dm_attr *attr);
+	struct ibv_mw *(*alloc_mw)(struct ibv_pd *pd, enum ibv_mw_type type);
+	struct ibv_mr *(*alloc_null_mr)(struct ibv_pd *pd);
+	struct ibv_pd *(*alloc_parent_domain)(struct ibv_context *context,
+					      struct ibv_parent_domain_init_attr *attr);
+	struct ibv_pd *(*alloc_pd)(struct ibv_context *context);
+	struct ibv_td *(*alloc_td)(struct ibv_context *context,
+				   struct ibv_td_init_attr *init_attr);
+	void (*async_event)(struct ibv_context *context,
+			    struct ibv_async_event *event);
+	int (*attach_counters_point_flow)(struct ibv_counters *counters,
+					  struct ibv_counter_attach_attr *attr,
+					  struct ibv_flow *flow);
+	int (*attach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
+			    uint16_t lid);
+	int (*bind_mw)(struct ibv_qp *qp, struct ibv_mw *mw,
+		       struct ibv_mw_bind *mw_bind);
+	int (*close_xrcd)(struct ibv_xrcd *xrcd);
+	void (*cq_event)(struct ibv_cq *cq);
+	struct ibv_ah *(*create_ah)(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+	struct ibv_counters *(*create_counters)(struct ibv_context *context,
+						struct ibv_counters_init_attr *init_attr);
+	struct ibv_cq *(*create_cq)(struct ibv_context *context, int cqe,
+				    struct ibv_comp_channel *channel,
+				    int comp_vector);
+	struct ibv_cq_ex *(*create_cq_ex)(struct ibv_context *context,
+					  struct ibv_cq_init_attr_ex *init_attr);
+	struct ibv_flow *(*create_flow)(struct ibv_qp *qp,
+					struct ibv_flow_attr *flow_attr);
+	struct ibv_flow_action *(*create_flow_action_esp)(struct ibv_context *context,
+							  struct ibv_flow_action_esp_attr *attr);
+	struct ibv_qp *(*create_qp)(struct ibv_pd *pd,
+				    struct ibv_qp_init_attr *attr);
+	struct ibv_qp *(*create_qp_ex)(struct ibv_context *context,
+				       struct ibv_qp_init_attr_ex *attr);
+	struct ibv_rwq_ind_table *(*create_rwq_ind_table)(struct ibv_context *context,
+							  struct ibv_rwq_ind_table_init_attr *init_attr);
+	struct ibv_srq *(*create_srq)(struct ibv_pd *pd,
+				      struct ibv_srq_init_attr *attr);
+	struct ibv_srq *(*create_srq_ex)(struct ibv_context *context,
+					 struct ibv_srq_init_attr_ex *attr);
+	struct ibv_wq *(*create_wq)(struct ibv_context *context,
+				    struct ibv_wq_init_attr *attr);
+	int (*dealloc_mw)(struct ibv_mw *mw);
+	int (*dealloc_pd)(struct ibv_pd *pd);
+	int (*dealloc_td)(struct ibv_td *td);
+	int (*dereg_mr)(struct verbs_mr *vmr);
+	int (*destroy_ah)(struct ibv_ah *ah);
+	int (*destroy_counters)(struct ibv_counters *counters);
+	int (*destroy_cq)(struct ibv_cq *cq);
+	int (*destroy_flow)(struct ibv_flow *flow);
+	int (*destroy_flow_action)(struct ibv_flow_action *action);
+	int (*destroy_qp)(struct ibv_qp *qp);
+	int (*destroy_rwq_ind_table)(struct ibv_rwq_ind_table *table);
+	int (*destroy_srq)(struct ibv_srq *srq);
+	int (*destroy_wq)(struct ibv_wq *wq);
+	int (*detach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
+			    uint16_t lid);
+	void (*free_context)(struct ibv_context *context);
+	int (*free_dm)(struct ibv_dm *dm);
+	int (*get_srq_num)(struct ibv_srq *srq, uint32_t *srq_num);
+	struct ibv_dm *(*import_dm)(struct ibv_context *context,
+				    uint32_t dm_handle);
+	struct ibv_mr *(*import_mr)(struct ibv_pd *pd, uint32_t mr_handle);
+	struct ibv_pd *(*import_pd)(struct ibv_context *context,
+				    uint32_t pd_handle);
+	int (*modify_cq)(struct ibv_cq *cq, struct ibv_modify_cq_attr *attr);
+	int (*modify_flow_action_esp)(struct ibv_flow_action *action,
+				      struct ibv_flow_action_esp_attr *attr);
+	int (*modify_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			 int attr_mask);
+	int (*modify_qp_rate_limit)(struct ibv_qp *qp,
+				    struct ibv_qp_rate_limit_attr *attr);
+	int (*modify_srq)(struct ibv_srq *srq, struct ibv_srq_attr *attr,
+			  int attr_mask);
+	int (*modify_wq)(struct ibv_wq *wq, struct ibv_wq_attr *attr);
+	struct ibv_qp *(*open_qp)(struct ibv_context *context,
+				  struct ibv_qp_open_attr *attr);
+	struct ibv_xrcd *(*open_xrcd)(struct ibv_context *context,
+				      struct ibv_xrcd_init_attr *attr);
+	int (*poll_cq)(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
+	int (*post_recv)(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			 struct ibv_recv_wr **bad_wr);
+	int (*post_send)(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			 struct ibv_send_wr **bad_wr);
+	int (*post_srq_ops)(struct ibv_srq *srq, struct ibv_ops_wr *op,
+			    struct ibv_ops_wr **bad_op);
+	int (*post_srq_recv)(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+			     struct ibv_recv_wr **bad_wr);
+	int (*query_device_ex)(struct ibv_context *context,
+			       const struct ibv_query_device_ex_input *input,
+			       struct ibv_device_attr_ex *attr,
+			       size_t attr_size);
+	int (*query_ece)(struct ibv_qp *qp, struct ibv_ece *ece);
+	int (*query_port)(struct ibv_context *context, uint8_t port_num,
+			  struct ibv_port_attr *port_attr);
+	int (*query_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			int attr_mask, struct ibv_qp_init_attr *init_attr);
+	int (*query_qp_data_in_order)(struct ibv_qp *qp, enum ibv_wr_opcode op,
+				      uint32_t flags);
+	int (*query_rt_values)(struct ibv_context *context,
+			       struct ibv_values_ex *values);
+	int (*query_srq)(struct ibv_srq *srq, struct ibv_srq_attr *attr);
+	int (*read_counters)(struct ibv_counters *counters,
+			     uint64_t *counters_value, uint32_t ncounters,
+			     uint32_t flags);
+	struct ibv_mr *(*reg_dm_mr)(struct ibv_pd *pd, struct ibv_dm *dm,
+				    uint64_t dm_offset, size_t length,
+				    unsigned int access);
+	struct ibv_mr *(*reg_dmabuf_mr)(struct ibv_pd *pd, uint64_t offset,
+					size_t length, uint64_t iova, int fd,
+					int access);
+	struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t length,
+				 uint64_t hca_va, int access);
+	int (*req_notify_cq)(struct ibv_cq *cq, int solicited_only);
+	int (*rereg_mr)(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+			void *addr, size_t length, int access);
+	int (*resize_cq)(struct ibv_cq *cq, int cqe);
+	int (*set_ece)(struct ibv_qp *qp, struct ibv_ece *ece);
+	void (*unimport_dm)(struct ibv_dm *dm);
+	void (*unimport_mr)(struct ibv_mr *mr);
+	void (*unimport_pd)(struct ibv_pd *pd);
+};
+
+/*
+ * write() command buffers.  Each is the uverbs command header followed by
+ * the core request of the kernel's struct of the same role; the kernel
+ * structs themselves end in flexible arrays, so the core fields are
+ * spelled out and pinned to the kernel layout below.  A provider appends
+ * its udata request directly after one of these and passes the total
+ * size; libibverbs fills the header and the response pointer.
+ */
+struct ibv_get_context {
+	struct ib_uverbs_cmd_hdr hdr;
+	__aligned_u64 response;
+};
+
+struct ibv_query_port {
+	struct ib_uverbs_cmd_hdr hdr;
+	__aligned_u64 response;
+	__u8 port_num;
+	__u8 reserved[7];
+};
+
+struct ibv_alloc_pd {
+	struct ib_uverbs_cmd_hdr hdr;
+	__aligned_u64 response;
+};
+
+/* Provider registration; the suffix is the private ABI generation. */
+void verbs_register_driver_34(const struct verbs_device_ops *ops);
+
+/*
+ * Allocates alloc_size zeroed bytes and initialises the verbs_context that
+ * sits context_offset bytes into them.  Takes ownership of cmd_fd: on
+ * failure it closes cmd_fd, sets errno and returns NULL.
+ */
+void *_verbs_init_and_alloc_context(struct ibv_device *device, int cmd_fd,
+				    size_t alloc_size,
+				    struct verbs_context *context_offset,
+				    uint32_t driver_id);
+/* Releases what the above set up, including cmd_fd and async_fd. */
+void verbs_uninit_context(struct verbs_context *context);
+void verbs_set_ops(struct verbs_context *vctx,
+		   const struct verbs_context_ops *ops);
+
+/* Logging, enabled with VERBS_LOG_LEVEL and VERBS_LOG_FILE. */
+enum verbs_log_level {
+	VERBS_LOG_LEVEL_NONE,
+	VERBS_LOG_ERR,
+	VERBS_LOG_WARN,
+	VERBS_LOG_INFO,
+	VERBS_LOG_DEBUG,
+};
+
+void __verbs_log(struct verbs_context *ctx, uint32_t level,
+		 const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Reads <ibdev_path>/<fnfmt...> into buf, NUL terminated with one
+ * trailing newline removed.  Returns the length or -1.
+ */
+int ibv_read_ibdev_sysfs_file(char *buf, size_t size,
+			      struct verbs_sysfs_dev *sysfs_dev,
+			      const char *fnfmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/*
+ * Control path commands.  All return 0 or a positive errno value.
+ * cmd_size/resp_size cover the core struct plus the provider's udata
+ * appended to it.
+ */
+int ibv_cmd_get_context(struct verbs_context *context,
+			struct ibv_get_context *cmd, size_t cmd_size,
+			struct ib_uverbs_get_context_resp *resp,
+			size_t resp_size);
+/* resp and resp_size may be NULL when the caller needs no raw response. */
+int ibv_cmd_query_device_any(struct ibv_context *context,
+			     const struct ibv_query_device_ex_input *input,
+			     struct ibv_device_attr_ex *attr, size_t attr_size,
+			     struct ib_uverbs_ex_query_device_resp *resp,
+			     size_t *resp_size);
+int ibv_cmd_query_port(struct ibv_context *context, uint8_t port_num,
+		       struct ibv_port_attr *port_attr,
+		       struct ibv_query_port *cmd, size_t cmd_size);
+int ibv_cmd_alloc_pd(struct ibv_context *context, struct ibv_pd *pd,
+		     struct ibv_alloc_pd *cmd, size_t cmd_size,
+		     struct ib_uverbs_alloc_pd_resp *resp, size_t resp_size);
+int ibv_cmd_dealloc_pd(struct ibv_pd *pd);
+
+/*
+ * Layout checks.  The values were taken from rdma-core v44.0's own
+ * declarations (compiled for x86_64) and cross-checked against Debian's
+ * libibverbs.so.1 1.14.44 machine code: verbs_set_ops() reads 76 ops at
+ * offsets 0..600, and the matching code reads match entries with a
+ * 24-byte stride, sysfs_dev->abi_ver at 968, ops->alloc_device at 56 and
+ * verbs_device->ops at 664.
+ */
+#define VERBS_ABI_CHECK(expr) _Static_assert(expr, #expr)
+
+#if defined(__x86_64__)
+VERBS_ABI_CHECK(sizeof(struct verbs_match_ent) == 24);
+VERBS_ABI_CHECK(offsetof(struct verbs_match_ent, u) == 8);
+VERBS_ABI_CHECK(offsetof(struct verbs_match_ent, vendor) == 16);
+VERBS_ABI_CHECK(offsetof(struct verbs_match_ent, device) == 18);
+VERBS_ABI_CHECK(offsetof(struct verbs_match_ent, kind) == 20);
+
+VERBS_ABI_CHECK(sizeof(struct verbs_sysfs_dev) == 992);
+VERBS_ABI_CHECK(offsetof(struct verbs_sysfs_dev, provider_data) == 16);
+VERBS_ABI_CHECK(offsetof(struct verbs_sysfs_dev, match) == 24);
+VERBS_ABI_CHECK(offsetof(struct verbs_sysfs_dev, flags) == 32);
+VERBS_ABI_CHECK(offsetof(struct verbs_sysfs_dev, sysfs_name) == 36);
+VERBS_ABI_CHECK(offsetof(struct verbs_sysfs_dev, sysfs_cdev) == 104);
+VERBS_ABI_CHECK(offsetof(struct verbs_sysfs_dev, ibdev_name) == 112);
+VERBS_ABI_CHECK(offsetof(struct verbs_sysfs_dev, ibdev_path) == 176);
+VERBS_ABI_CHECK(offsetof(struct verbs_sysfs_dev, modalias) == 432);
+VERBS_ABI_CHECK(offsetof(struct verbs_sysfs_dev, node_guid) == 944);
+VERBS_ABI_CHECK(offsetof(struct verbs_sysfs_dev, driver_id) == 952);
+VERBS_ABI_CHECK(offsetof(struct verbs_sysfs_dev, node_type) == 956);
+VERBS_ABI_CHECK(offsetof(struct verbs_sysfs_dev, ibdev_idx) == 960);
+VERBS_ABI_CHECK(offsetof(struct verbs_sysfs_dev, num_ports) == 964);
+VERBS_ABI_CHECK(offsetof(struct verbs_sysfs_dev, abi_ver) == 968);
+VERBS_ABI_CHECK(offsetof(struct verbs_sysfs_dev, time_created) == 976);
+
+VERBS_ABI_CHECK(sizeof(struct verbs_device_ops) == 72);
+VERBS_ABI_CHECK(offsetof(struct verbs_device_ops, match_min_abi_version) == 8);
+VERBS_ABI_CHECK(offsetof(struct verbs_device_ops, match_max_abi_version) == 12);
+VERBS_ABI_CHECK(offsetof(struct verbs_device_ops, match_table) == 16);
+VERBS_ABI_CHECK(offsetof(struct verbs_device_ops, static_providers) == 24);
+VERBS_ABI_CHECK(offsetof(struct verbs_device_ops, match_device) == 32);
+VERBS_ABI_CHECK(offsetof(struct verbs_device_ops, alloc_context) == 40);
+VERBS_ABI_CHECK(offsetof(struct verbs_device_ops, import_context) == 48);
+VERBS_ABI_CHECK(offsetof(struct verbs_device_ops, alloc_device) == 56);
+VERBS_ABI_CHECK(offsetof(struct verbs_device_ops, uninit_device) == 64);
+
+VERBS_ABI_CHECK(sizeof(struct ibv_device) == 664);
+VERBS_ABI_CHECK(sizeof(struct verbs_device) == 712);
+VERBS_ABI_CHECK(offsetof(struct verbs_device, ops) == 664);
+VERBS_ABI_CHECK(offsetof(struct verbs_device, refcount) == 672);
+VERBS_ABI_CHECK(offsetof(struct verbs_device, entry) == 680);
+VERBS_ABI_CHECK(offsetof(struct verbs_device, sysfs) == 696);
+VERBS_ABI_CHECK(offsetof(struct verbs_device, core_support) == 704);
+
+VERBS_ABI_CHECK(sizeof(struct verbs_context) == 648);
+
+VERBS_ABI_CHECK(sizeof(struct verbs_context_ops) == 76 * sizeof(void *));
+VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, advise_mr) == 0);
+VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, alloc_pd) == 40);
+VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, create_cq) == 120);
+VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, create_qp) == 152);
+VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, dealloc_pd) == 208);
+VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, dereg_mr) == 224);
+VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, free_context) == 312);
+VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, modify_qp) == 376);
+VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, poll_cq) == 424);
+VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, post_send) == 440);
+VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, query_device_ex) == 464);
+VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, query_port) == 480);
+VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, reg_mr) == 544);
+VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, req_notify_cq) == 552);
+VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, unimport_pd) == 600);
+#else
+#error "liborca: the rdma-core 44 layouts are only verified for x86_64"
+#endif
+
+/* The command buffers must match header + kernel core request exactly. */
+VERBS_ABI_CHECK(sizeof(struct ib_uverbs_cmd_hdr) == 8);
+VERBS_ABI_CHECK(sizeof(struct ibv_get_context) ==
+		sizeof(struct ib_uverbs_cmd_hdr) +
+		sizeof(struct ib_uverbs_get_context));
+VERBS_ABI_CHECK(sizeof(struct ibv_get_context) == 16);
+VERBS_ABI_CHECK(sizeof(struct ibv_query_port) ==
+		sizeof(struct ib_uverbs_cmd_hdr) +
+		sizeof(struct ib_uverbs_query_port));
+VERBS_ABI_CHECK(sizeof(struct ibv_query_port) == 24);
+VERBS_ABI_CHECK(offsetof(struct ibv_query_port, port_num) ==
+		sizeof(struct ib_uverbs_cmd_hdr) +
+		offsetof(struct ib_uverbs_query_port, port_num));
+VERBS_ABI_CHECK(sizeof(struct ibv_alloc_pd) ==
+		sizeof(struct ib_uverbs_cmd_hdr) +
+		sizeof(struct ib_uverbs_alloc_pd));
+VERBS_ABI_CHECK(sizeof(struct ibv_alloc_pd) == 16);
+
+/* The core responses that provider udata is appended to. */
+VERBS_ABI_CHECK(sizeof(struct ib_uverbs_get_context_resp) == 8);
+VERBS_ABI_CHECK(sizeof(struct ib_uverbs_alloc_pd_resp) == 4);
+
+#endif /* ORCA_VERBS_ABI_H */
