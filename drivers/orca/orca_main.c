@@ -22,15 +22,25 @@
 static_assert(sizeof_field(struct orca_bus_device, ibdev_name) ==
 	      IB_DEVICE_NAME_MAX);
 
-static int orca_wait_ready(struct orca_dev *dev, bool ready)
+/*
+ * Wait for READY (or FATAL) after an enable, or for STATUS to clear
+ * completely after a disable: disabling also clears a FATAL state.
+ */
+static int orca_wait_status(struct orca_dev *dev, bool ready)
 {
 	u32 status;
 	int ret;
 
-	ret = readl_poll_timeout(dev->regs + ORCA_REG_STATUS, status,
-				 (status & ORCA_STATUS_FATAL) ||
-				 !!(status & ORCA_STATUS_READY) == ready,
-				 1000, ORCA_READY_TIMEOUT_US);
+	if (ready)
+		ret = readl_poll_timeout(dev->regs + ORCA_REG_STATUS, status,
+					 status & (ORCA_STATUS_READY |
+						   ORCA_STATUS_FATAL),
+					 1000, ORCA_READY_TIMEOUT_US);
+	else
+		ret = readl_poll_timeout(dev->regs + ORCA_REG_STATUS, status,
+					 !(status & (ORCA_STATUS_READY |
+						     ORCA_STATUS_FATAL)),
+					 1000, ORCA_READY_TIMEOUT_US);
 	if (!ret && (status & ORCA_STATUS_FATAL))
 		ret = -EIO;
 	if (ret)
@@ -82,7 +92,7 @@ static int orca_hw_enable(struct orca_dev *dev)
 	orca_admin_program(dev);
 	orca_aeq_program(dev);
 	orca_reg_write(dev, ORCA_REG_CTRL, ORCA_CTRL_ENABLE);
-	ret = orca_wait_ready(dev, true);
+	ret = orca_wait_status(dev, true);
 	if (ret)
 		return ret;
 	orca_aeq_arm(dev);
@@ -92,7 +102,7 @@ static int orca_hw_enable(struct orca_dev *dev)
 static void orca_hw_disable(struct orca_dev *dev)
 {
 	orca_reg_write(dev, ORCA_REG_CTRL, 0);
-	orca_wait_ready(dev, false);
+	orca_wait_status(dev, false);
 }
 
 static void orca_events_enable(struct orca_dev *dev, bool enable)

@@ -18,9 +18,20 @@
 #include <linux/dma-direct.h>
 #include <linux/highmem.h>
 #include <linux/io.h>
+#include <linux/module.h>
 
 #include "orca_ring.h"
 #include "orca_soft.h"
+
+/*
+ * Fault injection for tests: a device whose admin processor stops
+ * answering.  The driver must time out, declare its admin queue dead and
+ * fail every later command without hanging.
+ */
+static bool fault_stall_admin;
+module_param(fault_stall_admin, bool, 0644);
+MODULE_PARM_DESC(fault_stall_admin,
+		 "Test only: stop executing admin commands (default off)");
 
 u32 orca_soft_reg_read(struct orca_soft_dev *sdev, u32 reg)
 {
@@ -279,6 +290,9 @@ void orca_soft_disable(struct orca_soft_dev *sdev)
 	sdev->enabled = false;
 	sdev->fatal = false;
 	sdev->aeq_armed = false;
+	/* Queue indices restart from zero on the next enable. */
+	orca_soft_reg_write(sdev, ORCA_REG_AQ_SQ_DB, 0);
+	orca_soft_reg_write(sdev, ORCA_REG_AEQ_DB, 0);
 	orca_soft_reg_write(sdev, ORCA_REG_STATUS, 0);
 	spin_unlock_irqrestore(&sdev->lock, flags);
 	orca_soft_admin_reset(sdev);
@@ -297,7 +311,7 @@ void orca_soft_engine_work(struct work_struct *work)
 	}
 	if (!sdev->enabled && !sdev->fatal)
 		orca_soft_enable(sdev);
-	if (sdev->enabled && !sdev->fatal)
+	if (sdev->enabled && !sdev->fatal && !READ_ONCE(fault_stall_admin))
 		orca_soft_admin_process(sdev);
 }
 
