@@ -17,9 +17,9 @@ KDIR		?= /usr/src/linux-headers-$(ORCA_KABI)
 
 export BUILD_DIR ORCA_KABI KDIR
 
-.PHONY: all modules userspace deps check demo kunit-kernel style clean
+.PHONY: all modules userspace e2e-progs deps check demo kunit-kernel style clean
 
-all: modules userspace
+all: modules userspace e2e-progs
 
 modules:
 	@test -d "$(KDIR)" || { echo "KDIR=$(KDIR) not found: run 'make deps' first" >&2; exit 1; }
@@ -27,6 +27,9 @@ modules:
 
 userspace:
 	$(MAKE) -C userspace
+
+e2e-progs:
+	$(MAKE) -C tests/e2e
 
 deps:
 	tests/harness/install-deps.sh
@@ -46,3 +49,4 @@ style:
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C userspace clean
+	$(MAKE) -C tests/e2e clean

@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# orca0 as rdma-core's own tools see it: listed by ibv_devices, attributes
+# from QUERY_DEVICE/QUERY_PORT, port ACTIVE, RoCEv2 GIDs populated by
+# ib_core from eth0's addresses, bound to liborca through the modalias.
+
+. "$(dirname "$0")/lib.sh"
+
+plan 11
+
+mac=$(cat "/sys/class/net/$ORCA_NETDEV/address")
+# EUI-64 from the MAC: flip the U/L bit, insert ff:fe in the middle.
+IFS=: read -r m0 m1 m2 m3 m4 m5 <<<"$mac"
+guid=$(printf '%02x%s:%sff:fe%s:%s%s' $((0x$m0 ^ 2)) "$m1" "$m2" "$m3" "$m4" "$m5")
+ipv4=$(ip -4 -o addr show dev "$ORCA_NETDEV" | awk '{print $4}' | cut -d/ -f1 | head -1)
+ll_suffix=$(printf '%x:%x:%x:%x' $(((0x$m0 ^ 2) << 8 | 0x$m1)) $((0x$m2 << 8 | 0xff)) \
+	$((0xfe << 8 | 0x$m3)) $((0x$m4 << 8 | 0x$m5)))
+
+ibv_devices >/tmp/devices.out 2>&1
+check "ibv_devices lists $ORCA_DEV" grep -qw "$ORCA_DEV" /tmp/devices.out
+
+ibv_devinfo -v -d "$ORCA_DEV" >/tmp/devinfo.out 2>&1
+ok $? "ibv_devinfo -v -d $ORCA_DEV succeeds"
+sed 's/^/# /' /tmp/devinfo.out | head -12
+
+check "port state is PORT_ACTIVE" grep -Eq 'state:[[:space:]]+PORT_ACTIVE' /tmp/devinfo.out
+check "link layer is Ethernet" grep -Eq 'link_layer:[[:space:]]+Ethernet' /tmp/devinfo.out
+check "node GUID is the EUI-64 of $ORCA_NETDEV's MAC ($guid)" \
+	grep -Eq "node_guid:[[:space:]]+$guid" /tmp/devinfo.out
+check "RoCE v2 GID for $ORCA_NETDEV's IPv4 address $ipv4" \
+	grep -Eq "GID\[ *[0-9]+\]:[[:space:]]+::ffff:$ipv4, RoCE v2" /tmp/devinfo.out
+check "RoCE v2 link-local GID fe80::$ll_suffix" \
+	grep -Eq "GID\[ *[0-9]+\]:[[:space:]]+fe80::$ll_suffix, RoCE v2" /tmp/devinfo.out
+check "firmware version reported by QUERY_DEVICE" \
+	grep -Eq 'fw_ver:[[:space:]]+1\.0\.0' /tmp/devinfo.out
+
+rdma link show "$ORCA_DEV/1" >/tmp/link.out 2>&1
+check "rdma link shows $ORCA_DEV/1 ACTIVE on $ORCA_NETDEV" \
+	grep -Eq "state ACTIVE .*netdev $ORCA_NETDEV" /tmp/link.out
+
+check "ib_device parent is the Orca function on the auxiliary bus" \
+	grep -qx 'MODALIAS=auxiliary:orca_soft.hca' "/sys/class/infiniband/$ORCA_DEV/device/uevent"
+
+check "uverbs character device exists for $ORCA_DEV" \
+	test -c "/dev/infiniband/$(basename "$(ls -d /sys/class/infiniband/"$ORCA_DEV"/device/infiniband_verbs/uverbs* 2>/dev/null | head -1)")"
+
+done_testing
