@@ -339,7 +339,7 @@ check_guest() {
 		local t0 t1
 		t0=$(cat "$d/start-time")
 		t1=$(stat -c '%.3Y' "$d/share/started" 2>/dev/null || stat -c '%Y' "$d/share/started")
-		echo "harness: guest $name: boot to command $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b-a}') s (guest uptime $(cut -d' ' -f1 "$d/share/started") s); command status $s" >&2
+		echo "harness: timing: guest $name: boot to command $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b-a}') s (guest uptime $(cut -d' ' -f1 "$d/share/started") s); command status $s" >&2
 	fi
 }
 
@@ -382,7 +382,7 @@ else
 		[ ! -f "$OUT/$g/share/stdout" ] || cat "$OUT/$g/share/stdout"
 	done
 fi
-echo "harness: artifacts in $OUT ($(($(date +%s) - T0)) s)" >&2
+echo "harness: done: artifacts in $OUT ($(($(date +%s) - T0)) s)" >&2
 
 if [ -s "$OUT/findings" ]; then
 	exit 99
