@@ -1,0 +1,135 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# 'make check': every test stage in order, as one TAP stream.
+#
+#   tests/run-check.sh [STAGE...]     STAGE: build style kunit selftest e2e
+#                                     (default: all, in that order)
+#
+# Each stage's test points are renumbered into one stream,
+# "ok N - <stage>: <description>"; a stage that is missing, exits non-zero
+# without a failing point, runs no point, or runs a number of points
+# other than it planned adds a failing point.  "ok ... # SKIP/TODO" counts
+# as a failure: nothing here is skipped on purpose.  Other output of a
+# stage goes to build/check/<stage>.log; lines starting with '#' or
+# 'harness:' are also shown as comments.  The last line is
+# "N passed, N failed"; the exit status is non-zero if any failed.
+
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$REPO"
+BUILD_DIR=${BUILD_DIR:-$REPO/build}
+export BUILD_DIR
+LOGS=$BUILD_DIR/check
+mkdir -p "$LOGS"
+
+N=0
+PASSED=0
+FAILED=0
+point() { # point OK|FAIL description
+	N=$((N + 1))
+	if [ "$1" = OK ]; then
+		PASSED=$((PASSED + 1))
+		echo "ok $N - $2"
+	else
+		FAILED=$((FAILED + 1))
+		echo "not ok $N - $2"
+	fi
+}
+
+# run_stage NAME TIMEOUT COMMAND...: run a TAP-printing stage.
+run_stage() {
+	local name=$1 limit=$2 log line desc planned='' ran=0 bad=0 rc=0 fifo t0
+	shift 2
+	log=$LOGS/$name.log
+	echo "# stage $name: $*"
+	t0=$(date +%s)
+	fifo=$(mktemp -u "$LOGS/.fifo.XXXXXX")
+	mkfifo "$fifo"
+	timeout -k 30 "$limit" "$@" </dev/null >"$fifo" 2>&1 &
+	local pid=$!
+	while IFS= read -r line; do
+		printf '%s\n' "$line" >>"$log"
+		if [[ "$line" =~ ^1\.\.([0-9]+) ]]; then
+			planned=${BASH_REMATCH[1]}
+		elif [[ "$line" =~ ^(not\ )?ok\ [0-9]+(\ -)?\ ?(.*)$ ]]; then
+			ran=$((ran + 1))
+			desc=${BASH_REMATCH[3]}
+			if [ -n "${BASH_REMATCH[1]}" ]; then
+				bad=$((bad + 1))
+				point FAIL "$name: $desc"
+			elif [[ "$desc" =~ \#\ *(SKIP|TODO) ]]; then
+				bad=$((bad + 1))
+				point FAIL "$name: $desc (skip/todo is not a pass)"
+			else
+				point OK "$name: $desc"
+			fi
+		elif [[ "$line" =~ ^(#|harness:) ]]; then
+			printf '# %s\n' "$line"
+		fi
+	done <"$fifo"
+	wait "$pid" || rc=$?
+	rm -f "$fifo"
+	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+		point FAIL "$name: timed out after $limit s"
+	elif [ "$ran" -eq 0 ]; then
+		point FAIL "$name: ran no test point (exit status $rc, see $log)"
+	elif [ -n "$planned" ] && [ "$planned" -ne "$ran" ]; then
+		point FAIL "$name: planned $planned test points, ran $ran"
+	elif [ "$rc" -ne 0 ] && [ "$bad" -eq 0 ]; then
+		point FAIL "$name: exited with status $rc with no failing test point (see $log)"
+	fi
+	echo "# stage $name: $(($(date +%s) - t0)) s"
+}
+
+stage_build() {
+	local log=$LOGS/build.log t0
+	echo "# stage build: make"
+	t0=$(date +%s)
+	if timeout -k 30 1800 make >"$log" 2>&1 </dev/null; then
+		point OK "build: make (modules W=1, liborca)"
+	else
+		point FAIL "build: make (modules W=1, liborca)"
+		tail -n 30 "$log" | sed 's/^/#   /'
+	fi
+	# W=1 warnings fail the build stage too: the modules must build clean.
+	if grep -E '^[^ ]+:[0-9]+:[0-9]+: warning:' "$log" >"$LOGS/build-warnings.log"; then
+		point FAIL "build: compiler warnings: $(wc -l <"$LOGS/build-warnings.log")"
+		head -n 20 "$LOGS/build-warnings.log" | sed 's/^/#   /'
+	else
+		point OK "build: no compiler warnings"
+	fi
+	echo "# stage build: $(($(date +%s) - t0)) s"
+}
+
+# A script that does not exist is a failing test, not a skip.
+stage_script() { # stage_script NAME TIMEOUT SCRIPT [ARGS...]
+	local name=$1 limit=$2 script=$3
+	shift 3
+	if [ ! -x "$script" ]; then
+		echo "# stage $name: $script"
+		point FAIL "$name: $script does not exist or is not executable"
+		return
+	fi
+	run_stage "$name" "$limit" "$script" "$@"
+}
+
+stages=("$@")
+[ "${#stages[@]}" -gt 0 ] || stages=(build style kunit selftest e2e)
+START=$(date +%s)
+for s in "${stages[@]}"; do
+	rm -f "$LOGS/$s.log"
+	case "$s" in
+	build) stage_build ;;
+	style) stage_script style 1200 tests/style/run-style.sh ;;
+	kunit) stage_script kunit 2400 tests/kunit/run-kunit.sh ;;
+	selftest) stage_script selftest 900 tests/selftest/run-selftest.sh ;;
+	e2e) stage_script e2e 2400 tests/harness/run-e2e.sh ;;
+	*) point FAIL "unknown stage $s" ;;
+	esac
+done
+echo "# make check took $(($(date +%s) - START)) s; logs in $LOGS"
+echo "1..$N"
+echo "$PASSED passed, $FAILED failed"
+[ "$FAILED" -eq 0 ]
