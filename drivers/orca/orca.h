@@ -112,7 +112,7 @@ static inline struct device *orca_device(struct orca_dev *dev)
 	return &dev->bdev->adev.dev;
 }
 
-/* Register access: every write with a side effect is followed by notify. */
+/* Register access: every write is followed by the bus notify hook. */
 static inline u32 orca_reg_read(struct orca_dev *dev, u32 reg)
 {
 	return readl(dev->regs + reg);

@@ -294,10 +294,13 @@ int orca_admin_exec(struct orca_dev *dev, union orca_aq_cmd *cmd,
 	}
 	if (aq->dead) {
 		/*
-		 * The device may still write this slot's mailbox: never
-		 * hand the context or its ring slot out again.
+		 * The device may still write this slot's mailbox: the
+		 * context stays busy forever.  The semaphore slot is given
+		 * back so that callers blocked in down() wake up, see the
+		 * dead queue and fail too.
 		 */
 		spin_unlock_irqrestore(&aq->lock, flags);
+		up(&aq->slots);
 		return -EIO;
 	}
 

@@ -10,10 +10,10 @@
  * provides the DMA ops.
  *
  * The only call the driver makes through this binding is notify(): it
- * follows every write to a register that has a side effect (control,
- * doorbells).  On silicon the MMIO write itself is the notification and
- * notify is NULL; a software implementation of the device uses it to
- * wake its engine.
+ * follows every register write, and the device acts on those with a side
+ * effect (control, doorbells).  On silicon the MMIO write itself is the
+ * notification and notify is NULL; a software implementation of the
+ * device uses it to wake its engine.
  */
 #ifndef ORCA_BUS_H
 #define ORCA_BUS_H

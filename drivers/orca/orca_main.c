@@ -99,10 +99,29 @@ static int orca_hw_enable(struct orca_dev *dev)
 	return 0;
 }
 
-static void orca_hw_disable(struct orca_dev *dev)
+static int orca_hw_disable(struct orca_dev *dev)
 {
 	orca_reg_write(dev, ORCA_REG_CTRL, 0);
-	orca_wait_status(dev, false);
+	return orca_wait_status(dev, false);
+}
+
+/*
+ * Disable the device and release the IRQ and the rings it could write to.
+ * A device that did not acknowledge the disable may still write to its
+ * rings: they are leaked rather than freed under it.
+ */
+static void orca_hw_stop(struct orca_dev *dev)
+{
+	int ret = orca_hw_disable(dev);
+
+	free_irq(dev->irq, dev);
+	if (ret) {
+		dev_warn(orca_device(dev),
+			 "device did not stop; leaking its DMA rings\n");
+		return;
+	}
+	orca_aeq_destroy(dev);
+	orca_admin_destroy(dev);
 }
 
 static void orca_events_enable(struct orca_dev *dev, bool enable)
@@ -191,7 +210,9 @@ static int orca_probe(struct auxiliary_device *adev,
 	}
 
 	/* A previous driver instance may have left the device enabled. */
-	orca_hw_disable(dev);
+	ret = orca_hw_disable(dev);
+	if (ret)
+		goto err_dealloc;
 
 	ret = orca_admin_init(dev);
 	if (ret)
@@ -211,7 +232,7 @@ static int orca_probe(struct auxiliary_device *adev,
 
 	ret = orca_hw_enable(dev);
 	if (ret)
-		goto err_free_irq;
+		goto err_hw_stop;
 
 	orca_events_enable(dev, true);
 	ret = orca_register(dev);
@@ -227,9 +248,12 @@ static int orca_probe(struct auxiliary_device *adev,
 err_events_disable:
 	orca_events_enable(dev, false);
 	cancel_work_sync(&dev->port_work);
-	orca_hw_disable(dev);
-err_free_irq:
-	free_irq(dev->irq, dev);
+err_hw_stop:
+	/* Frees the IRQ and, if the device stopped, the rings. */
+	orca_hw_stop(dev);
+	ib_dealloc_device(&dev->ibdev);
+	return ret;
+
 err_aeq_destroy:
 	orca_aeq_destroy(dev);
 err_admin_destroy:
@@ -246,10 +270,7 @@ static void orca_remove(struct auxiliary_device *adev)
 	ib_unregister_device(&dev->ibdev);
 	orca_events_enable(dev, false);
 	cancel_work_sync(&dev->port_work);
-	orca_hw_disable(dev);
-	free_irq(dev->irq, dev);
-	orca_aeq_destroy(dev);
-	orca_admin_destroy(dev);
+	orca_hw_stop(dev);
 	ib_dealloc_device(&dev->ibdev);
 }
 

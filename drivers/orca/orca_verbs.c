@@ -77,7 +77,8 @@ static int orca_query_device(struct ib_device *ibdev,
 	props->max_pd = le32_to_cpu(hw->max_pd);
 	props->max_qp_rd_atom = le32_to_cpu(hw->max_qp_rd_atom);
 	props->max_qp_init_rd_atom = le32_to_cpu(hw->max_qp_init_rd_atom);
-	props->max_res_rd_atom = props->max_qp_rd_atom * props->max_qp;
+	props->max_res_rd_atom = min_t(u64, (u64)props->max_qp_rd_atom *
+					    props->max_qp, INT_MAX);
 	props->max_srq = le32_to_cpu(hw->max_srq);
 	props->max_srq_wr = le32_to_cpu(hw->max_srq_wr);
 	props->max_srq_sge = le32_to_cpu(hw->max_srq_sge);
@@ -91,9 +92,6 @@ static int orca_query_device(struct ib_device *ibdev,
 	props->max_pkeys = le32_to_cpu(hw->max_pkeys);
 	props->atomic_cap = (caps & ORCA_HW_DEV_CAP_ATOMIC) ?
 			    IB_ATOMIC_HCA : IB_ATOMIC_NONE;
-	props->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN;
-	if (caps & ORCA_HW_DEV_CAP_SRQ)
-		props->device_cap_flags |= IB_DEVICE_SRQ_RESIZE;
 	return 0;
 }
 
