@@ -39,19 +39,7 @@ resolve_abi() {
 		sed -n 's/^ *Depends: linux-image-\([0-9][^ ]*-amd64\)$/\1/p' | head -n1
 }
 
-ABI=$(resolve_abi || true)
-if [ -z "$ABI" ]; then
-	apt_update
-	ABI=$(resolve_abi || true)
-fi
-if [ -z "$ABI" ]; then
-	echo "install-deps: cannot resolve linux-image-amd64 -> linux-image-<abi>" >&2
-	exit 1
-fi
-log "stock kernel ABI: $ABI"
-
-PKGS=(
-	"linux-headers-$ABI"
+PKGS_COMMON=(
 	qemu-system-x86 busybox-static kmod cpio
 	rdma-core ibverbs-utils perftest rdmacm-utils python3-pyverbs
 	libibverbs-dev iproute2 sparse linux-source-6.1
@@ -60,16 +48,42 @@ PKGS=(
 	shellcheck
 )
 
-missing=()
-for p in "${PKGS[@]}"; do
-	st=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null || true)
-	case "$st" in
-	ii*) ;;
-	*) missing+=("$p") ;;
-	esac
-done
+missing_pkgs() { # missing_pkgs PKG...: print those not installed
+	local p st
+	for p in "$@"; do
+		st=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null || true)
+		case "$st" in
+		ii*) ;;
+		*) echo "$p" ;;
+		esac
+	done
+}
+
+kernel_unpacked() { # kernel_unpacked ABI
+	[ -f "$KDEST/.unpacked-$1" ] && [ -f "$KDEST/lib/modules/$1/modules.dep" ] &&
+		[ -f "$KDEST/boot/vmlinuz-$1" ]
+}
+
+# Nothing to do if the recorded ABI is still the metapackage's, and its
+# headers, its unpacked image and every package are there.  Otherwise
+# refresh the package lists first: stale lists name stale kernels.
+ABI=$(resolve_abi || true)
+RECORDED=$(cat "$BUILD_DIR/kernel-abi" 2>/dev/null || true)
+if [ -n "$ABI" ] && [ "$ABI" = "$RECORDED" ] && kernel_unpacked "$ABI" &&
+	[ -z "$(missing_pkgs "linux-headers-$ABI" "${PKGS_COMMON[@]}")" ]; then
+	log "stock kernel ABI $ABI: everything already installed and unpacked"
+	exit 0
+fi
+apt_update
+ABI=$(resolve_abi || true)
+if [ -z "$ABI" ]; then
+	echo "install-deps: cannot resolve linux-image-amd64 -> linux-image-<abi>" >&2
+	exit 1
+fi
+log "stock kernel ABI: $ABI"
+
+mapfile -t missing < <(missing_pkgs "linux-headers-$ABI" "${PKGS_COMMON[@]}")
 if [ "${#missing[@]}" -gt 0 ]; then
-	apt_update
 	log "installing: ${missing[*]}"
 	"${SUDO[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
 else
@@ -78,17 +92,13 @@ fi
 
 # Unpack (never install) the stock kernel image package.
 mkdir -p "$KDEST"
-if [ -f "$KDEST/.unpacked-$ABI" ] &&
-	[ -f "$KDEST/lib/modules/$ABI/modules.dep" ]; then
+if kernel_unpacked "$ABI"; then
 	log "kernel $ABI already unpacked in $KDEST"
 else
 	tmp=$(mktemp -d "$BUILD_DIR/.kernel-dl.XXXXXX")
-	chmod 755 "$tmp" # apt-get download drops privileges to _apt
 	trap 'rm -rf "$tmp"' EXIT
-	(cd "$tmp" && apt-get download "linux-image-$ABI") || {
-		apt_update
-		(cd "$tmp" && apt-get download "linux-image-$ABI")
-	}
+	# Downloading as root into our own directory: no _apt sandbox.
+	(cd "$tmp" && apt-get download -o APT::Sandbox::User=root "linux-image-$ABI")
 	deb=$(find "$tmp" -maxdepth 1 -name "linux-image-${ABI}_*.deb" | head -n1)
 	[ -n "$deb" ] || { echo "install-deps: download failed" >&2; exit 1; }
 	rm -rf "$KDEST.new"

@@ -16,7 +16,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$REPO/build}
-ORCA_CACHE=${ORCA_CACHE:-$HOME/.cache/orca}
+ORCA_CACHE=${ORCA_CACHE:-${HOME:-/root}/.cache/orca}
 TARBALL=/usr/src/linux-source-6.1.tar.xz
 SRC=$ORCA_CACHE/linux-source-6.1
 ABI=${ORCA_KABI:-$(cat "$BUILD_DIR/kernel-abi" 2>/dev/null || true)}
