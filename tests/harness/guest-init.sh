@@ -68,6 +68,46 @@ for d in proc sys dev; do
 	mount --move "/$d" "/newroot/$d" || fatal "cannot move /$d"
 done
 
+# The rest of the system mounts, and the network, are set up here with
+# busybox: much cheaper under emulation than the host's dynamic binaries.
+N=/newroot
+mount -t debugfs debugfs $N/sys/kernel/debug 2>/dev/null
+mount -t tracefs tracefs $N/sys/kernel/tracing 2>/dev/null
+mount -t configfs configfs $N/sys/kernel/config 2>/dev/null
+mkdir -p $N/dev/pts $N/dev/shm $N/dev/mqueue
+mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts $N/dev/pts
+mount -t tmpfs -o mode=1777 tmpfs $N/dev/shm
+mount -t tmpfs -o mode=1777 tmpfs $N/tmp
+mount -t tmpfs -o mode=0755 tmpfs $N/run
+[ -e $N/dev/fd ] || ln -s /proc/self/fd $N/dev/fd
+
+# eth0: QEMU user networking, fixed slirp addresses (no DHCP wait); eth1
+# on a pair run: the guests' private segment.
+ip link set lo up
+wait_netdev() {
+	i=0
+	while [ ! -e "$N/sys/class/net/$1" ] && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ -e "$N/sys/class/net/$1" ]
+}
+if wait_netdev eth0; then
+	ip link set eth0 up
+	ip addr add 10.0.2.15/24 dev eth0
+	ip route add default via 10.0.2.2 dev eth0
+else
+	echo "orca-guest: no eth0"
+fi
+if [ -n "${ORCA_ETH1_ADDR:-}" ]; then
+	if wait_netdev eth1; then
+		ip link set eth1 up
+		ip addr add "$ORCA_ETH1_ADDR" dev eth1
+	else
+		echo "orca-guest: no eth1"
+	fi
+fi
+
 # shellcheck disable=SC2093 # exec fails only if switch_root cannot run
 exec switch_root /newroot /bin/bash /.orca-stage2.sh
 fatal "switch_root failed"

@@ -24,7 +24,7 @@ export HOME=/root TERM=dumb LANG=C.UTF-8
 
 log() {
 	local up
-	up=$(cut -d' ' -f1 /proc/uptime)
+	read -r up _ </proc/uptime
 	echo "orca-guest: [$up] $*" >>"$R/stage2.log"
 	echo "orca-guest: [$up] $*" >/dev/console
 }
@@ -40,47 +40,19 @@ finish() {
 	sleep 100
 }
 
-# All kernel messages go to the console from now on.
+# All kernel messages go to the console from now on.  Stage 1 did the
+# mounts and the network.
 echo 8 >/proc/sys/kernel/printk
-mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
-mkdir -p /dev/pts /dev/shm /dev/mqueue
-mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts
-mount -t tmpfs -o mode=1777 tmpfs /dev/shm
-mount -t tmpfs -o mode=1777 tmpfs /tmp
-mount -t tmpfs -o mode=0755 tmpfs /run
-mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
-mount -t configfs configfs /sys/kernel/config 2>/dev/null
-ln -sf /proc/self/fd /dev/fd 2>/dev/null
-hostname "${ORCA_HOSTNAME:-orca-guest}"
+echo "${ORCA_HOSTNAME:-orca-guest}" >/proc/sys/kernel/hostname
 ulimit -l unlimited
 ulimit -n 65536 2>/dev/null
-
-# Network: eth0 on QEMU user networking (no DHCP wait: slirp addresses are
-# fixed), and on a pair run eth1 on the guests' private segment.
-[ -e /sys/class/net/eth0 ] || modprobe -q virtio_net 2>/dev/null
-ip link set lo up
-for _ in $(seq 50); do
-	[ -e /sys/class/net/eth0 ] && break
-	sleep 0.1
-done
-if [ -e /sys/class/net/eth0 ]; then
-	ip link set eth0 up
-	ip addr add 10.0.2.15/24 dev eth0
-	ip route add default via 10.0.2.2 dev eth0
-else
-	log "no eth0"
-fi
-if [ -n "${ORCA_ETH1_ADDR:-}" ]; then
-	for _ in $(seq 50); do
-		[ -e /sys/class/net/eth1 ] && break
-		sleep 0.1
-	done
-	if ! ip link set eth1 up || ! ip addr add "$ORCA_ETH1_ADDR" dev eth1; then
-		log "cannot configure eth1"
-	fi
+[ -e /sys/class/net/eth0 ] || log "no eth0"
+if [ -n "${ORCA_ETH1_ADDR:-}" ] && [ ! -e /sys/class/net/eth1 ]; then
+	log "no eth1"
 fi
 
-cut -d' ' -f1 /proc/uptime >"$R/started"
+read -r up _ </proc/uptime
+echo "$up" >"$R/started"
 log "running command (cwd $ORCA_CWD)"
 status=0
 cd "$ORCA_CWD" || status=126
@@ -114,8 +86,6 @@ done
 
 if [ -e /sys/kernel/debug/kmemleak ]; then
 	log "kmemleak scan"
-	echo scan >/sys/kernel/debug/kmemleak
-	sleep 1
 	echo scan >/sys/kernel/debug/kmemleak
 	cat /sys/kernel/debug/kmemleak >"$R/kmemleak"
 fi

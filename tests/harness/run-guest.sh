@@ -247,6 +247,9 @@ finding() {
 
 CMDLINE="console=ttyS0,115200 printk.time=1 panic=-1 oops=panic quiet"
 CMDLINE+=" random.trust_cpu=on mitigations=off tsc=reliable"
+# PCI interrupt routing from the BIOS table, not ACPI _PRT: a slow (debug)
+# kernel can take 30 s per device there (AE_AML_LOOP_TIMEOUT).
+CMDLINE+=" pci=noacpi"
 [ -z "$APPEND" ] || CMDLINE+=" $APPEND"
 
 # prepare_guest NAME HOSTNAME CMD ETH1_ADDR SELF_IP PEER_IP
