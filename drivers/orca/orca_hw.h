@@ -73,8 +73,30 @@
 enum orca_aq_opcode {
 	ORCA_CMD_QUERY_DEVICE		= 0x01,
 	ORCA_CMD_QUERY_PORT		= 0x02,
+	ORCA_CMD_QUERY_STATS		= 0x03,
+	ORCA_CMD_CREATE_EQ		= 0x04,
+	ORCA_CMD_DESTROY_EQ		= 0x05,
 	ORCA_CMD_ALLOC_PD		= 0x10,
 	ORCA_CMD_DEALLOC_PD		= 0x11,
+	ORCA_CMD_REG_MR			= 0x12,
+	ORCA_CMD_DEREG_MR		= 0x13,
+	ORCA_CMD_CREATE_CQ		= 0x20,
+	ORCA_CMD_RESIZE_CQ		= 0x21,
+	ORCA_CMD_DESTROY_CQ		= 0x22,
+	ORCA_CMD_CREATE_QP		= 0x30,
+	ORCA_CMD_MODIFY_QP		= 0x31,
+	ORCA_CMD_QUERY_QP		= 0x32,
+	ORCA_CMD_DESTROY_QP		= 0x33,
+	ORCA_CMD_CREATE_SRQ		= 0x38,
+	ORCA_CMD_MODIFY_SRQ		= 0x39,
+	ORCA_CMD_QUERY_SRQ		= 0x3a,
+	ORCA_CMD_DESTROY_SRQ		= 0x3b,
+	ORCA_CMD_CREATE_AH		= 0x40,
+	ORCA_CMD_DESTROY_AH		= 0x41,
+	ORCA_CMD_ADD_GID		= 0x48,
+	ORCA_CMD_DEL_GID		= 0x49,
+	ORCA_CMD_ATTACH_MCAST		= 0x50,
+	ORCA_CMD_DETACH_MCAST		= 0x51,
 };
 
 enum orca_aq_status {
@@ -128,12 +150,132 @@ struct orca_cmd_dealloc_pd {
 	u8 rsvd[ORCA_AQ_CMD_BODY_SIZE - 4];
 };
 
+/*
+ * Commands whose input does not fit the 48-byte body pass it in an input
+ * mailbox: a host buffer of in_len bytes at in_addr, which the device
+ * copies before it validates anything in it.
+ */
+struct orca_cmd_mbox_in {
+	struct orca_aq_hdr hdr;
+	__le64 in_addr;
+	__le32 in_len;
+	u8 rsvd[ORCA_AQ_CMD_BODY_SIZE - 12];
+};
+
+/* Commands that name one object by its handle (DESTROY_*, DEREG_MR, ...). */
+struct orca_cmd_handle {
+	struct orca_aq_hdr hdr;
+	__le32 handle;
+	u8 rsvd[ORCA_AQ_CMD_BODY_SIZE - 4];
+};
+
+/* QUERY_STATS: output is struct orca_hw_stats. */
+struct orca_cmd_query_stats {
+	struct orca_aq_hdr hdr;
+	u8 rsvd[ORCA_AQ_CMD_BODY_SIZE];
+};
+
+/* CREATE_EQ: a completion event queue on an interrupt vector; result eqn. */
+struct orca_cmd_create_eq {
+	struct orca_aq_hdr hdr;
+	__le64 ring_addr;	/* ORCA_RING_ALIGN aligned */
+	__le32 cfg;		/* ORCA_EQ_CFG_LOG2_DEPTH, ORCA_EQ_CFG_VECTOR */
+	u8 rsvd[ORCA_AQ_CMD_BODY_SIZE - 12];
+};
+
+#define ORCA_EQ_CFG_LOG2_DEPTH		GENMASK(4, 0)
+#define ORCA_EQ_CFG_VECTOR		GENMASK(15, 8)
+
+/* CREATE_CQ: result cqn. */
+struct orca_cmd_create_cq {
+	struct orca_aq_hdr hdr;
+	__le64 ring_addr;	/* ORCA_RING_ALIGN aligned, contiguous */
+	__le64 db_addr;		/* struct orca_db_record */
+	__le32 cfg;		/* ORCA_CQ_CFG_LOG2_DEPTH */
+	__le32 eqn;		/* completion EQ for this CQ's events */
+	u8 rsvd[ORCA_AQ_CMD_BODY_SIZE - 24];
+};
+
+#define ORCA_CQ_CFG_LOG2_DEPTH		GENMASK(4, 0)
+
+/* RESIZE_CQ: move unconsumed entries to a new ring. */
+struct orca_cmd_resize_cq {
+	struct orca_aq_hdr hdr;
+	__le64 ring_addr;
+	__le32 cqn;
+	__le32 cfg;		/* ORCA_CQ_CFG_LOG2_DEPTH */
+	u8 rsvd[ORCA_AQ_CMD_BODY_SIZE - 16];
+};
+
+/* CREATE_AH: result ahn. */
+struct orca_cmd_create_ah {
+	struct orca_aq_hdr hdr;
+	u8 dgid[16];
+	__le32 pdn;
+	__le32 info;		/* ORCA_AH_* */
+	u8 dmac[6];
+	__le16 vlan;		/* 0xffff: untagged */
+	u8 rsvd[ORCA_AQ_CMD_BODY_SIZE - 32];
+};
+
+#define ORCA_AH_FLOW_LABEL		GENMASK(19, 0)
+#define ORCA_AH_SGID_INDEX		GENMASK(27, 20)
+#define ORCA_AH_SL			GENMASK(31, 28)
+#define ORCA_AH_VLAN_NONE		0xffff
+
+/* ADD_GID / DEL_GID: entry @index of the port's GID table. */
+struct orca_cmd_gid {
+	struct orca_aq_hdr hdr;
+	u8 gid[16];
+	__le32 index;
+	__le32 type;		/* enum orca_gid_type */
+	u8 mac[6];
+	__le16 vlan;		/* 0xffff: untagged */
+	u8 rsvd[ORCA_AQ_CMD_BODY_SIZE - 32];
+};
+
+enum orca_gid_type {
+	ORCA_GID_ROCE_V2_IPV4		= 1,
+	ORCA_GID_ROCE_V2_IPV6		= 2,
+};
+
+/* ATTACH_MCAST / DETACH_MCAST */
+struct orca_cmd_mcast {
+	struct orca_aq_hdr hdr;
+	u8 gid[16];
+	__le32 qpn;
+	u8 rsvd[ORCA_AQ_CMD_BODY_SIZE - 20];
+};
+
+/* MODIFY_SRQ: ORCA_SRQ_ATTR_LIMIT arms the limit event. */
+struct orca_cmd_modify_srq {
+	struct orca_aq_hdr hdr;
+	__le32 srqn;
+	__le32 attr_mask;	/* ORCA_SRQ_ATTR_* */
+	__le32 max_wr;
+	__le32 limit;
+	u8 rsvd[ORCA_AQ_CMD_BODY_SIZE - 16];
+};
+
+#define ORCA_SRQ_ATTR_MAX_WR		BIT(0)
+#define ORCA_SRQ_ATTR_LIMIT		BIT(1)
+
 union orca_aq_cmd {
 	struct orca_aq_hdr hdr;
 	struct orca_cmd_query_device query_device;
 	struct orca_cmd_query_port query_port;
+	struct orca_cmd_query_stats query_stats;
 	struct orca_cmd_alloc_pd alloc_pd;
 	struct orca_cmd_dealloc_pd dealloc_pd;
+	struct orca_cmd_mbox_in mbox_in;
+	struct orca_cmd_handle handle;
+	struct orca_cmd_create_eq create_eq;
+	struct orca_cmd_create_cq create_cq;
+	struct orca_cmd_resize_cq resize_cq;
+	struct orca_cmd_create_ah create_ah;
+	struct orca_cmd_gid gid;
+	struct orca_cmd_mcast mcast;
+	struct orca_cmd_modify_srq modify_srq;
 	u8 raw[ORCA_AQ_CMD_SIZE];
 };
 
@@ -228,10 +370,232 @@ struct orca_hw_port_attr {
 static_assert(sizeof(struct orca_hw_port_attr) == ORCA_HW_PORT_ATTR_SIZE);
 
 /* ---------------------------------------------------------------------
+ * Access rights of MRs and QPs.
+ */
+#define ORCA_ACCESS_LOCAL_WRITE		BIT(0)
+#define ORCA_ACCESS_REMOTE_WRITE	BIT(1)
+#define ORCA_ACCESS_REMOTE_READ		BIT(2)
+#define ORCA_ACCESS_REMOTE_ATOMIC	BIT(3)
+#define ORCA_ACCESS_ALL			GENMASK(3, 0)
+
+/* ---------------------------------------------------------------------
+ * REG_MR input mailbox.  Result: the key, used both as lkey and rkey:
+ * ORCA_MR_KEY_INDEX selects the device's MR table entry, ORCA_MR_KEY_VARIANT
+ * is the driver's choice and makes stale keys of a reused entry invalid.
+ *
+ * Translation: the region [iova, iova + length) maps onto num_pages pages
+ * of 2^page_shift bytes; page i starts at DMA address pages[i], and iova's
+ * offset within the first page is iova mod 2^page_shift.  With PBL level 1
+ * pbl_addr points at the num_pages __le64 page addresses; with level 2 it
+ * points at __le64 addresses of pages (2^page_shift bytes each) holding
+ * them.  A PHYSICAL region has no table: iova is the DMA address.  A
+ * FAST_REG region is created invalid with room for num_pages pages; its
+ * translation is later written by a fast-register work request.
+ */
+struct orca_hw_reg_mr {
+	__le64 iova;
+	__le64 length;
+	__le64 pbl_addr;
+	__le32 pdn;
+	__le32 access;		/* ORCA_ACCESS_* */
+	__le32 num_pages;
+	__le32 flags;		/* ORCA_MR_FLAG_*, ORCA_MR_PAGE_SHIFT */
+	__le32 key_variant;	/* low 8 bits used */
+	u8 rsvd[20];
+};
+
+#define ORCA_HW_REG_MR_SIZE		64
+static_assert(sizeof(struct orca_hw_reg_mr) == ORCA_HW_REG_MR_SIZE);
+
+#define ORCA_MR_PAGE_SHIFT		GENMASK(7, 0)
+#define ORCA_MR_PBL_LEVELS		GENMASK(9, 8)
+#define ORCA_MR_FLAG_PHYSICAL		BIT(16)
+#define ORCA_MR_FLAG_FAST_REG		BIT(17)
+
+#define ORCA_MR_KEY_VARIANT		GENMASK(7, 0)
+#define ORCA_MR_KEY_INDEX		GENMASK(31, 8)
+
+/* ---------------------------------------------------------------------
+ * CREATE_QP input mailbox.  Result: qpn (1 for the GSI QP).
+ */
+enum orca_qp_type {
+	ORCA_QPT_GSI			= 1,
+	ORCA_QPT_RC			= 2,
+	ORCA_QPT_UC			= 3,
+	ORCA_QPT_UD			= 4,
+};
+
+struct orca_hw_create_qp {
+	__le32 info;		/* ORCA_QP_INFO_* */
+	__le32 pdn;
+	__le32 send_cqn;
+	__le32 recv_cqn;
+	__le32 srqn;		/* with ORCA_QP_INFO_USE_SRQ */
+	__le32 sq_cfg;		/* ORCA_WQ_CFG_* */
+	__le32 rq_cfg;		/* ORCA_WQ_CFG_*; ignored with an SRQ */
+	__le32 max_inline;
+	__le64 sq_addr;
+	__le64 rq_addr;
+	__le64 sq_db_addr;	/* struct orca_db_record */
+	__le64 rq_db_addr;
+	u8 rsvd[32];
+};
+
+#define ORCA_HW_CREATE_QP_SIZE		96
+static_assert(sizeof(struct orca_hw_create_qp) == ORCA_HW_CREATE_QP_SIZE);
+
+#define ORCA_QP_INFO_TYPE		GENMASK(3, 0)
+#define ORCA_QP_INFO_SQ_SIG_ALL		BIT(8)
+#define ORCA_QP_INFO_USE_SRQ		BIT(9)
+
+/* Work queue geometry: SQ, RQ and SRQ rings. */
+#define ORCA_WQ_CFG_LOG2_DEPTH		GENMASK(4, 0)
+#define ORCA_WQ_CFG_LOG2_STRIDE		GENMASK(11, 8)
+#define ORCA_WQ_CFG_MAX_SGE		GENMASK(23, 16)
+
+/* ---------------------------------------------------------------------
+ * MODIFY_QP input mailbox, and QUERY_QP output mailbox.
+ *
+ * attr_mask says which fields MODIFY_QP applies; the device checks it
+ * against the IBTA QP state table (required and allowed attributes of
+ * each transition, per QP type) and rejects the whole command with
+ * BAD_STATE for an illegal transition and BAD_PARAM for a missing or
+ * disallowed attribute or an out-of-range value.  QUERY_QP fills every
+ * field and returns the mask of those that have been set.
+ */
+#define ORCA_QP_ATTR_STATE		BIT(0)
+#define ORCA_QP_ATTR_CUR_STATE		BIT(1)
+#define ORCA_QP_ATTR_EN_SQD_ASYNC	BIT(2)
+#define ORCA_QP_ATTR_ACCESS_FLAGS	BIT(3)
+#define ORCA_QP_ATTR_PKEY_INDEX		BIT(4)
+#define ORCA_QP_ATTR_PORT		BIT(5)
+#define ORCA_QP_ATTR_QKEY		BIT(6)
+#define ORCA_QP_ATTR_AV			BIT(7)
+#define ORCA_QP_ATTR_PATH_MTU		BIT(8)
+#define ORCA_QP_ATTR_TIMEOUT		BIT(9)
+#define ORCA_QP_ATTR_RETRY_CNT		BIT(10)
+#define ORCA_QP_ATTR_RNR_RETRY		BIT(11)
+#define ORCA_QP_ATTR_RQ_PSN		BIT(12)
+#define ORCA_QP_ATTR_MAX_QP_RD_ATOMIC	BIT(13)
+#define ORCA_QP_ATTR_ALT_PATH		BIT(14)
+#define ORCA_QP_ATTR_MIN_RNR_TIMER	BIT(15)
+#define ORCA_QP_ATTR_SQ_PSN		BIT(16)
+#define ORCA_QP_ATTR_MAX_DEST_RD_ATOMIC	BIT(17)
+#define ORCA_QP_ATTR_PATH_MIG_STATE	BIT(18)
+#define ORCA_QP_ATTR_CAP		BIT(19)
+#define ORCA_QP_ATTR_DEST_QPN		BIT(20)
+#define ORCA_QP_ATTR_ALL		GENMASK(20, 0)
+
+enum orca_qp_state {
+	ORCA_QPS_RESET			= 0,
+	ORCA_QPS_INIT			= 1,
+	ORCA_QPS_RTR			= 2,
+	ORCA_QPS_RTS			= 3,
+	ORCA_QPS_SQD			= 4,
+	ORCA_QPS_SQE			= 5,
+	ORCA_QPS_ERR			= 6,
+	ORCA_QPS_NUM			= 7,
+};
+
+struct orca_hw_qp_attr {
+	__le32 attr_mask;	/* ORCA_QP_ATTR_* */
+	u8 qp_state;		/* enum orca_qp_state */
+	u8 cur_qp_state;
+	u8 path_mtu;		/* 1..5: 256..4096 bytes, as IB enum ib_mtu */
+	u8 path_mig_state;
+	__le32 qkey;
+	__le32 rq_psn;		/* 24 bits */
+	__le32 sq_psn;		/* 24 bits */
+	__le32 dest_qpn;	/* 24 bits */
+	__le32 access;		/* ORCA_ACCESS_* */
+	__le16 pkey_index;
+	u8 port;
+	u8 en_sqd_async;
+	u8 max_rd_atomic;
+	u8 max_dest_rd_atomic;
+	u8 min_rnr_timer;	/* 5 bits */
+	u8 timeout;		/* 5 bits */
+	u8 retry_cnt;		/* 3 bits */
+	u8 rnr_retry;		/* 3 bits; 7 = infinite */
+	u8 sq_draining;		/* QUERY_QP only */
+	u8 rsvd0;
+	/* Address vector (ORCA_QP_ATTR_AV). */
+	u8 dgid[16];
+	__le32 av_info;		/* ORCA_AH_FLOW_LABEL, _SGID_INDEX, _SL */
+	u8 hop_limit;
+	u8 traffic_class;
+	u8 dmac[6];
+	__le16 vlan;		/* 0xffff: untagged */
+	u8 rsvd1[6];
+	/* Current capacities (QUERY_QP only). */
+	__le32 max_send_wr;
+	__le32 max_recv_wr;
+	__le32 max_send_sge;
+	__le32 max_recv_sge;
+	__le32 max_inline;
+	u8 rsvd2[32];
+};
+
+#define ORCA_HW_QP_ATTR_SIZE		128
+static_assert(sizeof(struct orca_hw_qp_attr) == ORCA_HW_QP_ATTR_SIZE);
+
+/* ---------------------------------------------------------------------
+ * CREATE_SRQ input mailbox, QUERY_SRQ output mailbox.  Result: srqn.
+ */
+struct orca_hw_srq {
+	__le32 pdn;
+	__le32 cfg;		/* ORCA_WQ_CFG_* */
+	__le32 limit;		/* 0: not armed */
+	__le32 max_wr;		/* QUERY_SRQ only */
+	__le64 ring_addr;
+	__le64 db_addr;		/* struct orca_db_record */
+	u8 rsvd[32];
+};
+
+#define ORCA_HW_SRQ_SIZE		64
+static_assert(sizeof(struct orca_hw_srq) == ORCA_HW_SRQ_SIZE);
+
+/* ---------------------------------------------------------------------
+ * QUERY_STATS output mailbox: free-running 64-bit counters.
+ */
+struct orca_hw_stats {
+	__le64 cmds_completed;
+	__le64 cmds_failed;
+	__le64 async_events;
+	__le64 async_events_dropped;
+	__le64 pds;
+	__le64 mrs;
+	__le64 cqs;
+	__le64 qps;
+	__le64 srqs;
+	__le64 ahs;
+	__le64 tx_packets;
+	__le64 tx_bytes;
+	__le64 rx_packets;
+	__le64 rx_bytes;
+	u8 rsvd[144];
+};
+
+#define ORCA_HW_STATS_SIZE		256
+static_assert(sizeof(struct orca_hw_stats) == ORCA_HW_STATS_SIZE);
+
+/* ---------------------------------------------------------------------
  * Event queue entries (16 bytes), written by the device.
  */
 enum orca_eqe_type {
+	/* Async event queue. */
 	ORCA_EQE_PORT_CHANGE		= 0x01,	/* data: port number */
+	ORCA_EQE_QP_FATAL		= 0x10,	/* data: qpn */
+	ORCA_EQE_QP_REQ_ERR		= 0x11,
+	ORCA_EQE_QP_ACCESS_ERR		= 0x12,
+	ORCA_EQE_QP_LAST_WQE		= 0x13,
+	ORCA_EQE_QP_SQ_DRAINED		= 0x14,
+	ORCA_EQE_QP_COMM_EST		= 0x15,
+	ORCA_EQE_CQ_ERR			= 0x20,	/* data: cqn */
+	ORCA_EQE_SRQ_LIMIT		= 0x30,	/* data: srqn */
+	ORCA_EQE_SRQ_ERR		= 0x31,
+	/* Completion event queues. */
+	ORCA_EQE_COMP			= 0x40,	/* data: cqn */
 };
 
 struct orca_eqe {

@@ -40,4 +40,201 @@ struct orca_alloc_pd_resp {
 	__u32 pdn;		/* device PD number */
 };
 
+/*
+ * Queue memory.  Each CQ, QP and SRQ is one mmap: its ring(s) followed by
+ * one page of doorbell records.  The response gives the mmap key, the
+ * length to map, and the offset of each part within the mapping.
+ */
+
+/* Doorbell record: 64 bytes, one per SQ, RQ, SRQ and CQ. */
+struct orca_db_record {
+	__le32 prod;		/* SQ/RQ/SRQ: producer index (free-running) */
+	__le32 cons;		/* CQ: consumer index (free-running) */
+	__le32 arm;		/* CQ: ORCA_CQ_ARM_* */
+	__le32 dev_flags;	/* written by the device: ORCA_DB_DEV_* */
+	__le32 reserved[12];
+};
+
+#define ORCA_DB_RECORD_SIZE		64
+/* The device is polling this queue: posting needs no notify (kick). */
+#define ORCA_DB_DEV_POLLING		(1U << 0)
+
+/* CQ arm word: sequence number, solicited-only, and the request itself. */
+#define ORCA_CQ_ARM_SEQ_MASK		0x0000ffffU
+#define ORCA_CQ_ARM_SOLICITED		(1U << 16)
+#define ORCA_CQ_ARM_REQUEST		(1U << 17)
+
+/* Scatter/gather element, in send and receive WQEs. */
+struct orca_sge {
+	__le64 addr;
+	__le32 length;
+	__le32 lkey;
+};
+
+/* Send WQE: 64-byte header, then SGEs or inline data; stride is 2^n. */
+struct orca_wqe_rdma {
+	__le64 remote_addr;
+	__le32 rkey;
+	__le32 reserved;
+};
+
+struct orca_wqe_atomic {
+	__le64 remote_addr;
+	__le32 rkey;
+	__le32 reserved;
+	__le64 compare_add;
+	__le64 swap;
+};
+
+struct orca_wqe_ud {
+	__le32 ahn;
+	__le32 remote_qpn;
+	__le32 remote_qkey;
+	__le32 reserved;
+};
+
+struct orca_send_wqe {
+	__le64 wr_id;
+	__le32 ctrl;		/* ORCA_WQE_CTRL_* */
+	__le32 imm_inv;		/* immediate data (as sent) or rkey to invalidate */
+	__le32 inline_len;	/* with ORCA_WQE_FLAG_INLINE */
+	__le32 reserved[3];
+	union {
+		struct orca_wqe_rdma rdma;
+		struct orca_wqe_atomic atomic;
+		struct orca_wqe_ud ud;
+		__le64 raw[4];
+	} seg;
+	/* struct orca_sge sge[num_sge], or inline data */
+};
+
+#define ORCA_SEND_WQE_HDR_SIZE		64
+#define ORCA_WQE_CTRL_OPCODE_MASK	0x000000ffU
+#define ORCA_WQE_CTRL_FLAGS_SHIFT	8
+#define ORCA_WQE_CTRL_FLAGS_MASK	0x0000ff00U
+#define ORCA_WQE_CTRL_NUM_SGE_SHIFT	16
+#define ORCA_WQE_CTRL_NUM_SGE_MASK	0x00ff0000U
+
+enum orca_wqe_opcode {
+	ORCA_WQE_OP_SEND		= 0,
+	ORCA_WQE_OP_SEND_IMM		= 1,
+	ORCA_WQE_OP_SEND_INV		= 2,
+	ORCA_WQE_OP_RDMA_WRITE		= 3,
+	ORCA_WQE_OP_RDMA_WRITE_IMM	= 4,
+	ORCA_WQE_OP_RDMA_READ		= 5,
+	ORCA_WQE_OP_ATOMIC_CMP_SWP	= 6,
+	ORCA_WQE_OP_ATOMIC_FETCH_ADD	= 7,
+	ORCA_WQE_OP_LOCAL_INV		= 8,
+	ORCA_WQE_OP_REG_MR		= 9,	/* kernel only */
+};
+
+#define ORCA_WQE_FLAG_SIGNALED		(1U << 0)
+#define ORCA_WQE_FLAG_SOLICITED		(1U << 1)
+#define ORCA_WQE_FLAG_INLINE		(1U << 2)
+#define ORCA_WQE_FLAG_FENCE		(1U << 3)
+
+/* Receive WQE (RQ and SRQ): 16-byte header, then SGEs; stride is 2^n. */
+struct orca_recv_wqe {
+	__le64 wr_id;
+	__le32 num_sge;
+	__le32 reserved;
+	/* struct orca_sge sge[num_sge] */
+};
+
+#define ORCA_RECV_WQE_HDR_SIZE		16
+
+/* Completion queue entry: 32 bytes; the owner bit is written last. */
+struct orca_cqe {
+	__le64 wr_id;
+	__le32 byte_len;
+	__le32 imm_inv;		/* immediate data (as received) or invalidated rkey */
+	__le32 qpn;
+	__le32 src_qp;		/* UD receives */
+	__le32 info;		/* ORCA_CQE_INFO_* */
+	__le32 status_owner;	/* ORCA_CQE_STATUS_MASK, ORCA_CQE_OWNER */
+};
+
+#define ORCA_CQE_SIZE			32
+#define ORCA_CQE_INFO_OPCODE_MASK	0x000000ffU
+#define ORCA_CQE_INFO_FLAGS_SHIFT	8
+#define ORCA_CQE_INFO_FLAGS_MASK	0x0000ff00U
+#define ORCA_CQE_FLAG_IMM		(1U << 0)
+#define ORCA_CQE_FLAG_INV		(1U << 1)
+#define ORCA_CQE_FLAG_GRH		(1U << 2)
+#define ORCA_CQE_STATUS_MASK		0x000000ffU
+#define ORCA_CQE_OWNER			(1U << 31)
+
+/* CREATE_CQ and RESIZE_CQ */
+struct orca_create_cq_req {
+	__u32 comp_mask;	/* no bits defined yet */
+	__u32 reserved;
+};
+
+struct orca_create_cq_resp {
+	__u32 comp_mask;
+	__u32 cqn;
+	__u32 cqe_count;	/* ring entries: the CQ holds this many */
+	__u32 cqe_size;		/* ORCA_CQE_SIZE */
+	__aligned_u64 mmap_key;
+	__u32 mmap_len;
+	__u32 db_offset;	/* struct orca_db_record within the mapping */
+};
+
+struct orca_resize_cq_req {
+	__u32 comp_mask;
+	__u32 reserved;
+};
+
+struct orca_resize_cq_resp {
+	__u32 comp_mask;
+	__u32 cqe_count;
+	__aligned_u64 mmap_key;
+	__u32 mmap_len;
+	__u32 db_offset;
+};
+
+/* CREATE_QP */
+struct orca_create_qp_req {
+	__u32 comp_mask;	/* no bits defined yet */
+	__u32 reserved;
+};
+
+struct orca_create_qp_resp {
+	__u32 comp_mask;
+	__u32 qpn;
+	__u32 sq_depth;		/* ring entries */
+	__u32 sq_stride;	/* bytes per send WQE */
+	__u32 rq_depth;		/* 0 with an SRQ */
+	__u32 rq_stride;
+	__u32 max_inline;
+	__u32 sq_offset;	/* offsets within the mapping */
+	__u32 rq_offset;
+	__u32 db_offset;	/* SQ record; the RQ record follows it */
+	__aligned_u64 mmap_key;
+	__u32 mmap_len;
+	__u32 reserved;
+};
+
+/* CREATE_SRQ */
+struct orca_create_srq_req {
+	__u32 comp_mask;
+	__u32 reserved;
+};
+
+struct orca_create_srq_resp {
+	__u32 comp_mask;
+	__u32 srqn;
+	__u32 depth;
+	__u32 stride;
+	__aligned_u64 mmap_key;
+	__u32 mmap_len;
+	__u32 db_offset;
+};
+
+/* CREATE_AH */
+struct orca_create_ah_resp {
+	__u32 comp_mask;
+	__u32 ahn;
+};
+
 #endif /* ORCA_ABI_USER_H */
