@@ -57,12 +57,12 @@ struct orca_db_record {
 
 #define ORCA_DB_RECORD_SIZE		64
 /* The device is polling this queue: posting needs no notify (kick). */
-#define ORCA_DB_DEV_POLLING		(1U << 0)
+#define ORCA_DB_DEV_POLLING		0x00000001U
 
 /* CQ arm word: sequence number, solicited-only, and the request itself. */
 #define ORCA_CQ_ARM_SEQ_MASK		0x0000ffffU
-#define ORCA_CQ_ARM_SOLICITED		(1U << 16)
-#define ORCA_CQ_ARM_REQUEST		(1U << 17)
+#define ORCA_CQ_ARM_SOLICITED		0x00010000U
+#define ORCA_CQ_ARM_REQUEST		0x00020000U
 
 /* Scatter/gather element, in send and receive WQEs. */
 struct orca_sge {
@@ -128,10 +128,10 @@ enum orca_wqe_opcode {
 	ORCA_WQE_OP_REG_MR		= 9,	/* kernel only */
 };
 
-#define ORCA_WQE_FLAG_SIGNALED		(1U << 0)
-#define ORCA_WQE_FLAG_SOLICITED		(1U << 1)
-#define ORCA_WQE_FLAG_INLINE		(1U << 2)
-#define ORCA_WQE_FLAG_FENCE		(1U << 3)
+#define ORCA_WQE_FLAG_SIGNALED		0x00000001U
+#define ORCA_WQE_FLAG_SOLICITED		0x00000002U
+#define ORCA_WQE_FLAG_INLINE		0x00000004U
+#define ORCA_WQE_FLAG_FENCE		0x00000008U
 
 /* Receive WQE (RQ and SRQ): 16-byte header, then SGEs; stride is 2^n. */
 struct orca_recv_wqe {
@@ -158,11 +158,11 @@ struct orca_cqe {
 #define ORCA_CQE_INFO_OPCODE_MASK	0x000000ffU
 #define ORCA_CQE_INFO_FLAGS_SHIFT	8
 #define ORCA_CQE_INFO_FLAGS_MASK	0x0000ff00U
-#define ORCA_CQE_FLAG_IMM		(1U << 0)
-#define ORCA_CQE_FLAG_INV		(1U << 1)
-#define ORCA_CQE_FLAG_GRH		(1U << 2)
+#define ORCA_CQE_FLAG_IMM		0x00000001U
+#define ORCA_CQE_FLAG_INV		0x00000002U
+#define ORCA_CQE_FLAG_GRH		0x00000004U
 #define ORCA_CQE_STATUS_MASK		0x000000ffU
-#define ORCA_CQE_OWNER			(1U << 31)
+#define ORCA_CQE_OWNER			0x80000000U
 
 /* CREATE_CQ and RESIZE_CQ */
 struct orca_create_cq_req {
