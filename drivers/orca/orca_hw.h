@@ -162,6 +162,19 @@ struct orca_cmd_mbox_in {
 	u8 rsvd[ORCA_AQ_CMD_BODY_SIZE - 12];
 };
 
+/*
+ * MODIFY_QP: an input mailbox (struct orca_hw_qp_attr) like
+ * struct orca_cmd_mbox_in, plus the QP number in the first dword after
+ * in_len.
+ */
+struct orca_cmd_modify_qp {
+	struct orca_aq_hdr hdr;
+	__le64 in_addr;
+	__le32 in_len;
+	__le32 qpn;
+	u8 rsvd[ORCA_AQ_CMD_BODY_SIZE - 16];
+};
+
 /* Commands that name one object by its handle (DESTROY_*, DEREG_MR, ...). */
 struct orca_cmd_handle {
 	struct orca_aq_hdr hdr;
@@ -268,6 +281,7 @@ union orca_aq_cmd {
 	struct orca_cmd_alloc_pd alloc_pd;
 	struct orca_cmd_dealloc_pd dealloc_pd;
 	struct orca_cmd_mbox_in mbox_in;
+	struct orca_cmd_modify_qp modify_qp;
 	struct orca_cmd_handle handle;
 	struct orca_cmd_create_eq create_eq;
 	struct orca_cmd_create_cq create_cq;
