@@ -211,13 +211,19 @@ struct orca_cmd_create_cq {
 
 #define ORCA_CQ_CFG_LOG2_DEPTH		GENMASK(4, 0)
 
-/* RESIZE_CQ: move unconsumed entries to a new ring. */
+/*
+ * RESIZE_CQ: move unconsumed entries to a new ring.  db_addr, if not 0,
+ * is the CQ's new doorbell record (the new allocation holds one): the
+ * device reads cons from the current record, moves the entries, then
+ * uses the new ring and record.  0 keeps the current record.
+ */
 struct orca_cmd_resize_cq {
 	struct orca_aq_hdr hdr;
 	__le64 ring_addr;
 	__le32 cqn;
 	__le32 cfg;		/* ORCA_CQ_CFG_LOG2_DEPTH */
-	u8 rsvd[ORCA_AQ_CMD_BODY_SIZE - 16];
+	__le64 db_addr;		/* struct orca_db_record, or 0 */
+	u8 rsvd[ORCA_AQ_CMD_BODY_SIZE - 24];
 };
 
 /* CREATE_AH: result ahn. */
