@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "orca.h"
 
@@ -29,12 +30,34 @@ static const struct verbs_match_ent orca_match_table[] = {
 
 static void orca_free_context(struct ibv_context *ibctx);
 
+/*
+ * The control path.  Posting, polling and CQ notification (#4, #5) stay
+ * NULL: libibverbs answers them with EOPNOTSUPP.
+ */
 static const struct verbs_context_ops orca_ctx_ops = {
 	.alloc_pd = orca_alloc_pd,
+	.attach_mcast = ibv_cmd_attach_mcast,
+	.create_ah = orca_create_ah,
+	.create_cq = orca_create_cq,
+	.create_qp = orca_create_qp,
+	.create_qp_ex = orca_create_qp_ex,
+	.create_srq = orca_create_srq,
 	.dealloc_pd = orca_dealloc_pd,
+	.dereg_mr = orca_dereg_mr,
+	.destroy_ah = orca_destroy_ah,
+	.destroy_cq = orca_destroy_cq,
+	.destroy_qp = orca_destroy_qp,
+	.destroy_srq = orca_destroy_srq,
+	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = orca_free_context,
+	.modify_qp = orca_modify_qp,
+	.modify_srq = orca_modify_srq,
 	.query_device_ex = orca_query_device_ex,
 	.query_port = orca_query_port,
+	.query_qp = orca_query_qp,
+	.query_srq = orca_query_srq,
+	.reg_mr = orca_reg_mr,
+	.resize_cq = orca_resize_cq,
 };
 
 /* The ALLOC_UCONTEXT command and response with their Orca udata. */
@@ -156,6 +179,7 @@ static struct verbs_context *orca_alloc_context(struct ibv_device *ibdev,
 		goto err_uninit;
 	}
 	ctx->hw_version = resp.drv.hw_version;
+	ctx->page_size = sysconf(_SC_PAGESIZE);
 
 	verbs_set_ops(&ctx->vctx, &orca_ctx_ops);
 

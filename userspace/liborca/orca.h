@@ -23,11 +23,65 @@ struct orca_device {
 struct orca_context {
 	struct verbs_context vctx;
 	uint32_t hw_version;		/* the device's ORCA_REG_VERSION */
+	size_t page_size;		/* mmap granule */
 };
 
 struct orca_pd {
 	struct ibv_pd ibv_pd;
 	uint32_t pdn;
+};
+
+/*
+ * One mmap of a queue's memory, from the key and length of a udata
+ * response: the ring(s), then a page of doorbell records.
+ */
+struct orca_qmap {
+	void *addr;			/* NULL when not mapped */
+	size_t len;
+};
+
+/*
+ * A work queue ring as the kernel laid it out: SQ, RQ or SRQ.  The
+ * producer index is free-running; the slot is prod & (depth - 1).
+ */
+struct orca_wq {
+	void *ring;			/* depth * stride bytes */
+	struct orca_db_record *db;	/* producer doorbell record */
+	uint32_t depth;			/* entries, a power of two */
+	uint32_t stride;		/* bytes per WQE, a power of two */
+	uint32_t max_sge;		/* SGEs that fit in one WQE */
+	uint32_t prod;			/* software producer index (#4) */
+};
+
+struct orca_cq {
+	struct verbs_cq vcq;
+	uint32_t cqn;
+	uint32_t depth;			/* entries, a power of two */
+	struct orca_cqe *ring;		/* depth entries of ORCA_CQE_SIZE */
+	struct orca_db_record *db;	/* cons and arm words */
+	uint32_t cons;			/* software consumer index (#4) */
+	struct orca_qmap map;
+};
+
+struct orca_qp {
+	struct verbs_qp vqp;
+	uint32_t qpn;
+	uint32_t max_inline;		/* inline bytes that fit in a send WQE */
+	struct orca_wq sq;
+	struct orca_wq rq;		/* depth 0 when the QP uses an SRQ */
+	struct orca_qmap map;
+};
+
+struct orca_srq {
+	struct verbs_srq vsrq;
+	uint32_t srqn;
+	struct orca_wq wq;
+	struct orca_qmap map;
+};
+
+struct orca_ah {
+	struct ibv_ah ibv_ah;
+	uint32_t ahn;
 };
 
 static inline struct orca_context *to_octx(struct ibv_context *ibctx)
@@ -38,6 +92,26 @@ static inline struct orca_context *to_octx(struct ibv_context *ibctx)
 static inline struct orca_pd *to_opd(struct ibv_pd *ibpd)
 {
 	return orca_container_of(ibpd, struct orca_pd, ibv_pd);
+}
+
+static inline struct orca_cq *to_ocq(struct ibv_cq *ibcq)
+{
+	return orca_container_of(ibcq, struct orca_cq, vcq.cq);
+}
+
+static inline struct orca_qp *to_oqp(struct ibv_qp *ibqp)
+{
+	return orca_container_of(ibqp, struct orca_qp, vqp.qp);
+}
+
+static inline struct orca_srq *to_osrq(struct ibv_srq *ibsrq)
+{
+	return orca_container_of(ibsrq, struct orca_srq, vsrq.srq);
+}
+
+static inline struct orca_ah *to_oah(struct ibv_ah *ibah)
+{
+	return orca_container_of(ibah, struct orca_ah, ibv_ah);
 }
 
 /*
@@ -59,5 +133,32 @@ int orca_query_port(struct ibv_context *ibctx, uint8_t port_num,
 		    struct ibv_port_attr *port_attr);
 struct ibv_pd *orca_alloc_pd(struct ibv_context *ibctx);
 int orca_dealloc_pd(struct ibv_pd *ibpd);
+struct ibv_mr *orca_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
+			   uint64_t hca_va, int access);
+int orca_dereg_mr(struct verbs_mr *vmr);
+struct ibv_ah *orca_create_ah(struct ibv_pd *ibpd, struct ibv_ah_attr *attr);
+int orca_destroy_ah(struct ibv_ah *ibah);
+
+/* queue.c */
+struct ibv_cq *orca_create_cq(struct ibv_context *ibctx, int cqe,
+			      struct ibv_comp_channel *channel,
+			      int comp_vector);
+int orca_resize_cq(struct ibv_cq *ibcq, int cqe);
+int orca_destroy_cq(struct ibv_cq *ibcq);
+struct ibv_qp *orca_create_qp(struct ibv_pd *ibpd,
+			      struct ibv_qp_init_attr *attr);
+struct ibv_qp *orca_create_qp_ex(struct ibv_context *ibctx,
+				 struct ibv_qp_init_attr_ex *attr);
+int orca_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		   int attr_mask);
+int orca_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		  int attr_mask, struct ibv_qp_init_attr *init_attr);
+int orca_destroy_qp(struct ibv_qp *ibqp);
+struct ibv_srq *orca_create_srq(struct ibv_pd *ibpd,
+				struct ibv_srq_init_attr *attr);
+int orca_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
+		    int attr_mask);
+int orca_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
+int orca_destroy_srq(struct ibv_srq *ibsrq);
 
 #endif /* ORCA_PROVIDER_H */

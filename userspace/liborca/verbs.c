@@ -89,3 +89,119 @@ int orca_dealloc_pd(struct ibv_pd *ibpd)
 	free(pd);
 	return 0;
 }
+
+/*
+ * Memory regions: no udata.  ibv_cmd_reg_mr() fills the handle, keys,
+ * mr_type and access; ibv_reg_mr() sets pd, addr and length after us.
+ */
+struct ibv_mr *orca_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
+			   uint64_t hca_va, int access)
+{
+	struct ib_uverbs_reg_mr_resp resp = {};
+	struct ibv_reg_mr cmd = {};
+	struct verbs_mr *vmr;
+	int err;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	err = ibv_cmd_reg_mr(ibpd, addr, length, hca_va, access, vmr, &cmd,
+			     sizeof(cmd), &resp, sizeof(resp));
+	if (err) {
+		free(vmr);
+		errno = err;
+		return NULL;
+	}
+
+	orca_dbg("mr handle %u lkey 0x%x rkey 0x%x: %zu bytes at %p\n",
+		 vmr->ibv_mr.handle, vmr->ibv_mr.lkey, vmr->ibv_mr.rkey,
+		 length, addr);
+	return &vmr->ibv_mr;
+}
+
+int orca_dereg_mr(struct verbs_mr *vmr)
+{
+	int err;
+
+	err = ibv_cmd_dereg_mr(vmr);
+	if (err)
+		return err;
+
+	free(vmr);
+	return 0;
+}
+
+/* The CREATE_AH response with its Orca udata; the request has none. */
+struct orca_create_ah_cmd_resp {
+	struct ib_uverbs_create_ah_resp ibv;
+	struct orca_create_ah_resp drv;
+};
+
+_Static_assert(offsetof(struct orca_create_ah_cmd_resp, drv) ==
+	       sizeof(struct ib_uverbs_create_ah_resp) &&
+	       sizeof(struct orca_create_ah_cmd_resp) ==
+	       sizeof(struct ib_uverbs_create_ah_resp) +
+	       sizeof(struct orca_create_ah_resp),
+	       "udata response must directly follow the core response");
+
+/*
+ * Orca is RoCEv2 only: an AH needs a GRH.  The kernel refuses one without
+ * it too; failing here just saves the system call.
+ */
+struct ibv_ah *orca_create_ah(struct ibv_pd *ibpd, struct ibv_ah_attr *attr)
+{
+	struct orca_create_ah_cmd_resp resp = {};
+	struct orca_ah *ah;
+	int err;
+
+	if (!attr->is_global) {
+		errno = EINVAL;
+		return NULL;
+	}
+
+	ah = calloc(1, sizeof(*ah));
+	if (!ah) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	err = ibv_cmd_create_ah(ibpd, &ah->ibv_ah, attr, &resp.ibv,
+				sizeof(resp));
+	if (err)
+		goto err_free;
+
+	if (resp.drv.comp_mask || !resp.drv.ahn) {
+		orca_err("ah: comp_mask 0x%x ahn %u in the response\n",
+			 resp.drv.comp_mask, resp.drv.ahn);
+		err = EPROTO;
+		goto err_destroy;
+	}
+	ah->ahn = resp.drv.ahn;
+
+	orca_dbg("ah handle %u ahn %u\n", ah->ibv_ah.handle, ah->ahn);
+	return &ah->ibv_ah;
+
+err_destroy:
+	if (ibv_cmd_destroy_ah(&ah->ibv_ah))
+		orca_err("ah: destroy after a failed create failed\n");
+err_free:
+	free(ah);
+	errno = err;
+	return NULL;
+}
+
+int orca_destroy_ah(struct ibv_ah *ibah)
+{
+	struct orca_ah *ah = to_oah(ibah);
+	int err;
+
+	err = ibv_cmd_destroy_ah(ibah);
+	if (err)
+		return err;
+
+	free(ah);
+	return 0;
+}

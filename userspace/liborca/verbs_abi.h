@@ -116,7 +116,56 @@ struct verbs_device {
 };
 
 /* Only ever handled through pointers here. */
-struct verbs_mr;
+struct verbs_xrcd;
+
+/*
+ * The "verbs_" wrappers around the public objects.  libibverbs looks
+ * beyond the public struct in some places, so a provider's objects must
+ * embed these rather than the bare ibv_ ones: ibv_qp_to_qp_ex() reads
+ * verbs_qp.comp_mask of every QP, and ibv_dereg_mr() reads
+ * verbs_mr.mr_type and verbs_mr.access, which ibv_cmd_reg_mr() sets.
+ */
+enum ibv_mr_type {
+	IBV_MR_TYPE_MR,
+	IBV_MR_TYPE_NULL_MR,
+	IBV_MR_TYPE_IMPORTED_MR,
+	IBV_MR_TYPE_DMABUF_MR,
+};
+
+struct verbs_mr {
+	struct ibv_mr ibv_mr;
+	enum ibv_mr_type mr_type;
+	int access;
+};
+
+enum verbs_qp_mask {
+	VERBS_QP_XRCD		= 1 << 0,
+	VERBS_QP_EX		= 1 << 1,	/* qp_ex is valid */
+};
+
+struct verbs_qp {
+	union {
+		struct ibv_qp qp;
+		struct ibv_qp_ex qp_ex;
+	};
+	uint32_t comp_mask;			/* enum verbs_qp_mask */
+	struct verbs_xrcd *xrcd;
+};
+
+struct verbs_cq {
+	union {
+		struct ibv_cq cq;
+		struct ibv_cq_ex cq_ex;
+	};
+};
+
+struct verbs_srq {
+	struct ibv_srq srq;
+	enum ibv_srq_type srq_type;
+	struct verbs_xrcd *xrcd;
+	struct ibv_cq *cq;
+	uint32_t srq_num;
+};
 
 /*
  * The provider's verbs.  verbs_set_ops() copies every non-NULL member;
@@ -277,6 +326,93 @@ struct ibv_alloc_pd {
 	__aligned_u64 response;
 };
 
+struct ibv_reg_mr {
+	struct ib_uverbs_cmd_hdr hdr;
+	__aligned_u64 response;
+	__aligned_u64 start;
+	__aligned_u64 length;
+	__aligned_u64 hca_va;
+	__u32 pd_handle;
+	__u32 access_flags;
+};
+
+struct ibv_create_cq {
+	struct ib_uverbs_cmd_hdr hdr;
+	__aligned_u64 response;
+	__aligned_u64 user_handle;
+	__u32 cqe;
+	__u32 comp_vector;
+	__s32 comp_channel;
+	__u32 reserved;
+};
+
+struct ibv_resize_cq {
+	struct ib_uverbs_cmd_hdr hdr;
+	__aligned_u64 response;
+	__u32 cq_handle;
+	__u32 cqe;
+};
+
+struct ibv_create_qp {
+	struct ib_uverbs_cmd_hdr hdr;
+	__aligned_u64 response;
+	__aligned_u64 user_handle;
+	__u32 pd_handle;
+	__u32 send_cq_handle;
+	__u32 recv_cq_handle;
+	__u32 srq_handle;
+	__u32 max_send_wr;
+	__u32 max_recv_wr;
+	__u32 max_send_sge;
+	__u32 max_recv_sge;
+	__u32 max_inline_data;
+	__u8 sq_sig_all;
+	__u8 qp_type;
+	__u8 is_srq;
+	__u8 reserved;
+};
+
+/*
+ * The kernel's modify_qp request ends in a zero-length array, not a
+ * flexible one, so it can be embedded whole.  libibverbs fills it.
+ */
+struct ibv_modify_qp {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_modify_qp core_payload;
+};
+
+struct ibv_query_qp {
+	struct ib_uverbs_cmd_hdr hdr;
+	__aligned_u64 response;
+	__u32 qp_handle;
+	__u32 attr_mask;
+};
+
+struct ibv_create_srq {
+	struct ib_uverbs_cmd_hdr hdr;
+	__aligned_u64 response;
+	__aligned_u64 user_handle;
+	__u32 pd_handle;
+	__u32 max_wr;
+	__u32 max_sge;
+	__u32 srq_limit;
+};
+
+struct ibv_modify_srq {
+	struct ib_uverbs_cmd_hdr hdr;
+	__u32 srq_handle;
+	__u32 attr_mask;
+	__u32 max_wr;
+	__u32 srq_limit;
+};
+
+struct ibv_query_srq {
+	struct ib_uverbs_cmd_hdr hdr;
+	__aligned_u64 response;
+	__u32 srq_handle;
+	__u32 reserved;
+};
+
 /* Provider registration; the suffix is the private ABI generation. */
 void verbs_register_driver_34(const struct verbs_device_ops *ops);
 
@@ -338,6 +474,83 @@ int ibv_cmd_alloc_pd(struct ibv_context *context, struct ibv_pd *pd,
 		     struct ibv_alloc_pd *cmd, size_t cmd_size,
 		     struct ib_uverbs_alloc_pd_resp *resp, size_t resp_size);
 int ibv_cmd_dealloc_pd(struct ibv_pd *pd);
+
+/*
+ * Memory regions.  reg_mr fills vmr->ibv_mr's handle, lkey, rkey and
+ * context, and vmr's mr_type and access; ibv_reg_mr() sets the rest.
+ */
+int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+		   uint64_t hca_va, int access, struct verbs_mr *vmr,
+		   struct ibv_reg_mr *cmd, size_t cmd_size,
+		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
+int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
+
+/*
+ * Completion queues.  create_cq fills cq->context, handle and cqe (the
+ * kernel's answer); ibv_create_cq() initialises the rest afterwards.
+ * resize_cq updates cq->cqe.  destroy_cq waits on cq->mutex/cond until
+ * every reported event was acknowledged.
+ */
+int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
+		      struct ibv_comp_channel *channel, int comp_vector,
+		      struct ibv_cq *cq, struct ibv_create_cq *cmd,
+		      size_t cmd_size, struct ib_uverbs_create_cq_resp *resp,
+		      size_t resp_size);
+int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, struct ibv_resize_cq *cmd,
+		      size_t cmd_size, struct ib_uverbs_resize_cq_resp *resp,
+		      size_t resp_size);
+int ibv_cmd_destroy_cq(struct ibv_cq *cq);
+
+/*
+ * Queue pairs.  create_qp_ex accepts comp_mask PD, XRCD and
+ * SEND_OPS_FLAGS only (EINVAL otherwise); it fills qp->qp completely
+ * (context, handle, qp_num, pd, cqs, srq, type, state RESET, mutex, cond),
+ * sets qp->comp_mask to 0 (XRCD aside), and writes the actual caps back
+ * to attr_ex->cap.  modify_qp and query_qp refuse IBV_QP_RATE_LIMIT and
+ * above with EOPNOTSUPP; cmd must be zeroed, only masked fields are set.
+ */
+int ibv_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
+			 struct ibv_qp_init_attr_ex *attr_ex,
+			 struct ibv_create_qp *cmd, size_t cmd_size,
+			 struct ib_uverbs_create_qp_resp *resp,
+			 size_t resp_size);
+int ibv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+		      int attr_mask, struct ibv_modify_qp *cmd,
+		      size_t cmd_size);
+int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *qp_attr,
+		     int attr_mask, struct ibv_qp_init_attr *qp_init_attr,
+		     struct ibv_query_qp *cmd, size_t cmd_size);
+int ibv_cmd_destroy_qp(struct ibv_qp *qp);
+int ibv_cmd_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+			 uint16_t lid);
+int ibv_cmd_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+			 uint16_t lid);
+
+/*
+ * Shared receive queues.  create_srq fills srq->context, handle, mutex
+ * and cond, and writes the actual max_wr/max_sge back to attr->attr;
+ * ibv_create_srq() sets the rest.
+ */
+int ibv_cmd_create_srq(struct ibv_pd *pd, struct ibv_srq *srq,
+		       struct ibv_srq_init_attr *attr,
+		       struct ibv_create_srq *cmd, size_t cmd_size,
+		       struct ib_uverbs_create_srq_resp *resp,
+		       size_t resp_size);
+int ibv_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+		       int srq_attr_mask, struct ibv_modify_srq *cmd,
+		       size_t cmd_size);
+int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+		      struct ibv_query_srq *cmd, size_t cmd_size);
+int ibv_cmd_destroy_srq(struct ibv_srq *srq);
+
+/*
+ * Address handles.  The request carries no udata; create_ah fills
+ * ah->handle and ah->context.
+ */
+int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
+		      struct ibv_ah_attr *attr,
+		      struct ib_uverbs_create_ah_resp *resp, size_t resp_size);
+int ibv_cmd_destroy_ah(struct ibv_ah *ah);
 
 /*
  * Layout checks.  The values were taken from rdma-core v44.0's own
@@ -410,6 +623,39 @@ VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, query_port) == 480);
 VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, reg_mr) == 544);
 VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, req_notify_cq) == 552);
 VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, unimport_pd) == 600);
+
+/*
+ * The object wrappers (rdma-core v44.0's driver.h, compiled for x86_64).
+ * libibverbs reads verbs_qp.comp_mask at 352 in ibv_qp_to_qp_ex() and
+ * writes verbs_mr.mr_type/access at 48/52 in ibv_cmd_reg_mr().
+ */
+VERBS_ABI_CHECK(sizeof(struct ibv_mr) == 48);
+VERBS_ABI_CHECK(sizeof(struct verbs_mr) == 56);
+VERBS_ABI_CHECK(offsetof(struct verbs_mr, mr_type) == 48);
+VERBS_ABI_CHECK(offsetof(struct verbs_mr, access) == 52);
+VERBS_ABI_CHECK(IBV_MR_TYPE_MR == 0 && IBV_MR_TYPE_DMABUF_MR == 3);
+
+VERBS_ABI_CHECK(sizeof(struct ibv_qp) == 160);
+VERBS_ABI_CHECK(sizeof(struct ibv_qp_ex) == 352);
+VERBS_ABI_CHECK(offsetof(struct ibv_qp_ex, qp_base) == 0);
+VERBS_ABI_CHECK(sizeof(struct verbs_qp) == 368);
+VERBS_ABI_CHECK(offsetof(struct verbs_qp, qp) == 0);
+VERBS_ABI_CHECK(offsetof(struct verbs_qp, qp_ex) == 0);
+VERBS_ABI_CHECK(offsetof(struct verbs_qp, comp_mask) == 352);
+VERBS_ABI_CHECK(offsetof(struct verbs_qp, xrcd) == 360);
+
+VERBS_ABI_CHECK(sizeof(struct ibv_cq) == 128);
+VERBS_ABI_CHECK(sizeof(struct ibv_cq_ex) == 288);
+VERBS_ABI_CHECK(sizeof(struct verbs_cq) == 288);
+VERBS_ABI_CHECK(offsetof(struct verbs_cq, cq) == 0);
+VERBS_ABI_CHECK(offsetof(struct verbs_cq, cq_ex) == 0);
+
+VERBS_ABI_CHECK(sizeof(struct ibv_srq) == 128);
+VERBS_ABI_CHECK(sizeof(struct verbs_srq) == 160);
+VERBS_ABI_CHECK(offsetof(struct verbs_srq, srq_type) == 128);
+VERBS_ABI_CHECK(offsetof(struct verbs_srq, xrcd) == 136);
+VERBS_ABI_CHECK(offsetof(struct verbs_srq, cq) == 144);
+VERBS_ABI_CHECK(offsetof(struct verbs_srq, srq_num) == 152);
 #else
 #error "liborca: the rdma-core 44 layouts are only verified for x86_64"
 #endif
@@ -432,8 +678,85 @@ VERBS_ABI_CHECK(sizeof(struct ibv_alloc_pd) ==
 		sizeof(struct ib_uverbs_alloc_pd));
 VERBS_ABI_CHECK(sizeof(struct ibv_alloc_pd) == 16);
 
-/* The core responses that provider udata is appended to. */
+#define VERBS_CMD_CHECK(cmd, kcmd, size)					\
+	VERBS_ABI_CHECK(sizeof(struct cmd) ==					\
+			sizeof(struct ib_uverbs_cmd_hdr) + sizeof(struct kcmd)); \
+	VERBS_ABI_CHECK(sizeof(struct cmd) == (size))
+#define VERBS_CMD_FIELD(cmd, kcmd, field)					\
+	VERBS_ABI_CHECK(offsetof(struct cmd, field) ==				\
+			sizeof(struct ib_uverbs_cmd_hdr) +			\
+			offsetof(struct kcmd, field))
+
+VERBS_CMD_CHECK(ibv_reg_mr, ib_uverbs_reg_mr, 48);
+VERBS_CMD_FIELD(ibv_reg_mr, ib_uverbs_reg_mr, start);
+VERBS_CMD_FIELD(ibv_reg_mr, ib_uverbs_reg_mr, length);
+VERBS_CMD_FIELD(ibv_reg_mr, ib_uverbs_reg_mr, hca_va);
+VERBS_CMD_FIELD(ibv_reg_mr, ib_uverbs_reg_mr, pd_handle);
+VERBS_CMD_FIELD(ibv_reg_mr, ib_uverbs_reg_mr, access_flags);
+
+VERBS_CMD_CHECK(ibv_create_cq, ib_uverbs_create_cq, 40);
+VERBS_CMD_FIELD(ibv_create_cq, ib_uverbs_create_cq, user_handle);
+VERBS_CMD_FIELD(ibv_create_cq, ib_uverbs_create_cq, cqe);
+VERBS_CMD_FIELD(ibv_create_cq, ib_uverbs_create_cq, comp_vector);
+VERBS_CMD_FIELD(ibv_create_cq, ib_uverbs_create_cq, comp_channel);
+VERBS_CMD_FIELD(ibv_create_cq, ib_uverbs_create_cq, reserved);
+
+VERBS_CMD_CHECK(ibv_resize_cq, ib_uverbs_resize_cq, 24);
+VERBS_CMD_FIELD(ibv_resize_cq, ib_uverbs_resize_cq, cq_handle);
+VERBS_CMD_FIELD(ibv_resize_cq, ib_uverbs_resize_cq, cqe);
+
+VERBS_CMD_CHECK(ibv_create_qp, ib_uverbs_create_qp, 64);
+VERBS_CMD_FIELD(ibv_create_qp, ib_uverbs_create_qp, user_handle);
+VERBS_CMD_FIELD(ibv_create_qp, ib_uverbs_create_qp, pd_handle);
+VERBS_CMD_FIELD(ibv_create_qp, ib_uverbs_create_qp, send_cq_handle);
+VERBS_CMD_FIELD(ibv_create_qp, ib_uverbs_create_qp, recv_cq_handle);
+VERBS_CMD_FIELD(ibv_create_qp, ib_uverbs_create_qp, srq_handle);
+VERBS_CMD_FIELD(ibv_create_qp, ib_uverbs_create_qp, max_send_wr);
+VERBS_CMD_FIELD(ibv_create_qp, ib_uverbs_create_qp, max_recv_wr);
+VERBS_CMD_FIELD(ibv_create_qp, ib_uverbs_create_qp, max_send_sge);
+VERBS_CMD_FIELD(ibv_create_qp, ib_uverbs_create_qp, max_recv_sge);
+VERBS_CMD_FIELD(ibv_create_qp, ib_uverbs_create_qp, max_inline_data);
+VERBS_CMD_FIELD(ibv_create_qp, ib_uverbs_create_qp, sq_sig_all);
+VERBS_CMD_FIELD(ibv_create_qp, ib_uverbs_create_qp, qp_type);
+VERBS_CMD_FIELD(ibv_create_qp, ib_uverbs_create_qp, is_srq);
+VERBS_CMD_FIELD(ibv_create_qp, ib_uverbs_create_qp, reserved);
+
+VERBS_CMD_CHECK(ibv_modify_qp, ib_uverbs_modify_qp, 120);
+VERBS_ABI_CHECK(offsetof(struct ibv_modify_qp, core_payload) == 8);
+
+VERBS_CMD_CHECK(ibv_query_qp, ib_uverbs_query_qp, 24);
+VERBS_CMD_FIELD(ibv_query_qp, ib_uverbs_query_qp, qp_handle);
+VERBS_CMD_FIELD(ibv_query_qp, ib_uverbs_query_qp, attr_mask);
+
+VERBS_CMD_CHECK(ibv_create_srq, ib_uverbs_create_srq, 40);
+VERBS_CMD_FIELD(ibv_create_srq, ib_uverbs_create_srq, user_handle);
+VERBS_CMD_FIELD(ibv_create_srq, ib_uverbs_create_srq, pd_handle);
+VERBS_CMD_FIELD(ibv_create_srq, ib_uverbs_create_srq, max_wr);
+VERBS_CMD_FIELD(ibv_create_srq, ib_uverbs_create_srq, max_sge);
+VERBS_CMD_FIELD(ibv_create_srq, ib_uverbs_create_srq, srq_limit);
+
+VERBS_CMD_CHECK(ibv_modify_srq, ib_uverbs_modify_srq, 24);
+VERBS_CMD_FIELD(ibv_modify_srq, ib_uverbs_modify_srq, srq_handle);
+VERBS_CMD_FIELD(ibv_modify_srq, ib_uverbs_modify_srq, attr_mask);
+VERBS_CMD_FIELD(ibv_modify_srq, ib_uverbs_modify_srq, max_wr);
+VERBS_CMD_FIELD(ibv_modify_srq, ib_uverbs_modify_srq, srq_limit);
+
+VERBS_CMD_CHECK(ibv_query_srq, ib_uverbs_query_srq, 24);
+VERBS_CMD_FIELD(ibv_query_srq, ib_uverbs_query_srq, srq_handle);
+VERBS_CMD_FIELD(ibv_query_srq, ib_uverbs_query_srq, reserved);
+
+/*
+ * The core responses that provider udata is appended to.  libibverbs
+ * hands the kernel (resp + sizeof(core), resp_size - sizeof(core)) as
+ * the udata out buffer, so these sizes are where Orca's structs start.
+ */
 VERBS_ABI_CHECK(sizeof(struct ib_uverbs_get_context_resp) == 8);
 VERBS_ABI_CHECK(sizeof(struct ib_uverbs_alloc_pd_resp) == 4);
+VERBS_ABI_CHECK(sizeof(struct ib_uverbs_reg_mr_resp) == 12);
+VERBS_ABI_CHECK(sizeof(struct ib_uverbs_create_cq_resp) == 8);
+VERBS_ABI_CHECK(sizeof(struct ib_uverbs_resize_cq_resp) == 8);
+VERBS_ABI_CHECK(sizeof(struct ib_uverbs_create_qp_resp) == 32);
+VERBS_ABI_CHECK(sizeof(struct ib_uverbs_create_srq_resp) == 16);
+VERBS_ABI_CHECK(sizeof(struct ib_uverbs_create_ah_resp) == 4);
 
 #endif /* ORCA_VERBS_ABI_H */

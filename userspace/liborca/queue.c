@@ -1,0 +1,751 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * liborca: the queue objects of the control path (CQ, QP, SRQ).
+ *
+ * Each is one uverbs command carrying the zeroed Orca request, whose
+ * response describes one mapping of the queue's memory: its ring(s) and a
+ * page of doorbell records (uapi/rdma/orca-abi.h).  The response is
+ * checked before anything is mapped, the mapping is made on the command
+ * fd with the key and length from the response, and the ring and
+ * doorbell pointers are kept for the data path.  Posting and polling
+ * are not implemented yet, so libibverbs answers them with EOPNOTSUPP.
+ *
+ * A response that does not describe a usable layout means the kernel and
+ * liborca disagree about the ABI: the object is destroyed again and the
+ * verb fails with EPROTO.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "orca.h"
+
+/* The uverbs commands and responses with their Orca udata appended. */
+struct orca_create_cq_cmd {
+	struct ibv_create_cq ibv;
+	struct orca_create_cq_req drv;
+};
+
+struct orca_create_cq_cmd_resp {
+	struct ib_uverbs_create_cq_resp ibv;
+	struct orca_create_cq_resp drv;
+};
+
+struct orca_resize_cq_cmd {
+	struct ibv_resize_cq ibv;
+	struct orca_resize_cq_req drv;
+};
+
+struct orca_resize_cq_cmd_resp {
+	struct ib_uverbs_resize_cq_resp ibv;
+	struct orca_resize_cq_resp drv;
+};
+
+struct orca_create_qp_cmd {
+	struct ibv_create_qp ibv;
+	struct orca_create_qp_req drv;
+};
+
+struct orca_create_qp_cmd_resp {
+	struct ib_uverbs_create_qp_resp ibv;
+	struct orca_create_qp_resp drv;
+};
+
+struct orca_create_srq_cmd {
+	struct ibv_create_srq ibv;
+	struct orca_create_srq_req drv;
+};
+
+struct orca_create_srq_cmd_resp {
+	struct ib_uverbs_create_srq_resp ibv;
+	struct orca_create_srq_resp drv;
+};
+
+/*
+ * libibverbs passes everything after the core struct as udata, so the
+ * Orca struct must start right after it and nothing may follow it.
+ */
+#define ORCA_UDATA_CHECK(wrap, core, drv_t)					\
+	_Static_assert(offsetof(struct wrap, drv) == sizeof(struct core) &&	\
+		       sizeof(struct wrap) ==					\
+		       sizeof(struct core) + sizeof(struct drv_t),		\
+		       #wrap ": udata must directly follow the core struct")
+
+ORCA_UDATA_CHECK(orca_create_cq_cmd, ibv_create_cq, orca_create_cq_req);
+ORCA_UDATA_CHECK(orca_create_cq_cmd_resp, ib_uverbs_create_cq_resp,
+		 orca_create_cq_resp);
+ORCA_UDATA_CHECK(orca_resize_cq_cmd, ibv_resize_cq, orca_resize_cq_req);
+ORCA_UDATA_CHECK(orca_resize_cq_cmd_resp, ib_uverbs_resize_cq_resp,
+		 orca_resize_cq_resp);
+ORCA_UDATA_CHECK(orca_create_qp_cmd, ibv_create_qp, orca_create_qp_req);
+ORCA_UDATA_CHECK(orca_create_qp_cmd_resp, ib_uverbs_create_qp_resp,
+		 orca_create_qp_resp);
+ORCA_UDATA_CHECK(orca_create_srq_cmd, ibv_create_srq, orca_create_srq_req);
+ORCA_UDATA_CHECK(orca_create_srq_cmd_resp, ib_uverbs_create_srq_resp,
+		 orca_create_srq_resp);
+
+_Static_assert(sizeof(struct orca_cqe) == ORCA_CQE_SIZE, "CQE size");
+_Static_assert(sizeof(struct orca_db_record) == ORCA_DB_RECORD_SIZE,
+	       "doorbell record size");
+_Static_assert(sizeof(struct orca_send_wqe) == ORCA_SEND_WQE_HDR_SIZE,
+	       "send WQE header size");
+_Static_assert(sizeof(struct orca_recv_wqe) == ORCA_RECV_WQE_HDR_SIZE,
+	       "receive WQE header size");
+
+/* --- layout checks --------------------------------------------------- */
+
+static bool orca_is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+/* A region of the mapping: [off, off + len). */
+struct orca_region {
+	uint64_t off;
+	uint64_t len;
+	const char *what;
+};
+
+static bool orca_region_inside(const struct orca_region *r, uint64_t map_len)
+{
+	return r->len && r->off <= map_len && r->len <= map_len - r->off;
+}
+
+static bool orca_regions_overlap(const struct orca_region *a,
+				 const struct orca_region *b)
+{
+	return a->off < b->off + b->len && b->off < a->off + a->len;
+}
+
+/*
+ * The mapping as a whole: page granular, and every region inside it,
+ * 64-byte aligned and disjoint from the others.
+ */
+static int orca_check_map(struct orca_context *ctx, const char *obj,
+			  uint64_t key, uint32_t map_len,
+			  const struct orca_region *regions, unsigned int n)
+{
+	unsigned int i, j;
+
+	if (!map_len || map_len % ctx->page_size || key % ctx->page_size ||
+	    key > (uint64_t)INT64_MAX) {
+		orca_err("%s: bad mapping: key 0x%llx length %u\n", obj,
+			 (unsigned long long)key, map_len);
+		return EPROTO;
+	}
+
+	for (i = 0; i < n; i++) {
+		if (!orca_region_inside(&regions[i], map_len) ||
+		    regions[i].off % ORCA_DB_RECORD_SIZE) {
+			orca_err("%s: %s at %llu+%llu does not fit a %u byte mapping\n",
+				 obj, regions[i].what,
+				 (unsigned long long)regions[i].off,
+				 (unsigned long long)regions[i].len, map_len);
+			return EPROTO;
+		}
+		for (j = 0; j < i; j++) {
+			if (orca_regions_overlap(&regions[i], &regions[j])) {
+				orca_err("%s: %s overlaps %s\n", obj,
+					 regions[i].what, regions[j].what);
+				return EPROTO;
+			}
+		}
+	}
+	return 0;
+}
+
+/*
+ * A work queue ring: depth and stride powers of two, room for the WQE
+ * header and at least one SGE, and at least as large as the kernel says
+ * it is in the core response (max_wr, max_sge).
+ */
+static int orca_check_wq(const char *obj, const char *what, uint32_t depth,
+			 uint32_t stride, uint32_t hdr_size, uint32_t max_wr,
+			 uint32_t max_sge)
+{
+	if (!orca_is_pow2(depth) || !orca_is_pow2(stride) ||
+	    stride < hdr_size + sizeof(struct orca_sge) || max_wr > depth ||
+	    max_sge > (stride - hdr_size) / sizeof(struct orca_sge)) {
+		orca_err("%s: bad %s: depth %u stride %u for max_wr %u max_sge %u\n",
+			 obj, what, depth, stride, max_wr, max_sge);
+		return EPROTO;
+	}
+	return 0;
+}
+
+static int orca_qmap_map(struct orca_context *ctx, struct orca_qmap *map,
+			 uint64_t key, uint32_t len)
+{
+	void *addr;
+
+	addr = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    ctx->vctx.context.cmd_fd, (off_t)key);
+	if (addr == MAP_FAILED) {
+		int err = errno;
+
+		orca_err("mmap of %u bytes at key 0x%llx failed: %s\n", len,
+			 (unsigned long long)key, strerror(err));
+		return err;
+	}
+	map->addr = addr;
+	map->len = len;
+	return 0;
+}
+
+static void orca_qmap_unmap(struct orca_qmap *map)
+{
+	if (map->addr)
+		munmap(map->addr, map->len);
+	map->addr = NULL;
+	map->len = 0;
+}
+
+static void *orca_qmap_at(const struct orca_qmap *map, uint32_t off)
+{
+	return (char *)map->addr + off;
+}
+
+/* --- completion queues ----------------------------------------------- */
+
+struct orca_cq_layout {
+	uint32_t cqe_count;
+	uint32_t cqe_size;
+	uint64_t mmap_key;
+	uint32_t mmap_len;
+	uint32_t db_offset;
+};
+
+/* CQ = [ring: cqe_count entries][...][doorbell record at db_offset]. */
+static int orca_check_cq(struct orca_context *ctx, const struct ibv_cq *ibcq,
+			 uint32_t comp_mask, const struct orca_cq_layout *l)
+{
+	struct orca_region regions[] = {
+		{ 0, (uint64_t)l->cqe_count * l->cqe_size, "ring" },
+		{ l->db_offset, ORCA_DB_RECORD_SIZE, "doorbell record" },
+	};
+
+	if (comp_mask) {
+		orca_err("cq: unknown response comp_mask 0x%x\n", comp_mask);
+		return EPROTO;
+	}
+	if (l->cqe_size != ORCA_CQE_SIZE || !orca_is_pow2(l->cqe_count) ||
+	    l->cqe_count < 2 || ibcq->cqe < 0 ||
+	    (uint32_t)ibcq->cqe > l->cqe_count) {
+		orca_err("cq: bad ring: %u entries of %u bytes for cqe %d\n",
+			 l->cqe_count, l->cqe_size, ibcq->cqe);
+		return EPROTO;
+	}
+	return orca_check_map(ctx, "cq", l->mmap_key, l->mmap_len, regions,
+			      sizeof(regions) / sizeof(regions[0]));
+}
+
+static void orca_cq_set_ring(struct orca_cq *cq, const struct orca_cq_layout *l)
+{
+	cq->depth = l->cqe_count;
+	cq->ring = orca_qmap_at(&cq->map, 0);
+	cq->db = orca_qmap_at(&cq->map, l->db_offset);
+}
+
+/*
+ * Undoes a create whose response was unusable.  ibv_cmd_destroy_cq()
+ * waits on the CQ's mutex and condition, which libibverbs only
+ * initialises once create_cq has returned the CQ.
+ */
+static void orca_cq_undo_create(struct orca_cq *cq)
+{
+	struct ibv_cq *ibcq = &cq->vcq.cq;
+	int err;
+
+	pthread_mutex_init(&ibcq->mutex, NULL);
+	pthread_cond_init(&ibcq->cond, NULL);
+	err = ibv_cmd_destroy_cq(ibcq);
+	if (err)
+		orca_err("cq %u: destroy after a failed create: %s\n",
+			 cq->cqn, strerror(err));
+	pthread_cond_destroy(&ibcq->cond);
+	pthread_mutex_destroy(&ibcq->mutex);
+}
+
+struct ibv_cq *orca_create_cq(struct ibv_context *ibctx, int cqe,
+			      struct ibv_comp_channel *channel,
+			      int comp_vector)
+{
+	struct orca_context *ctx = to_octx(ibctx);
+	struct orca_create_cq_cmd_resp resp = {};
+	struct orca_create_cq_cmd cmd = {};
+	struct orca_cq_layout layout;
+	struct orca_cq *cq;
+	int err;
+
+	cq = calloc(1, sizeof(*cq));
+	if (!cq) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	err = ibv_cmd_create_cq(ibctx, cqe, channel, comp_vector, &cq->vcq.cq,
+				&cmd.ibv, sizeof(cmd), &resp.ibv, sizeof(resp));
+	if (err)
+		goto err_free;
+	cq->cqn = resp.drv.cqn;
+
+	layout = (struct orca_cq_layout){
+		.cqe_count = resp.drv.cqe_count,
+		.cqe_size = resp.drv.cqe_size,
+		.mmap_key = resp.drv.mmap_key,
+		.mmap_len = resp.drv.mmap_len,
+		.db_offset = resp.drv.db_offset,
+	};
+	err = orca_check_cq(ctx, &cq->vcq.cq, resp.drv.comp_mask, &layout);
+	if (err)
+		goto err_destroy;
+	err = orca_qmap_map(ctx, &cq->map, layout.mmap_key, layout.mmap_len);
+	if (err)
+		goto err_destroy;
+	orca_cq_set_ring(cq, &layout);
+
+	orca_dbg("cq handle %u cqn %u: %u entries, cqe %d, mapping %u bytes\n",
+		 cq->vcq.cq.handle, cq->cqn, cq->depth, cq->vcq.cq.cqe,
+		 layout.mmap_len);
+	return &cq->vcq.cq;
+
+err_destroy:
+	orca_cq_undo_create(cq);
+err_free:
+	free(cq);
+	errno = err;
+	return NULL;
+}
+
+/*
+ * RESIZE_CQ gives the CQ a new allocation; the device has moved the
+ * unconsumed entries into it.  The old mapping is released once the new
+ * one is in place.  Serialising this with polling is the data path's
+ * job (#4).
+ */
+int orca_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct orca_context *ctx = to_octx(ibcq->context);
+	struct orca_resize_cq_cmd_resp resp = {};
+	struct orca_resize_cq_cmd cmd = {};
+	struct orca_cq *cq = to_ocq(ibcq);
+	struct orca_cq_layout layout;
+	struct orca_qmap map = {};
+	int old_cqe = ibcq->cqe;
+	int err;
+
+	err = ibv_cmd_resize_cq(ibcq, cqe, &cmd.ibv, sizeof(cmd), &resp.ibv,
+				sizeof(resp));
+	if (err)
+		return err;
+
+	layout = (struct orca_cq_layout){
+		.cqe_count = resp.drv.cqe_count,
+		.cqe_size = ORCA_CQE_SIZE,
+		.mmap_key = resp.drv.mmap_key,
+		.mmap_len = resp.drv.mmap_len,
+		.db_offset = resp.drv.db_offset,
+	};
+	err = orca_check_cq(ctx, ibcq, resp.drv.comp_mask, &layout);
+	if (!err)
+		err = orca_qmap_map(ctx, &map, layout.mmap_key,
+				    layout.mmap_len);
+	if (err) {
+		/* The kernel has moved on; there is no way back. */
+		orca_err("cq %u: resized, but the new ring is unusable\n",
+			 cq->cqn);
+		ibcq->cqe = old_cqe;
+		return err;
+	}
+
+	orca_qmap_unmap(&cq->map);
+	cq->map = map;
+	orca_cq_set_ring(cq, &layout);
+
+	orca_dbg("cq %u: resized to %u entries, cqe %d\n", cq->cqn, cq->depth,
+		 ibcq->cqe);
+	return 0;
+}
+
+int orca_destroy_cq(struct ibv_cq *ibcq)
+{
+	struct orca_cq *cq = to_ocq(ibcq);
+	int err;
+
+	err = ibv_cmd_destroy_cq(ibcq);
+	if (err)
+		return err;
+
+	orca_qmap_unmap(&cq->map);
+	free(cq);
+	return 0;
+}
+
+/* --- queue pairs ----------------------------------------------------- */
+
+/*
+ * QP = [SQ ring][RQ ring, absent with an SRQ][SQ and RQ doorbell records].
+ * cap is what the kernel reported in the core response.
+ */
+static int orca_check_qp(struct orca_context *ctx, const struct orca_qp *qp,
+			 const struct ibv_qp_cap *cap, bool has_rq,
+			 const struct orca_create_qp_resp *r)
+{
+	struct orca_region regions[3];
+	unsigned int n = 0;
+	int err;
+
+	if (r->comp_mask) {
+		orca_err("qp: unknown response comp_mask 0x%x\n", r->comp_mask);
+		return EPROTO;
+	}
+	if (!r->qpn || r->qpn != qp->vqp.qp.qp_num) {
+		orca_err("qp: qpn %u in udata, %u in the core response\n",
+			 r->qpn, qp->vqp.qp.qp_num);
+		return EPROTO;
+	}
+
+	err = orca_check_wq("qp", "send queue", r->sq_depth, r->sq_stride,
+			    ORCA_SEND_WQE_HDR_SIZE, cap->max_send_wr,
+			    cap->max_send_sge);
+	if (err)
+		return err;
+	if (r->max_inline > r->sq_stride - ORCA_SEND_WQE_HDR_SIZE ||
+	    cap->max_inline_data > r->max_inline) {
+		orca_err("qp: max_inline %u (reported %u) with a %u byte stride\n",
+			 r->max_inline, cap->max_inline_data, r->sq_stride);
+		return EPROTO;
+	}
+	regions[n++] = (struct orca_region){
+		r->sq_offset, (uint64_t)r->sq_depth * r->sq_stride, "send queue"
+	};
+
+	if (has_rq) {
+		err = orca_check_wq("qp", "receive queue", r->rq_depth,
+				    r->rq_stride, ORCA_RECV_WQE_HDR_SIZE,
+				    cap->max_recv_wr, cap->max_recv_sge);
+		if (err)
+			return err;
+		regions[n++] = (struct orca_region){
+			r->rq_offset, (uint64_t)r->rq_depth * r->rq_stride,
+			"receive queue"
+		};
+	} else if (r->rq_depth) {
+		orca_err("qp: receive queue of %u entries with an SRQ\n",
+			 r->rq_depth);
+		return EPROTO;
+	}
+
+	regions[n++] = (struct orca_region){
+		r->db_offset, 2 * ORCA_DB_RECORD_SIZE, "doorbell records"
+	};
+	return orca_check_map(ctx, "qp", r->mmap_key, r->mmap_len, regions, n);
+}
+
+static void orca_qp_set_rings(struct orca_qp *qp, bool has_rq,
+			      const struct orca_create_qp_resp *r)
+{
+	struct orca_db_record *db = orca_qmap_at(&qp->map, r->db_offset);
+
+	qp->qpn = r->qpn;
+	qp->max_inline = r->max_inline;
+	qp->sq = (struct orca_wq){
+		.ring = orca_qmap_at(&qp->map, r->sq_offset),
+		.db = &db[0],
+		.depth = r->sq_depth,
+		.stride = r->sq_stride,
+		.max_sge = (r->sq_stride - ORCA_SEND_WQE_HDR_SIZE) /
+			   sizeof(struct orca_sge),
+	};
+	if (!has_rq)
+		return;
+	qp->rq = (struct orca_wq){
+		.ring = orca_qmap_at(&qp->map, r->rq_offset),
+		.db = &db[1],
+		.depth = r->rq_depth,
+		.stride = r->rq_stride,
+		.max_sge = (r->rq_stride - ORCA_RECV_WQE_HDR_SIZE) /
+			   sizeof(struct orca_sge),
+	};
+}
+
+/*
+ * Both create verbs end here with comp_mask PD.  ibv_cmd_create_qp_ex()
+ * fills the ibv_qp (pd, cqs, srq, type, state RESET, mutex, cond) and
+ * writes the actual caps back to attr->cap.
+ */
+static struct ibv_qp *orca_create_qp_common(struct ibv_context *ibctx,
+					    struct ibv_qp_init_attr_ex *attr)
+{
+	struct orca_context *ctx = to_octx(ibctx);
+	struct orca_create_qp_cmd_resp resp = {};
+	struct orca_create_qp_cmd cmd = {};
+	bool has_rq = !attr->srq;
+	struct orca_qp *qp;
+	int err;
+
+	switch (attr->qp_type) {
+	case IBV_QPT_RC:
+	case IBV_QPT_UC:
+	case IBV_QPT_UD:
+		break;
+	default:
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	err = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, attr, &cmd.ibv,
+				   sizeof(cmd), &resp.ibv, sizeof(resp));
+	if (err)
+		goto err_free;
+
+	err = orca_check_qp(ctx, qp, &attr->cap, has_rq, &resp.drv);
+	if (err)
+		goto err_destroy;
+	err = orca_qmap_map(ctx, &qp->map, resp.drv.mmap_key,
+			    resp.drv.mmap_len);
+	if (err)
+		goto err_destroy;
+	orca_qp_set_rings(qp, has_rq, &resp.drv);
+
+	orca_dbg("qp handle %u qpn %u: sq %ux%u rq %ux%u inline %u\n",
+		 qp->vqp.qp.handle, qp->qpn, qp->sq.depth, qp->sq.stride,
+		 qp->rq.depth, qp->rq.stride, qp->max_inline);
+	return &qp->vqp.qp;
+
+err_destroy:
+	if (ibv_cmd_destroy_qp(&qp->vqp.qp))
+		orca_err("qp %u: destroy after a failed create failed\n",
+			 resp.drv.qpn);
+	pthread_cond_destroy(&qp->vqp.qp.cond);
+	pthread_mutex_destroy(&qp->vqp.qp.mutex);
+err_free:
+	free(qp);
+	errno = err;
+	return NULL;
+}
+
+struct ibv_qp *orca_create_qp(struct ibv_pd *ibpd,
+			      struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_init_attr_ex attr_ex = {
+		.qp_context = attr->qp_context,
+		.send_cq = attr->send_cq,
+		.recv_cq = attr->recv_cq,
+		.srq = attr->srq,
+		.cap = attr->cap,
+		.qp_type = attr->qp_type,
+		.sq_sig_all = attr->sq_sig_all,
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+		.pd = ibpd,
+	};
+	struct ibv_qp *qp;
+
+	qp = orca_create_qp_common(ibpd->context, &attr_ex);
+	if (qp)
+		attr->cap = attr_ex.cap;
+	return qp;
+}
+
+/*
+ * ibv_create_qp_ex() only comes here for masks other than PD alone.  Orca
+ * takes PD with an empty CREATE_FLAGS; extended send ops (#4), XRC, RSS
+ * and TSO are not supported.  Only the fields these masks name are read:
+ * the caller's struct may predate later members.
+ */
+#define ORCA_QP_INIT_ATTR_KNOWN	(IBV_QP_INIT_ATTR_SEND_OPS_FLAGS * 2 - 1)
+
+struct ibv_qp *orca_create_qp_ex(struct ibv_context *ibctx,
+				 struct ibv_qp_init_attr_ex *attr)
+{
+	struct ibv_qp_init_attr_ex attr_ex = {};
+	struct ibv_qp *qp;
+
+	if (attr->comp_mask & ~ORCA_QP_INIT_ATTR_KNOWN ||
+	    !(attr->comp_mask & IBV_QP_INIT_ATTR_PD)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (attr->comp_mask & ~(IBV_QP_INIT_ATTR_PD |
+				IBV_QP_INIT_ATTR_CREATE_FLAGS) ||
+	    (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS &&
+	     attr->create_flags)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->pd->context != ibctx) {
+		errno = EINVAL;
+		return NULL;
+	}
+
+	attr_ex.qp_context = attr->qp_context;
+	attr_ex.send_cq = attr->send_cq;
+	attr_ex.recv_cq = attr->recv_cq;
+	attr_ex.srq = attr->srq;
+	attr_ex.cap = attr->cap;
+	attr_ex.qp_type = attr->qp_type;
+	attr_ex.sq_sig_all = attr->sq_sig_all;
+	attr_ex.comp_mask = IBV_QP_INIT_ATTR_PD;
+	attr_ex.pd = attr->pd;
+
+	qp = orca_create_qp_common(ibctx, &attr_ex);
+	if (qp)
+		attr->cap = attr_ex.cap;
+	return qp;
+}
+
+/*
+ * No udata either way.  The device enforces the state machine; the
+ * data path (#4) will reset its ring indices on a move to RESET.
+ */
+int orca_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		   int attr_mask)
+{
+	struct ibv_modify_qp cmd = {};
+
+	return ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+}
+
+int orca_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		  int attr_mask, struct ibv_qp_init_attr *init_attr)
+{
+	struct ibv_query_qp cmd = {};
+
+	return ibv_cmd_query_qp(ibqp, attr, attr_mask, init_attr, &cmd,
+				sizeof(cmd));
+}
+
+/* Fails with EBUSY, keeping the QP and its mapping, while attached. */
+int orca_destroy_qp(struct ibv_qp *ibqp)
+{
+	struct orca_qp *qp = to_oqp(ibqp);
+	int err;
+
+	err = ibv_cmd_destroy_qp(ibqp);
+	if (err)
+		return err;
+
+	orca_qmap_unmap(&qp->map);
+	free(qp);
+	return 0;
+}
+
+/* --- shared receive queues ------------------------------------------- */
+
+/* SRQ = [ring][...][doorbell record at db_offset]. */
+static int orca_check_srq(struct orca_context *ctx,
+			  const struct ibv_srq_attr *attr,
+			  const struct orca_create_srq_resp *r)
+{
+	struct orca_region regions[] = {
+		{ 0, (uint64_t)r->depth * r->stride, "ring" },
+		{ r->db_offset, ORCA_DB_RECORD_SIZE, "doorbell record" },
+	};
+	int err;
+
+	if (r->comp_mask || !r->srqn) {
+		orca_err("srq: comp_mask 0x%x srqn %u in the response\n",
+			 r->comp_mask, r->srqn);
+		return EPROTO;
+	}
+	err = orca_check_wq("srq", "ring", r->depth, r->stride,
+			    ORCA_RECV_WQE_HDR_SIZE, attr->max_wr, attr->max_sge);
+	if (err)
+		return err;
+	return orca_check_map(ctx, "srq", r->mmap_key, r->mmap_len, regions,
+			      sizeof(regions) / sizeof(regions[0]));
+}
+
+struct ibv_srq *orca_create_srq(struct ibv_pd *ibpd,
+				struct ibv_srq_init_attr *attr)
+{
+	struct orca_context *ctx = to_octx(ibpd->context);
+	struct orca_create_srq_cmd_resp resp = {};
+	struct orca_create_srq_cmd cmd = {};
+	struct orca_srq *srq;
+	int err;
+
+	srq = calloc(1, sizeof(*srq));
+	if (!srq) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	srq->vsrq.srq_type = IBV_SRQT_BASIC;
+
+	err = ibv_cmd_create_srq(ibpd, &srq->vsrq.srq, attr, &cmd.ibv,
+				 sizeof(cmd), &resp.ibv, sizeof(resp));
+	if (err)
+		goto err_free;
+	srq->srqn = resp.drv.srqn;
+
+	err = orca_check_srq(ctx, &attr->attr, &resp.drv);
+	if (err)
+		goto err_destroy;
+	err = orca_qmap_map(ctx, &srq->map, resp.drv.mmap_key,
+			    resp.drv.mmap_len);
+	if (err)
+		goto err_destroy;
+	srq->wq = (struct orca_wq){
+		.ring = orca_qmap_at(&srq->map, 0),
+		.db = orca_qmap_at(&srq->map, resp.drv.db_offset),
+		.depth = resp.drv.depth,
+		.stride = resp.drv.stride,
+		.max_sge = (resp.drv.stride - ORCA_RECV_WQE_HDR_SIZE) /
+			   sizeof(struct orca_sge),
+	};
+
+	orca_dbg("srq handle %u srqn %u: %ux%u\n", srq->vsrq.srq.handle,
+		 srq->srqn, srq->wq.depth, srq->wq.stride);
+	return &srq->vsrq.srq;
+
+err_destroy:
+	if (ibv_cmd_destroy_srq(&srq->vsrq.srq))
+		orca_err("srq %u: destroy after a failed create failed\n",
+			 srq->srqn);
+	pthread_cond_destroy(&srq->vsrq.srq.cond);
+	pthread_mutex_destroy(&srq->vsrq.srq.mutex);
+err_free:
+	free(srq);
+	errno = err;
+	return NULL;
+}
+
+/* No udata.  IBV_SRQ_LIMIT arms the limit event; IBV_SRQ_MAX_WR is refused. */
+int orca_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
+		    int attr_mask)
+{
+	struct ibv_modify_srq cmd = {};
+
+	return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd, sizeof(cmd));
+}
+
+int orca_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
+{
+	struct ibv_query_srq cmd = {};
+
+	return ibv_cmd_query_srq(ibsrq, attr, &cmd, sizeof(cmd));
+}
+
+int orca_destroy_srq(struct ibv_srq *ibsrq)
+{
+	struct orca_srq *srq = to_osrq(ibsrq);
+	int err;
+
+	err = ibv_cmd_destroy_srq(ibsrq);
+	if (err)
+		return err;
+
+	orca_qmap_unmap(&srq->map);
+	free(srq);
+	return 0;
+}
