@@ -13,28 +13,21 @@
 #include <linux/bitfield.h>
 #include <linux/ethtool.h>
 #include <linux/etherdevice.h>
+#include <linux/if_vlan.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <net/addrconf.h>
 
 #include "orca_ring.h"
 #include "orca_soft.h"
 
-/* Device limits, reported by QUERY_DEVICE. */
-#define ORCA_SOFT_MAX_PD		16384
-#define ORCA_SOFT_GID_TBL_LEN		128
-#define ORCA_SOFT_MAX_MTU		4096
 /* IPv6 + UDP + BTH + RETH + ICRC: the most a RoCEv2 packet adds. */
 #define ORCA_SOFT_ROCE_OVERHEAD		(40 + 8 + 12 + 16 + 4)
 
-struct orca_soft_cmd_out {
-	u64 result;
-	u16 syndrome;
-};
-
 /* Write a command's output mailbox; the driver must offer all of it. */
-static u8 orca_soft_put_output(struct orca_soft_dev *sdev,
-			       const union orca_aq_cmd *cmd,
-			       const void *out, size_t len)
+u8 orca_soft_put_output(struct orca_soft_dev *sdev,
+			const union orca_aq_cmd *cmd, const void *out,
+			size_t len)
 {
 	u64 addr = le64_to_cpu(cmd->hdr.out_addr);
 
@@ -45,9 +38,38 @@ static u8 orca_soft_put_output(struct orca_soft_dev *sdev,
 	return ORCA_AQ_STS_OK;
 }
 
-static bool orca_soft_rsvd_clear(const void *rsvd, size_t len)
+bool orca_soft_rsvd_clear(const void *rsvd, size_t len)
 {
 	return !memchr_inv(rsvd, 0, len);
+}
+
+/*
+ * Copy an input mailbox of @in_len bytes at @in_addr into @in (@len bytes,
+ * the structure the command takes).  The mailbox must hold at least the
+ * structure and at most ORCA_SOFT_MAX_IN_LEN bytes; bytes past the
+ * structure must be zero.  Everything is validated on the copy.
+ */
+u8 orca_soft_get_input(struct orca_soft_dev *sdev, u64 in_addr, u32 in_len,
+		       void *in, size_t len)
+{
+	u8 buf[ORCA_SOFT_MAX_IN_LEN];
+
+	if (WARN_ON_ONCE(len > sizeof(buf)))
+		return ORCA_AQ_STS_INTERNAL;
+	if (!in_addr || in_len < len || in_len > sizeof(buf))
+		return ORCA_AQ_STS_BAD_PARAM;
+	if (orca_soft_dma_read(sdev, in_addr, buf, in_len))
+		return ORCA_AQ_STS_DMA_ERROR;
+	if (!orca_soft_rsvd_clear(buf + len, in_len - len))
+		return ORCA_AQ_STS_BAD_PARAM;
+	memcpy(in, buf, len);
+	return ORCA_AQ_STS_OK;
+}
+
+/* A VLAN field: a 12-bit VLAN id, or ORCA_AH_VLAN_NONE. */
+bool orca_soft_vlan_ok(u16 vlan)
+{
+	return vlan == ORCA_AH_VLAN_NONE || vlan < VLAN_N_VID;
 }
 
 static u8 orca_soft_query_device(struct orca_soft_dev *sdev,
@@ -65,14 +87,33 @@ static u8 orca_soft_query_device(struct orca_soft_dev *sdev,
 	memcpy(&attr.sys_image_guid, eui, sizeof(eui));
 	/* Firmware 1.0.0: major in bits 47:32, minor 31:16, sub 15:0. */
 	attr.fw_version = cpu_to_le64(1ULL << 32);
-	attr.max_mr_size = cpu_to_le64(U64_MAX);
-	attr.page_size_cap = cpu_to_le64(PAGE_SIZE);
+	attr.max_mr_size = cpu_to_le64(ORCA_SOFT_MAX_MR_SIZE);
+	attr.page_size_cap = cpu_to_le64(ORCA_SOFT_PAGE_SIZE_CAP);
 	attr.vendor_id = cpu_to_le32(0xffffff);
 	attr.vendor_part_id = cpu_to_le32(1);
 	attr.hw_ver = cpu_to_le32(ORCA_IFACE_VERSION_MAJOR);
-	attr.cap_flags = cpu_to_le32(0);
+	attr.cap_flags = cpu_to_le32(ORCA_HW_DEV_CAP_RC | ORCA_HW_DEV_CAP_UC |
+				     ORCA_HW_DEV_CAP_UD | ORCA_HW_DEV_CAP_SRQ |
+				     ORCA_HW_DEV_CAP_ATOMIC);
 	attr.num_ports = cpu_to_le32(1);
+	attr.max_qp = cpu_to_le32(ORCA_SOFT_MAX_QP);
+	attr.max_qp_wr = cpu_to_le32(ORCA_SOFT_MAX_QP_WR);
+	attr.max_sge = cpu_to_le32(ORCA_SOFT_MAX_SGE);
+	attr.max_sge_rd = cpu_to_le32(ORCA_SOFT_MAX_SGE);
+	attr.max_cq = cpu_to_le32(ORCA_SOFT_MAX_CQ);
+	attr.max_cqe = cpu_to_le32(ORCA_SOFT_MAX_CQE);
+	attr.max_mr = cpu_to_le32(ORCA_SOFT_MAX_MR);
 	attr.max_pd = cpu_to_le32(ORCA_SOFT_MAX_PD);
+	attr.max_qp_rd_atom = cpu_to_le32(ORCA_SOFT_MAX_RD_ATOM);
+	attr.max_qp_init_rd_atom = cpu_to_le32(ORCA_SOFT_MAX_RD_ATOM);
+	attr.max_srq = cpu_to_le32(ORCA_SOFT_MAX_SRQ);
+	attr.max_srq_wr = cpu_to_le32(ORCA_SOFT_MAX_SRQ_WR);
+	attr.max_srq_sge = cpu_to_le32(ORCA_SOFT_MAX_SGE);
+	attr.max_ah = cpu_to_le32(ORCA_SOFT_MAX_AH);
+	attr.max_mcast_grp = cpu_to_le32(ORCA_SOFT_MAX_MCAST_GRP);
+	attr.max_mcast_qp_attach = cpu_to_le32(ORCA_SOFT_MAX_MCAST_QP);
+	attr.max_inline_data = cpu_to_le32(ORCA_SOFT_MAX_INLINE);
+	attr.max_fast_reg_page_list_len = cpu_to_le32(ORCA_SOFT_MAX_FRPL_LEN);
 	attr.max_pkeys = cpu_to_le32(1);
 	return orca_soft_put_output(sdev, cmd, &attr, sizeof(attr));
 }
@@ -116,21 +157,60 @@ static u8 orca_soft_query_port(struct orca_soft_dev *sdev,
 	return orca_soft_put_output(sdev, cmd, &attr, sizeof(attr));
 }
 
+static u8 orca_soft_query_stats(struct orca_soft_dev *sdev,
+				const union orca_aq_cmd *cmd)
+{
+	const struct orca_cmd_query_stats *c = &cmd->query_stats;
+	struct orca_soft_counts *n = &sdev->counts;
+	struct orca_hw_stats st = {};
+	unsigned long flags;
+
+	if (!orca_soft_rsvd_clear(c->rsvd, sizeof(c->rsvd)))
+		return ORCA_AQ_STS_BAD_PARAM;
+
+	st.cmds_completed = cpu_to_le64(n->cmds_completed);
+	st.cmds_failed = cpu_to_le64(n->cmds_failed);
+	spin_lock_irqsave(&sdev->lock, flags);
+	st.async_events = cpu_to_le64(n->async_events);
+	st.async_events_dropped = cpu_to_le64(sdev->aeq_overflows);
+	spin_unlock_irqrestore(&sdev->lock, flags);
+	st.pds = cpu_to_le64(n->pds);
+	st.mrs = cpu_to_le64(n->mrs);
+	st.cqs = cpu_to_le64(n->cqs);
+	st.qps = cpu_to_le64(n->qps);
+	st.srqs = cpu_to_le64(n->srqs);
+	st.ahs = cpu_to_le64(n->ahs);
+	st.tx_packets = cpu_to_le64(n->tx_packets);
+	st.tx_bytes = cpu_to_le64(n->tx_bytes);
+	st.rx_packets = cpu_to_le64(n->rx_packets);
+	st.rx_bytes = cpu_to_le64(n->rx_bytes);
+	return orca_soft_put_output(sdev, cmd, &st, sizeof(st));
+}
+
+struct orca_soft_pd *orca_soft_pd_find(struct orca_soft_dev *sdev, u32 pdn)
+{
+	return xa_load(&sdev->pds, pdn);
+}
+
 static u8 orca_soft_alloc_pd(struct orca_soft_dev *sdev,
 			     const union orca_aq_cmd *cmd,
 			     struct orca_soft_cmd_out *out)
 {
 	const struct orca_cmd_alloc_pd *c = &cmd->alloc_pd;
-	u32 pdn;
-	int ret;
+	struct orca_soft_pd *pd;
 
 	if (!orca_soft_rsvd_clear(c->rsvd, sizeof(c->rsvd)))
 		return ORCA_AQ_STS_BAD_PARAM;
-	ret = xa_alloc(&sdev->pds, &pdn, xa_mk_value(0),
-		       XA_LIMIT(1, ORCA_SOFT_MAX_PD), GFP_KERNEL);
-	if (ret)
+	pd = kzalloc(sizeof(*pd), GFP_KERNEL);
+	if (!pd)
 		return ORCA_AQ_STS_NO_RESOURCES;
-	out->result = pdn;
+	if (xa_alloc(&sdev->pds, &pd->pdn, pd, XA_LIMIT(1, ORCA_SOFT_MAX_PD),
+		     GFP_KERNEL)) {
+		kfree(pd);
+		return ORCA_AQ_STS_NO_RESOURCES;
+	}
+	sdev->counts.pds++;
+	out->result = pd->pdn;
 	return ORCA_AQ_STS_OK;
 }
 
@@ -138,11 +218,18 @@ static u8 orca_soft_dealloc_pd(struct orca_soft_dev *sdev,
 			       const union orca_aq_cmd *cmd)
 {
 	const struct orca_cmd_dealloc_pd *c = &cmd->dealloc_pd;
+	struct orca_soft_pd *pd;
 
 	if (!orca_soft_rsvd_clear(c->rsvd, sizeof(c->rsvd)))
 		return ORCA_AQ_STS_BAD_PARAM;
-	if (!xa_erase(&sdev->pds, le32_to_cpu(c->pdn)))
+	pd = orca_soft_pd_find(sdev, le32_to_cpu(c->pdn));
+	if (!pd)
 		return ORCA_AQ_STS_BAD_HANDLE;
+	if (pd->users)
+		return ORCA_AQ_STS_BUSY;
+	xa_erase(&sdev->pds, pd->pdn);
+	sdev->counts.pds--;
+	kfree(pd);
 	return ORCA_AQ_STS_OK;
 }
 
@@ -157,10 +244,54 @@ static u8 orca_soft_exec(struct orca_soft_dev *sdev,
 		return orca_soft_query_device(sdev, cmd);
 	case ORCA_CMD_QUERY_PORT:
 		return orca_soft_query_port(sdev, cmd);
+	case ORCA_CMD_QUERY_STATS:
+		return orca_soft_query_stats(sdev, cmd);
+	case ORCA_CMD_CREATE_EQ:
+		return orca_soft_create_eq(sdev, cmd, out);
+	case ORCA_CMD_DESTROY_EQ:
+		return orca_soft_destroy_eq(sdev, cmd);
 	case ORCA_CMD_ALLOC_PD:
 		return orca_soft_alloc_pd(sdev, cmd, out);
 	case ORCA_CMD_DEALLOC_PD:
 		return orca_soft_dealloc_pd(sdev, cmd);
+	case ORCA_CMD_REG_MR:
+		return orca_soft_reg_mr(sdev, cmd, out);
+	case ORCA_CMD_DEREG_MR:
+		return orca_soft_dereg_mr(sdev, cmd);
+	case ORCA_CMD_CREATE_CQ:
+		return orca_soft_create_cq(sdev, cmd, out);
+	case ORCA_CMD_RESIZE_CQ:
+		return orca_soft_resize_cq(sdev, cmd, out);
+	case ORCA_CMD_DESTROY_CQ:
+		return orca_soft_destroy_cq(sdev, cmd);
+	case ORCA_CMD_CREATE_QP:
+		return orca_soft_create_qp(sdev, cmd, out);
+	case ORCA_CMD_MODIFY_QP:
+		return orca_soft_modify_qp(sdev, cmd);
+	case ORCA_CMD_QUERY_QP:
+		return orca_soft_query_qp(sdev, cmd);
+	case ORCA_CMD_DESTROY_QP:
+		return orca_soft_destroy_qp(sdev, cmd);
+	case ORCA_CMD_CREATE_SRQ:
+		return orca_soft_create_srq(sdev, cmd, out);
+	case ORCA_CMD_MODIFY_SRQ:
+		return orca_soft_modify_srq(sdev, cmd);
+	case ORCA_CMD_QUERY_SRQ:
+		return orca_soft_query_srq(sdev, cmd);
+	case ORCA_CMD_DESTROY_SRQ:
+		return orca_soft_destroy_srq(sdev, cmd);
+	case ORCA_CMD_CREATE_AH:
+		return orca_soft_create_ah(sdev, cmd, out);
+	case ORCA_CMD_DESTROY_AH:
+		return orca_soft_destroy_ah(sdev, cmd);
+	case ORCA_CMD_ADD_GID:
+		return orca_soft_add_gid(sdev, cmd);
+	case ORCA_CMD_DEL_GID:
+		return orca_soft_del_gid(sdev, cmd);
+	case ORCA_CMD_ATTACH_MCAST:
+		return orca_soft_attach_mcast(sdev, cmd);
+	case ORCA_CMD_DETACH_MCAST:
+		return orca_soft_detach_mcast(sdev, cmd);
 	default:
 		return ORCA_AQ_STS_BAD_OPCODE;
 	}
@@ -225,6 +356,13 @@ void orca_soft_admin_process(struct orca_soft_dev *sdev)
 		sdev->aq_sq_cons++;
 
 		status = orca_soft_exec(sdev, &cmd, &out);
+		if (status != ORCA_AQ_STS_OK) {
+			/* A failed command has no effect and no result. */
+			out.result = 0;
+			sdev->counts.cmds_failed++;
+		} else {
+			sdev->counts.cmds_completed++;
+		}
 		if (orca_soft_post_completion(sdev,
 					      FIELD_GET(ORCA_AQ_HDR_CMD_ID,
 							le32_to_cpu(cmd.hdr.op)),
@@ -242,11 +380,42 @@ void orca_soft_admin_process(struct orca_soft_dev *sdev)
 void orca_soft_admin_init(struct orca_soft_dev *sdev)
 {
 	xa_init_flags(&sdev->pds, XA_FLAGS_ALLOC1);
+	xa_init_flags(&sdev->eqs, XA_FLAGS_ALLOC1);
+	xa_init_flags(&sdev->mrs, XA_FLAGS_ALLOC1);
+	xa_init_flags(&sdev->cqs, XA_FLAGS_ALLOC1);
+	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC1);
+	xa_init_flags(&sdev->srqs, XA_FLAGS_ALLOC1);
+	xa_init_flags(&sdev->ahs, XA_FLAGS_ALLOC1);
+	INIT_LIST_HEAD(&sdev->mcgs);
+	sdev->nr_mcgs = 0;
+	sdev->qpn_next = 2;
+	memset(sdev->gids, 0, sizeof(sdev->gids));
+	memset(&sdev->counts, 0, sizeof(sdev->counts));
 }
 
-/* Device reset: forget every object. */
+/*
+ * Device reset: destroy every object, users first (QPs and their
+ * multicast attachments, SRQs, CQs, EQs, MRs, AHs), PDs last, and forget
+ * the GID table and the counters.
+ */
 void orca_soft_admin_reset(struct orca_soft_dev *sdev)
 {
+	struct orca_soft_pd *pd;
+	unsigned long idx;
+
+	orca_soft_qp_reset(sdev);
+	orca_soft_srq_reset(sdev);
+	orca_soft_cq_reset(sdev);
+	orca_soft_mr_reset(sdev);
+	orca_soft_ah_reset(sdev);
+	xa_for_each(&sdev->pds, idx, pd)
+		kfree(pd);
 	xa_destroy(&sdev->pds);
+	xa_destroy(&sdev->eqs);
+	xa_destroy(&sdev->mrs);
+	xa_destroy(&sdev->cqs);
+	xa_destroy(&sdev->qps);
+	xa_destroy(&sdev->srqs);
+	xa_destroy(&sdev->ahs);
 	orca_soft_admin_init(sdev);
 }

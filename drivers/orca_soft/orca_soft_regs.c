@@ -179,6 +179,7 @@ void orca_soft_post_event(struct orca_soft_dev *sdev, u8 type, u64 data)
 				  info))
 		goto dma_error;
 	sdev->aeq_prod++;
+	sdev->counts.async_events++;
 	if (sdev->aeq_armed) {
 		sdev->aeq_armed = false;
 		orca_soft_raise_irq(sdev, sdev->aeq_vector);

@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * orca_soft: address handles, the port's GID table and multicast groups.
+ *
+ * An AH and a QP's address vector name their source GID by its index in
+ * the GID table, which must be populated.  A multicast group exists while
+ * at least one UD QP is attached to it.
+ */
+
+#include <linux/bitfield.h>
+#include <linux/in.h>
+#include <linux/slab.h>
+#include <net/ipv6.h>
+
+#include "orca_soft.h"
+
+bool orca_soft_sgid_ok(struct orca_soft_dev *sdev, u32 sgid_index)
+{
+	return sgid_index < ORCA_SOFT_GID_TBL_LEN &&
+	       sdev->gids[sgid_index].valid;
+}
+
+/* ---------------------------------------------------------------- AHs */
+
+u8 orca_soft_create_ah(struct orca_soft_dev *sdev,
+		       const union orca_aq_cmd *cmd,
+		       struct orca_soft_cmd_out *out)
+{
+	const struct orca_cmd_create_ah *c = &cmd->create_ah;
+	u32 info = le32_to_cpu(c->info);
+	struct orca_soft_ah *ah;
+	struct orca_soft_pd *pd;
+
+	if (!orca_soft_rsvd_clear(c->rsvd, sizeof(c->rsvd)) ||
+	    !orca_soft_sgid_ok(sdev, FIELD_GET(ORCA_AH_SGID_INDEX, info)) ||
+	    !orca_soft_vlan_ok(le16_to_cpu(c->vlan)))
+		return ORCA_AQ_STS_BAD_PARAM;
+	pd = orca_soft_pd_find(sdev, le32_to_cpu(c->pdn));
+	if (!pd)
+		return ORCA_AQ_STS_BAD_HANDLE;
+
+	ah = kzalloc(sizeof(*ah), GFP_KERNEL);
+	if (!ah)
+		return ORCA_AQ_STS_NO_RESOURCES;
+	ah->pd = pd;
+	memcpy(ah->dgid, c->dgid, sizeof(ah->dgid));
+	ah->info = info;
+	ether_addr_copy(ah->dmac, c->dmac);
+	ah->vlan = le16_to_cpu(c->vlan);
+	if (xa_alloc(&sdev->ahs, &ah->ahn, ah, XA_LIMIT(1, ORCA_SOFT_MAX_AH),
+		     GFP_KERNEL)) {
+		kfree(ah);
+		return ORCA_AQ_STS_NO_RESOURCES;
+	}
+	pd->users++;
+	sdev->counts.ahs++;
+	out->result = ah->ahn;
+	return ORCA_AQ_STS_OK;
+}
+
+static void orca_soft_ah_free(struct orca_soft_dev *sdev,
+			      struct orca_soft_ah *ah)
+{
+	xa_erase(&sdev->ahs, ah->ahn);
+	ah->pd->users--;
+	sdev->counts.ahs--;
+	kfree(ah);
+}
+
+u8 orca_soft_destroy_ah(struct orca_soft_dev *sdev,
+			const union orca_aq_cmd *cmd)
+{
+	const struct orca_cmd_handle *c = &cmd->handle;
+	struct orca_soft_ah *ah;
+
+	if (!orca_soft_rsvd_clear(c->rsvd, sizeof(c->rsvd)))
+		return ORCA_AQ_STS_BAD_PARAM;
+	ah = xa_load(&sdev->ahs, le32_to_cpu(c->handle));
+	if (!ah)
+		return ORCA_AQ_STS_BAD_HANDLE;
+	orca_soft_ah_free(sdev, ah);
+	return ORCA_AQ_STS_OK;
+}
+
+/* ---------------------------------------------------------- GID table */
+
+u8 orca_soft_add_gid(struct orca_soft_dev *sdev,
+		     const union orca_aq_cmd *cmd)
+{
+	const struct orca_cmd_gid *c = &cmd->gid;
+	const struct in6_addr *gid = (const struct in6_addr *)c->gid;
+	u32 index = le32_to_cpu(c->index);
+	u32 type = le32_to_cpu(c->type);
+	struct orca_soft_gid *e;
+
+	if (!orca_soft_rsvd_clear(c->rsvd, sizeof(c->rsvd)) ||
+	    index >= ORCA_SOFT_GID_TBL_LEN ||
+	    !orca_soft_vlan_ok(le16_to_cpu(c->vlan)))
+		return ORCA_AQ_STS_BAD_PARAM;
+	/* An IPv4 GID is IPv4-mapped; an IPv6 one is not. */
+	if (type == ORCA_GID_ROCE_V2_IPV4) {
+		if (!ipv6_addr_v4mapped(gid))
+			return ORCA_AQ_STS_BAD_PARAM;
+	} else if (type == ORCA_GID_ROCE_V2_IPV6) {
+		if (ipv6_addr_v4mapped(gid) || ipv6_addr_any(gid))
+			return ORCA_AQ_STS_BAD_PARAM;
+	} else {
+		return ORCA_AQ_STS_BAD_PARAM;
+	}
+
+	/* Adding over a populated entry replaces it. */
+	e = &sdev->gids[index];
+	memcpy(e->gid, c->gid, sizeof(e->gid));
+	e->type = type;
+	ether_addr_copy(e->mac, c->mac);
+	e->vlan = le16_to_cpu(c->vlan);
+	e->valid = true;
+	return ORCA_AQ_STS_OK;
+}
+
+u8 orca_soft_del_gid(struct orca_soft_dev *sdev,
+		     const union orca_aq_cmd *cmd)
+{
+	const struct orca_cmd_gid *c = &cmd->gid;
+	u32 index = le32_to_cpu(c->index);
+
+	if (!orca_soft_rsvd_clear(c->rsvd, sizeof(c->rsvd)) ||
+	    index >= ORCA_SOFT_GID_TBL_LEN)
+		return ORCA_AQ_STS_BAD_PARAM;
+	if (!sdev->gids[index].valid)
+		return ORCA_AQ_STS_BAD_HANDLE;
+	memset(&sdev->gids[index], 0, sizeof(sdev->gids[index]));
+	return ORCA_AQ_STS_OK;
+}
+
+/* ---------------------------------------------------------- multicast */
+
+static bool orca_soft_mgid_ok(const u8 *gid)
+{
+	const struct in6_addr *a = (const struct in6_addr *)gid;
+
+	if (ipv6_addr_v4mapped(a))
+		return ipv4_is_multicast(a->s6_addr32[3]);
+	return ipv6_addr_is_multicast(a);
+}
+
+static struct orca_soft_mcg *orca_soft_mcg_find(struct orca_soft_dev *sdev,
+						const u8 *gid)
+{
+	struct orca_soft_mcg *mcg;
+
+	list_for_each_entry(mcg, &sdev->mcgs, list)
+		if (!memcmp(mcg->gid, gid, sizeof(mcg->gid)))
+			return mcg;
+	return NULL;
+}
+
+/* Position of @qpn in @mcg, or -1. */
+static int orca_soft_mcg_pos(const struct orca_soft_mcg *mcg, u32 qpn)
+{
+	u32 i;
+
+	for (i = 0; i < mcg->nr_qps; i++)
+		if (mcg->qpn[i] == qpn)
+			return i;
+	return -1;
+}
+
+/* Check the command and find the UD QP it names. */
+static u8 orca_soft_mcast_args(struct orca_soft_dev *sdev,
+			       const struct orca_cmd_mcast *c,
+			       struct orca_soft_qp **qpp)
+{
+	struct orca_soft_qp *qp;
+
+	if (!orca_soft_rsvd_clear(c->rsvd, sizeof(c->rsvd)) ||
+	    !orca_soft_mgid_ok(c->gid))
+		return ORCA_AQ_STS_BAD_PARAM;
+	qp = orca_soft_qp_find(sdev, le32_to_cpu(c->qpn));
+	if (!qp)
+		return ORCA_AQ_STS_BAD_HANDLE;
+	if (qp->type != ORCA_QPT_UD)
+		return ORCA_AQ_STS_BAD_PARAM;
+	*qpp = qp;
+	return ORCA_AQ_STS_OK;
+}
+
+u8 orca_soft_attach_mcast(struct orca_soft_dev *sdev,
+			  const union orca_aq_cmd *cmd)
+{
+	const struct orca_cmd_mcast *c = &cmd->mcast;
+	struct orca_soft_mcg *mcg;
+	struct orca_soft_qp *qp;
+	u8 sts;
+
+	sts = orca_soft_mcast_args(sdev, c, &qp);
+	if (sts)
+		return sts;
+	mcg = orca_soft_mcg_find(sdev, c->gid);
+	if (!mcg) {
+		if (sdev->nr_mcgs >= ORCA_SOFT_MAX_MCAST_GRP)
+			return ORCA_AQ_STS_NO_RESOURCES;
+		mcg = kzalloc(sizeof(*mcg), GFP_KERNEL);
+		if (!mcg)
+			return ORCA_AQ_STS_NO_RESOURCES;
+		memcpy(mcg->gid, c->gid, sizeof(mcg->gid));
+		list_add_tail(&mcg->list, &sdev->mcgs);
+		sdev->nr_mcgs++;
+	} else if (orca_soft_mcg_pos(mcg, qp->qpn) >= 0) {
+		/* Already attached: nothing to do. */
+		return ORCA_AQ_STS_OK;
+	} else if (mcg->nr_qps >= ORCA_SOFT_MAX_MCAST_QP) {
+		return ORCA_AQ_STS_NO_RESOURCES;
+	}
+	mcg->qpn[mcg->nr_qps++] = qp->qpn;
+	qp->mcast_attached++;
+	return ORCA_AQ_STS_OK;
+}
+
+static void orca_soft_mcg_free(struct orca_soft_dev *sdev,
+			       struct orca_soft_mcg *mcg)
+{
+	list_del(&mcg->list);
+	sdev->nr_mcgs--;
+	kfree(mcg);
+}
+
+u8 orca_soft_detach_mcast(struct orca_soft_dev *sdev,
+			  const union orca_aq_cmd *cmd)
+{
+	const struct orca_cmd_mcast *c = &cmd->mcast;
+	struct orca_soft_mcg *mcg;
+	struct orca_soft_qp *qp;
+	int pos;
+	u8 sts;
+
+	sts = orca_soft_mcast_args(sdev, c, &qp);
+	if (sts)
+		return sts;
+	mcg = orca_soft_mcg_find(sdev, c->gid);
+	pos = mcg ? orca_soft_mcg_pos(mcg, qp->qpn) : -1;
+	if (pos < 0)
+		return ORCA_AQ_STS_BAD_PARAM;
+	mcg->qpn[pos] = mcg->qpn[--mcg->nr_qps];
+	qp->mcast_attached--;
+	if (!mcg->nr_qps)
+		orca_soft_mcg_free(sdev, mcg);
+	return ORCA_AQ_STS_OK;
+}
+
+/* Reset: multicast groups (their QPs are already gone), AHs, GIDs. */
+void orca_soft_ah_reset(struct orca_soft_dev *sdev)
+{
+	struct orca_soft_mcg *mcg, *tmp;
+	struct orca_soft_ah *ah;
+	unsigned long idx;
+
+	list_for_each_entry_safe(mcg, tmp, &sdev->mcgs, list)
+		orca_soft_mcg_free(sdev, mcg);
+	xa_for_each(&sdev->ahs, idx, ah)
+		orca_soft_ah_free(sdev, ah);
+	memset(sdev->gids, 0, sizeof(sdev->gids));
+}

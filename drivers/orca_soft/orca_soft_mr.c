@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * orca_soft: memory regions.
+ *
+ * REG_MR copies the region's page list out of host memory into the
+ * device's own translation table (the driver may free its page-list
+ * buffers as soon as the command completes) and validates it on the copy.
+ * The key's index selects the table entry; the variant is the driver's
+ * and makes stale keys of a reused entry fail.
+ */
+
+#include <linux/bitfield.h>
+#include <linux/slab.h>
+#include <linux/mm.h>
+
+#include "orca_soft.h"
+
+#define ORCA_MR_FLAGS_ALL	(ORCA_MR_PAGE_SHIFT | ORCA_MR_PBL_LEVELS | \
+				 ORCA_MR_FLAG_PHYSICAL | ORCA_MR_FLAG_FAST_REG)
+
+/* Largest page lists: one level-1 table page, or 512 of them. */
+#define ORCA_SOFT_PBL1_MAX	ORCA_SOFT_PBL_ENTRIES
+#define ORCA_SOFT_PBL2_MAX	(ORCA_SOFT_PBL_ENTRIES * ORCA_SOFT_PBL_ENTRIES)
+
+static bool orca_soft_page_shift_ok(u8 shift)
+{
+	return shift < 64 && (ORCA_SOFT_PAGE_SIZE_CAP & BIT_ULL(shift));
+}
+
+/*
+ * Read @n little-endian page addresses at @addr into @dst, through the
+ * 4 KiB @bounce buffer, and check each is non-zero and @align aligned.
+ */
+static u8 orca_soft_read_addrs(struct orca_soft_dev *sdev, u64 addr, u32 n,
+			       u64 *dst, __le64 *bounce, u64 align)
+{
+	while (n) {
+		u32 chunk = min_t(u32, n, ORCA_SOFT_PBL_ENTRIES);
+		u32 i;
+
+		if (orca_soft_dma_read(sdev, addr, bounce,
+				       chunk * sizeof(*bounce)))
+			return ORCA_AQ_STS_DMA_ERROR;
+		for (i = 0; i < chunk; i++) {
+			u64 a = le64_to_cpu(bounce[i]);
+
+			if (!a || !IS_ALIGNED(a, align))
+				return ORCA_AQ_STS_BAD_PARAM;
+			dst[i] = a;
+		}
+		addr += chunk * sizeof(*bounce);
+		dst += chunk;
+		n -= chunk;
+	}
+	return ORCA_AQ_STS_OK;
+}
+
+/* Copy the page list of a level 1 or level 2 region into mr->pages. */
+static u8 orca_soft_copy_pbl(struct orca_soft_dev *sdev,
+			     struct orca_soft_mr *mr, u64 pbl_addr, u8 levels)
+{
+	u64 pgsz = BIT_ULL(mr->page_shift);
+	u32 ntop, i, left;
+	__le64 *bounce;
+	u64 *top;
+	u8 sts;
+
+	bounce = kmalloc(ORCA_SOFT_PBL_PAGE_SIZE, GFP_KERNEL);
+	if (!bounce)
+		return ORCA_AQ_STS_NO_RESOURCES;
+
+	if (levels == 1) {
+		sts = orca_soft_read_addrs(sdev, pbl_addr, mr->num_pages,
+					   mr->pages, bounce, pgsz);
+		goto out_free_bounce;
+	}
+
+	ntop = DIV_ROUND_UP(mr->num_pages, ORCA_SOFT_PBL_ENTRIES);
+	top = kmalloc_array(ntop, sizeof(*top), GFP_KERNEL);
+	if (!top) {
+		sts = ORCA_AQ_STS_NO_RESOURCES;
+		goto out_free_bounce;
+	}
+	sts = orca_soft_read_addrs(sdev, pbl_addr, ntop, top, bounce,
+				   ORCA_SOFT_PBL_PAGE_SIZE);
+	left = mr->num_pages;
+	for (i = 0; sts == ORCA_AQ_STS_OK && i < ntop; i++) {
+		u32 n = min_t(u32, left, ORCA_SOFT_PBL_ENTRIES);
+
+		sts = orca_soft_read_addrs(sdev, top[i], n,
+					   mr->pages + i * ORCA_SOFT_PBL_ENTRIES,
+					   bounce, pgsz);
+		left -= n;
+	}
+	kfree(top);
+out_free_bounce:
+	kfree(bounce);
+	return sts;
+}
+
+/* Check the translation fields of @in for the kind of region it asks. */
+static u8 orca_soft_mr_check(const struct orca_hw_reg_mr *in, u32 flags)
+{
+	u64 iova = le64_to_cpu(in->iova);
+	u64 length = le64_to_cpu(in->length);
+	u64 pbl_addr = le64_to_cpu(in->pbl_addr);
+	u32 num_pages = le32_to_cpu(in->num_pages);
+	u8 shift = FIELD_GET(ORCA_MR_PAGE_SHIFT, flags);
+	u8 levels = FIELD_GET(ORCA_MR_PBL_LEVELS, flags);
+	u64 first, last;
+
+	if ((flags & ORCA_MR_FLAG_PHYSICAL) && (flags & ORCA_MR_FLAG_FAST_REG))
+		return ORCA_AQ_STS_BAD_PARAM;
+
+	if (flags & ORCA_MR_FLAG_PHYSICAL) {
+		/* No table: iova is the DMA address. */
+		if (pbl_addr || num_pages || levels || shift)
+			return ORCA_AQ_STS_BAD_PARAM;
+		return ORCA_AQ_STS_OK;
+	}
+
+	if (flags & ORCA_MR_FLAG_FAST_REG) {
+		/* Room for num_pages; iova, length and page size come later. */
+		if (pbl_addr || levels || !num_pages ||
+		    num_pages > ORCA_SOFT_MAX_FRPL_LEN ||
+		    (shift && !orca_soft_page_shift_ok(shift)))
+			return ORCA_AQ_STS_BAD_PARAM;
+		return ORCA_AQ_STS_OK;
+	}
+
+	if (!orca_soft_page_shift_ok(shift) || !pbl_addr ||
+	    !IS_ALIGNED(pbl_addr, sizeof(u64)))
+		return ORCA_AQ_STS_BAD_PARAM;
+	if (levels == 1) {
+		if (num_pages > ORCA_SOFT_PBL1_MAX)
+			return ORCA_AQ_STS_BAD_PARAM;
+	} else if (levels == 2) {
+		if (num_pages > ORCA_SOFT_PBL2_MAX)
+			return ORCA_AQ_STS_BAD_PARAM;
+	} else {
+		return ORCA_AQ_STS_BAD_PARAM;
+	}
+	if (!length || length > ORCA_SOFT_MAX_MR_SIZE ||
+	    iova + length - 1 < iova)
+		return ORCA_AQ_STS_BAD_PARAM;
+	/* Exactly the pages [iova, iova + length) touches. */
+	first = iova >> shift;
+	last = (iova + length - 1) >> shift;
+	if (last - first + 1 != num_pages)
+		return ORCA_AQ_STS_BAD_PARAM;
+	return ORCA_AQ_STS_OK;
+}
+
+static void orca_soft_mr_free(struct orca_soft_mr *mr)
+{
+	kvfree(mr->pages);
+	kfree(mr);
+}
+
+u8 orca_soft_reg_mr(struct orca_soft_dev *sdev, const union orca_aq_cmd *cmd,
+		    struct orca_soft_cmd_out *out)
+{
+	const struct orca_cmd_mbox_in *c = &cmd->mbox_in;
+	struct orca_hw_reg_mr in;
+	struct orca_soft_mr *mr;
+	struct orca_soft_pd *pd;
+	u32 access, flags, variant, index;
+	u8 sts;
+
+	if (!orca_soft_rsvd_clear(c->rsvd, sizeof(c->rsvd)))
+		return ORCA_AQ_STS_BAD_PARAM;
+	sts = orca_soft_get_input(sdev, le64_to_cpu(c->in_addr),
+				  le32_to_cpu(c->in_len), &in, sizeof(in));
+	if (sts)
+		return sts;
+	if (!orca_soft_rsvd_clear(in.rsvd, sizeof(in.rsvd)))
+		return ORCA_AQ_STS_BAD_PARAM;
+
+	access = le32_to_cpu(in.access);
+	flags = le32_to_cpu(in.flags);
+	variant = le32_to_cpu(in.key_variant);
+	if ((access & ~ORCA_ACCESS_ALL) || (flags & ~ORCA_MR_FLAGS_ALL) ||
+	    (variant & ~ORCA_MR_KEY_VARIANT))
+		return ORCA_AQ_STS_BAD_PARAM;
+	/* Remote write and atomic need local write (IBTA). */
+	if ((access & (ORCA_ACCESS_REMOTE_WRITE | ORCA_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & ORCA_ACCESS_LOCAL_WRITE))
+		return ORCA_AQ_STS_BAD_PARAM;
+	sts = orca_soft_mr_check(&in, flags);
+	if (sts)
+		return sts;
+	pd = orca_soft_pd_find(sdev, le32_to_cpu(in.pdn));
+	if (!pd)
+		return ORCA_AQ_STS_BAD_HANDLE;
+	if (sdev->counts.mrs >= ORCA_SOFT_MAX_MR)
+		return ORCA_AQ_STS_NO_RESOURCES;
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ORCA_AQ_STS_NO_RESOURCES;
+	mr->pd = pd;
+	mr->iova = le64_to_cpu(in.iova);
+	mr->length = le64_to_cpu(in.length);
+	mr->access = access;
+	mr->flags = flags & (ORCA_MR_FLAG_PHYSICAL | ORCA_MR_FLAG_FAST_REG);
+	mr->page_shift = FIELD_GET(ORCA_MR_PAGE_SHIFT, flags);
+	mr->num_pages = le32_to_cpu(in.num_pages);
+	mr->valid = !(flags & ORCA_MR_FLAG_FAST_REG);
+	if (mr->num_pages) {
+		mr->pages = kvcalloc(mr->num_pages, sizeof(*mr->pages),
+				     GFP_KERNEL);
+		if (!mr->pages) {
+			sts = ORCA_AQ_STS_NO_RESOURCES;
+			goto err_free;
+		}
+	}
+	if (!(flags & (ORCA_MR_FLAG_PHYSICAL | ORCA_MR_FLAG_FAST_REG))) {
+		sts = orca_soft_copy_pbl(sdev, mr, le64_to_cpu(in.pbl_addr),
+					 FIELD_GET(ORCA_MR_PBL_LEVELS, flags));
+		if (sts)
+			goto err_free;
+	}
+
+	if (xa_alloc(&sdev->mrs, &index, mr, XA_LIMIT(1, ORCA_SOFT_MAX_MR),
+		     GFP_KERNEL)) {
+		sts = ORCA_AQ_STS_NO_RESOURCES;
+		goto err_free;
+	}
+	mr->key = FIELD_PREP(ORCA_MR_KEY_INDEX, index) | variant;
+	pd->users++;
+	sdev->counts.mrs++;
+	out->result = mr->key;
+	return ORCA_AQ_STS_OK;
+
+err_free:
+	orca_soft_mr_free(mr);
+	return sts;
+}
+
+u8 orca_soft_dereg_mr(struct orca_soft_dev *sdev,
+		      const union orca_aq_cmd *cmd)
+{
+	const struct orca_cmd_handle *c = &cmd->handle;
+	u32 key = le32_to_cpu(c->handle);
+	struct orca_soft_mr *mr;
+
+	if (!orca_soft_rsvd_clear(c->rsvd, sizeof(c->rsvd)))
+		return ORCA_AQ_STS_BAD_PARAM;
+	mr = xa_load(&sdev->mrs, FIELD_GET(ORCA_MR_KEY_INDEX, key));
+	if (!mr || mr->key != key)
+		return ORCA_AQ_STS_BAD_HANDLE;
+	xa_erase(&sdev->mrs, FIELD_GET(ORCA_MR_KEY_INDEX, key));
+	mr->pd->users--;
+	sdev->counts.mrs--;
+	orca_soft_mr_free(mr);
+	return ORCA_AQ_STS_OK;
+}
+
+void orca_soft_mr_reset(struct orca_soft_dev *sdev)
+{
+	struct orca_soft_mr *mr;
+	unsigned long idx;
+
+	xa_for_each(&sdev->mrs, idx, mr) {
+		xa_erase(&sdev->mrs, idx);
+		orca_soft_mr_free(mr);
+	}
+}

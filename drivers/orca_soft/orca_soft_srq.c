@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * orca_soft: work queue geometry and shared receive queues.
+ *
+ * The device keeps an SRQ's ring, its geometry, its doorbell record and
+ * its limit; receive WQEs are consumed by the data path (issue #4), which
+ * also raises ORCA_EQE_SRQ_LIMIT when fewer than the armed limit remain,
+ * and disarms it.
+ */
+
+#include <linux/bitfield.h>
+#include <linux/slab.h>
+#include <rdma/orca-abi.h>
+
+#include "orca_soft.h"
+
+#define ORCA_WQ_CFG_ALL		(ORCA_WQ_CFG_LOG2_DEPTH | \
+				 ORCA_WQ_CFG_LOG2_STRIDE | ORCA_WQ_CFG_MAX_SGE)
+/* max_qp_wr and max_srq_wr: 2^14 entries. */
+#define ORCA_SOFT_WQ_MAX_LOG2	14
+#define ORCA_SOFT_SQ_MIN_STRIDE	7	/* 128 bytes */
+#define ORCA_SOFT_RQ_MIN_STRIDE	5	/* 32 bytes */
+#define ORCA_SOFT_WQ_MAX_STRIDE	10	/* 1024 bytes */
+
+/**
+ * orca_soft_wq_cfg - decode and check an ORCA_WQ_CFG_* word
+ * @cfg: the word
+ * @send: a send queue (64-byte WQE header) rather than a receive queue
+ *	  (16-byte header)
+ * @wq: filled with the geometry
+ *
+ * Depth 1 .. 2^14 entries; stride 128 (send) or 32 (receive) .. 1024
+ * bytes; max_sge <= 32 and the header plus max_sge SGEs fit the stride.
+ */
+u8 orca_soft_wq_cfg(u32 cfg, bool send, struct orca_soft_wq *wq)
+{
+	u8 log2 = FIELD_GET(ORCA_WQ_CFG_LOG2_DEPTH, cfg);
+	u8 stride = FIELD_GET(ORCA_WQ_CFG_LOG2_STRIDE, cfg);
+	u8 max_sge = FIELD_GET(ORCA_WQ_CFG_MAX_SGE, cfg);
+	u32 hdr = send ? ORCA_SEND_WQE_HDR_SIZE : ORCA_RECV_WQE_HDR_SIZE;
+
+	if (cfg & ~ORCA_WQ_CFG_ALL || log2 > ORCA_SOFT_WQ_MAX_LOG2 ||
+	    stride < (send ? ORCA_SOFT_SQ_MIN_STRIDE : ORCA_SOFT_RQ_MIN_STRIDE) ||
+	    stride > ORCA_SOFT_WQ_MAX_STRIDE || max_sge > ORCA_SOFT_MAX_SGE ||
+	    hdr + max_sge * sizeof(struct orca_sge) > BIT(stride))
+		return ORCA_AQ_STS_BAD_PARAM;
+	wq->log2_depth = log2;
+	wq->log2_stride = stride;
+	wq->max_sge = max_sge;
+	return ORCA_AQ_STS_OK;
+}
+
+static u32 orca_soft_wq_cfg_word(const struct orca_soft_wq *wq)
+{
+	return FIELD_PREP(ORCA_WQ_CFG_LOG2_DEPTH, wq->log2_depth) |
+	       FIELD_PREP(ORCA_WQ_CFG_LOG2_STRIDE, wq->log2_stride) |
+	       FIELD_PREP(ORCA_WQ_CFG_MAX_SGE, wq->max_sge);
+}
+
+struct orca_soft_srq *orca_soft_srq_find(struct orca_soft_dev *sdev,
+					 u32 srqn)
+{
+	return xa_load(&sdev->srqs, srqn);
+}
+
+u8 orca_soft_create_srq(struct orca_soft_dev *sdev,
+			const union orca_aq_cmd *cmd,
+			struct orca_soft_cmd_out *out)
+{
+	const struct orca_cmd_mbox_in *c = &cmd->mbox_in;
+	struct orca_soft_srq *srq;
+	struct orca_soft_pd *pd;
+	struct orca_soft_wq wq = {};
+	struct orca_hw_srq in;
+	u32 limit;
+	u8 sts;
+
+	if (!orca_soft_rsvd_clear(c->rsvd, sizeof(c->rsvd)))
+		return ORCA_AQ_STS_BAD_PARAM;
+	sts = orca_soft_get_input(sdev, le64_to_cpu(c->in_addr),
+				  le32_to_cpu(c->in_len), &in, sizeof(in));
+	if (sts)
+		return sts;
+	if (!orca_soft_rsvd_clear(in.rsvd, sizeof(in.rsvd)))
+		return ORCA_AQ_STS_BAD_PARAM;
+	sts = orca_soft_wq_cfg(le32_to_cpu(in.cfg), false, &wq);
+	if (sts)
+		return sts;
+	wq.ring_addr = le64_to_cpu(in.ring_addr);
+	wq.db_addr = le64_to_cpu(in.db_addr);
+	limit = le32_to_cpu(in.limit);
+	if (!wq.ring_addr || !IS_ALIGNED(wq.ring_addr, ORCA_RING_ALIGN) ||
+	    !wq.db_addr || !IS_ALIGNED(wq.db_addr, ORCA_DB_RECORD_SIZE) ||
+	    limit >= BIT(wq.log2_depth))
+		return ORCA_AQ_STS_BAD_PARAM;
+	pd = orca_soft_pd_find(sdev, le32_to_cpu(in.pdn));
+	if (!pd)
+		return ORCA_AQ_STS_BAD_HANDLE;
+
+	srq = kzalloc(sizeof(*srq), GFP_KERNEL);
+	if (!srq)
+		return ORCA_AQ_STS_NO_RESOURCES;
+	srq->pd = pd;
+	srq->wq = wq;
+	srq->limit = limit;
+	if (xa_alloc(&sdev->srqs, &srq->srqn, srq,
+		     XA_LIMIT(1, ORCA_SOFT_MAX_SRQ), GFP_KERNEL)) {
+		kfree(srq);
+		return ORCA_AQ_STS_NO_RESOURCES;
+	}
+	pd->users++;
+	sdev->counts.srqs++;
+	out->result = srq->srqn;
+	return ORCA_AQ_STS_OK;
+}
+
+u8 orca_soft_modify_srq(struct orca_soft_dev *sdev,
+			const union orca_aq_cmd *cmd)
+{
+	const struct orca_cmd_modify_srq *c = &cmd->modify_srq;
+	u32 mask = le32_to_cpu(c->attr_mask);
+	u32 limit = le32_to_cpu(c->limit);
+	struct orca_soft_srq *srq;
+
+	if (!orca_soft_rsvd_clear(c->rsvd, sizeof(c->rsvd)) ||
+	    (mask & ~(ORCA_SRQ_ATTR_MAX_WR | ORCA_SRQ_ATTR_LIMIT)))
+		return ORCA_AQ_STS_BAD_PARAM;
+	srq = orca_soft_srq_find(sdev, le32_to_cpu(c->srqn));
+	if (!srq)
+		return ORCA_AQ_STS_BAD_HANDLE;
+	/* Resizing an SRQ is not implemented. */
+	if (mask & ORCA_SRQ_ATTR_MAX_WR)
+		return ORCA_AQ_STS_UNSUPPORTED;
+	if (mask & ORCA_SRQ_ATTR_LIMIT) {
+		if (limit >= BIT(srq->wq.log2_depth))
+			return ORCA_AQ_STS_BAD_PARAM;
+		srq->limit = limit;
+	}
+	return ORCA_AQ_STS_OK;
+}
+
+u8 orca_soft_query_srq(struct orca_soft_dev *sdev,
+		       const union orca_aq_cmd *cmd)
+{
+	const struct orca_cmd_handle *c = &cmd->handle;
+	struct orca_hw_srq attr = {};
+	struct orca_soft_srq *srq;
+
+	if (!orca_soft_rsvd_clear(c->rsvd, sizeof(c->rsvd)))
+		return ORCA_AQ_STS_BAD_PARAM;
+	srq = orca_soft_srq_find(sdev, le32_to_cpu(c->handle));
+	if (!srq)
+		return ORCA_AQ_STS_BAD_HANDLE;
+	attr.pdn = cpu_to_le32(srq->pd->pdn);
+	attr.cfg = cpu_to_le32(orca_soft_wq_cfg_word(&srq->wq));
+	attr.limit = cpu_to_le32(srq->limit);
+	attr.max_wr = cpu_to_le32(BIT(srq->wq.log2_depth));
+	attr.ring_addr = cpu_to_le64(srq->wq.ring_addr);
+	attr.db_addr = cpu_to_le64(srq->wq.db_addr);
+	return orca_soft_put_output(sdev, cmd, &attr, sizeof(attr));
+}
+
+static void orca_soft_srq_free(struct orca_soft_dev *sdev,
+			       struct orca_soft_srq *srq)
+{
+	xa_erase(&sdev->srqs, srq->srqn);
+	srq->pd->users--;
+	sdev->counts.srqs--;
+	kfree(srq);
+}
+
+u8 orca_soft_destroy_srq(struct orca_soft_dev *sdev,
+			 const union orca_aq_cmd *cmd)
+{
+	const struct orca_cmd_handle *c = &cmd->handle;
+	struct orca_soft_srq *srq;
+
+	if (!orca_soft_rsvd_clear(c->rsvd, sizeof(c->rsvd)))
+		return ORCA_AQ_STS_BAD_PARAM;
+	srq = orca_soft_srq_find(sdev, le32_to_cpu(c->handle));
+	if (!srq)
+		return ORCA_AQ_STS_BAD_HANDLE;
+	if (srq->users)
+		return ORCA_AQ_STS_BUSY;
+	orca_soft_srq_free(sdev, srq);
+	return ORCA_AQ_STS_OK;
+}
+
+void orca_soft_srq_reset(struct orca_soft_dev *sdev)
+{
+	struct orca_soft_srq *srq;
+	unsigned long idx;
+
+	xa_for_each(&sdev->srqs, idx, srq)
+		orca_soft_srq_free(sdev, srq);
+}
