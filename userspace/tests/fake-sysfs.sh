@@ -10,7 +10,10 @@
 # version.
 #
 # Checks: the provider loads and registers, claims orca0 only, and the
-# refusal path is clean (message on stderr, no leak under valgrind).
+# refusal path is clean (message on stderr, no leak under valgrind).  Then
+# fake-uverbs (tests/fake-uverbs.c), which answers the uverbs commands
+# itself, checks that liborca validates CQ/QP/SRQ/AH responses before it
+# maps anything, and undoes the object when it refuses one.
 #
 # usage: fake-sysfs.sh <build/userspace dir>
 
@@ -103,3 +106,20 @@ grep -q 'speaks Orca ABI 0, this library speaks 1; refusing' \
 	"$T/devinfo.err" || fail "ABI mismatch was not reported"
 [ "$rc" != 0 ] || fail "ibv_devinfo opened a device with a bad ABI"
 echo "ok 2 - ALLOC_UCONTEXT with a foreign ABI version refused cleanly"
+
+# --- 3: CQ/QP/SRQ/AH responses are checked before anything is mapped -------
+# fake-uverbs answers the uverbs commands itself (uverbs0 is /dev/null),
+# giving each CREATE_* response one defect in turn.
+fake="$OUT/tests/fake-uverbs"
+[ -x "$fake" ] || fail "$fake is missing"
+run=$fake
+if command -v valgrind > /dev/null; then
+	run="valgrind -q --leak-check=full --errors-for-leak-kinds=definite --show-possibly-lost=no \
+	     --error-exitcode=99 $fake"
+fi
+rc=0
+$run > "$T/fake-uverbs.out" 2> "$T/fake-uverbs.err" < /dev/null || rc=$?
+sed 's/^/# /' "$T/fake-uverbs.out"
+[ "$rc" != 99 ] || fail "fake-uverbs: valgrind reports errors or leaks: $(cat "$T/fake-uverbs.err")"
+[ "$rc" = 0 ] || fail "fake-uverbs: $(grep -c '^not ok' "$T/fake-uverbs.out") failed checks: $(cat "$T/fake-uverbs.err")"
+echo "ok 3 - control path responses validated before mapping ($(grep -c '^ok' "$T/fake-uverbs.out") checks)"

@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * liborca's response checks without a kernel.  Run by fake-sysfs.sh, where
+ * /dev/infiniband/uverbs0 is /dev/null: ioctl() on it fails, so libibverbs
+ * falls back to write() commands, which this program answers itself.  Its
+ * write() and mmap() interpose libibverbs' and liborca's (the executable's
+ * definitions come first in symbol lookup): a write of a uverbs command to
+ * /dev/null gets a response built here, an mmap of /dev/null gets
+ * anonymous memory.
+ *
+ * Each case gives one CREATE_* response a defect and checks that the verb
+ * fails with EPROTO, that liborca destroyed the object again, and that no
+ * mapping is left.  TAP output.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/orca-abi.h>
+
+#define PAGE	4096
+
+/* The defect to put into the next response of its kind. */
+enum defect {
+	D_NONE,
+	D_CQ_COMP_MASK, D_CQ_DEPTH, D_CQ_CQE_SIZE, D_CQ_DB_OUTSIDE,
+	D_CQ_MMAP_LEN, D_CQ_SMALL,
+	D_QP_COMP_MASK, D_QP_QPN, D_QP_SQ_STRIDE, D_QP_RQ_DEPTH,
+	D_QP_OVERLAP, D_QP_INLINE, D_QP_SRQ_RQ,
+	D_SRQ_STRIDE, D_SRQ_SRQN,
+	D_AH_AHN,
+};
+
+static enum defect defect;
+static unsigned int destroyed[64];	/* DESTROY_* commands seen */
+static void *maps[16];			/* our fake queue mappings */
+static int live_maps;
+
+static bool is_fake_uverbs(int fd)
+{
+	struct stat st, null_st;
+
+	return !fstat(fd, &st) && S_ISCHR(st.st_mode) &&
+	       !stat("/dev/null", &null_st) && st.st_rdev == null_st.st_rdev;
+}
+
+static void put(uint64_t resp, const void *core, size_t core_len,
+		const void *drv, size_t drv_len, size_t out_len)
+{
+	char buf[256] = {};
+
+	memcpy(buf, core, core_len);
+	if (drv)
+		memcpy(buf + core_len, drv, drv_len);
+	if (out_len > sizeof(buf))
+		out_len = sizeof(buf);
+	memcpy((void *)(uintptr_t)resp, buf, out_len);
+}
+
+/* Answers one write() command; returns 0 or an errno. */
+static int answer(const void *cmd, size_t len)
+{
+	const struct ib_uverbs_cmd_hdr *hdr = cmd;
+	const uint64_t *core = (const void *)(hdr + 1);
+	size_t out_len = (size_t)hdr->out_words * 4;
+	uint64_t resp = len >= sizeof(*hdr) + 8 ? core[0] : 0;
+
+	if (hdr->command < 64)
+		destroyed[hdr->command]++;
+
+	switch (hdr->command) {
+	case IB_USER_VERBS_CMD_GET_CONTEXT: {
+		struct ib_uverbs_get_context_resp c = {
+			.async_fd = open("/dev/null", O_RDONLY | O_CLOEXEC),
+			.num_comp_vectors = 1,
+		};
+		struct orca_alloc_ucontext_resp d = {
+			.abi_version = ORCA_UVERBS_ABI_VERSION,
+		};
+		put(resp, &c, sizeof(c), &d, sizeof(d), out_len);
+		return 0;
+	}
+	case IB_USER_VERBS_CMD_ALLOC_PD: {
+		struct ib_uverbs_alloc_pd_resp c = { .pd_handle = 1 };
+		struct orca_alloc_pd_resp d = { .pdn = 1 };
+
+		put(resp, &c, sizeof(c), &d, sizeof(d), out_len);
+		return 0;
+	}
+	case IB_USER_VERBS_CMD_CREATE_CQ:
+	case IB_USER_VERBS_CMD_RESIZE_CQ: {
+		const struct ib_uverbs_create_cq *req = (const void *)core;
+		const struct ib_uverbs_resize_cq *rreq = (const void *)core;
+		bool resize = hdr->command == IB_USER_VERBS_CMD_RESIZE_CQ;
+		uint32_t depth = 2, cqe = resize ? rreq->cqe : req->cqe;
+		struct ib_uverbs_create_cq_resp c;
+		struct orca_create_cq_resp d = {
+			.cqn = 7, .cqe_size = ORCA_CQE_SIZE, .mmap_key = 16 * PAGE,
+		};
+
+		while (depth < cqe)
+			depth *= 2;
+		c = (struct ib_uverbs_create_cq_resp){ .cq_handle = 3, .cqe = depth };
+		d.cqe_count = depth;
+		d.db_offset = (depth * ORCA_CQE_SIZE + PAGE - 1) / PAGE * PAGE;
+		d.mmap_len = d.db_offset + PAGE;
+		switch (defect) {
+		case D_CQ_COMP_MASK: d.comp_mask = 1; break;
+		case D_CQ_DEPTH: d.cqe_count = depth + 1; break;
+		case D_CQ_CQE_SIZE: d.cqe_size = 64; break;
+		case D_CQ_DB_OUTSIDE: d.db_offset = d.mmap_len; break;
+		case D_CQ_MMAP_LEN: d.mmap_len += 1; break;
+		case D_CQ_SMALL: d.cqe_count = depth / 2; break;
+		default: break;
+		}
+		if (resize) {
+			struct ib_uverbs_resize_cq_resp rc = { .cqe = depth };
+			struct orca_resize_cq_resp rd = {
+				.comp_mask = d.comp_mask, .cqe_count = d.cqe_count,
+				.mmap_key = d.mmap_key + PAGE * 64,
+				.mmap_len = d.mmap_len, .db_offset = d.db_offset,
+			};
+
+			put(resp, &rc, sizeof(rc), &rd, sizeof(rd), out_len);
+		} else {
+			put(resp, &c, sizeof(c), &d, sizeof(d), out_len);
+		}
+		return 0;
+	}
+	case IB_USER_VERBS_CMD_CREATE_QP: {
+		const struct ib_uverbs_create_qp *req = (const void *)core;
+		struct ib_uverbs_create_qp_resp c = {
+			.qp_handle = 4, .qpn = 0x123,
+			.max_send_wr = 8, .max_recv_wr = req->is_srq ? 0 : 8,
+			.max_send_sge = 4, .max_recv_sge = req->is_srq ? 0 : 4,
+			.max_inline_data = 64,
+		};
+		struct orca_create_qp_resp d = {
+			.qpn = 0x123, .sq_depth = 8, .sq_stride = 128,
+			.rq_depth = req->is_srq ? 0 : 8,
+			.rq_stride = req->is_srq ? 0 : 128,
+			.max_inline = 64, .sq_offset = 0, .rq_offset = PAGE,
+			.db_offset = 2 * PAGE, .mmap_key = 32 * PAGE,
+			.mmap_len = 3 * PAGE,
+		};
+
+		switch (defect) {
+		case D_QP_COMP_MASK: d.comp_mask = 4; break;
+		case D_QP_QPN: d.qpn = 0x124; break;
+		case D_QP_SQ_STRIDE: d.sq_stride = 96; break;
+		case D_QP_RQ_DEPTH: d.rq_depth = 4; break;
+		case D_QP_OVERLAP: d.rq_offset = 512; break;
+		case D_QP_INLINE: c.max_inline_data = 65; break;
+		case D_QP_SRQ_RQ: d.rq_depth = 8; break;
+		default: break;
+		}
+		put(resp, &c, sizeof(c), &d, sizeof(d), out_len);
+		return 0;
+	}
+	case IB_USER_VERBS_CMD_CREATE_SRQ: {
+		struct ib_uverbs_create_srq_resp c = {
+			.srq_handle = 5, .max_wr = 16, .max_sge = 2,
+		};
+		struct orca_create_srq_resp d = {
+			.srqn = 9, .depth = 16, .stride = 64,
+			.mmap_key = 48 * PAGE, .mmap_len = 2 * PAGE,
+			.db_offset = PAGE,
+		};
+
+		if (defect == D_SRQ_STRIDE)
+			d.stride = 48;
+		if (defect == D_SRQ_SRQN)
+			d.srqn = 0;
+		put(resp, &c, sizeof(c), &d, sizeof(d), out_len);
+		return 0;
+	}
+	case IB_USER_VERBS_CMD_CREATE_AH: {
+		struct ib_uverbs_create_ah_resp c = { .ah_handle = 6 };
+		struct orca_create_ah_resp d = {
+			.ahn = defect == D_AH_AHN ? 0 : 2,
+		};
+
+		put(resp, &c, sizeof(c), &d, sizeof(d), out_len);
+		return 0;
+	}
+	case IB_USER_VERBS_CMD_DESTROY_CQ: {
+		struct ib_uverbs_destroy_cq_resp c = {};
+
+		put(resp, &c, sizeof(c), NULL, 0, out_len);
+		return 0;
+	}
+	case IB_USER_VERBS_CMD_DESTROY_QP: {
+		struct ib_uverbs_destroy_qp_resp c = {};
+
+		put(resp, &c, sizeof(c), NULL, 0, out_len);
+		return 0;
+	}
+	case IB_USER_VERBS_CMD_DESTROY_SRQ: {
+		struct ib_uverbs_destroy_srq_resp c = {};
+
+		put(resp, &c, sizeof(c), NULL, 0, out_len);
+		return 0;
+	}
+	case IB_USER_VERBS_CMD_DEALLOC_PD:
+	case IB_USER_VERBS_CMD_DESTROY_AH:
+		return 0;
+	default:
+		return ENOSYS;
+	}
+}
+
+ssize_t write(int fd, const void *buf, size_t len)
+{
+	int err;
+
+	if (len < sizeof(struct ib_uverbs_cmd_hdr) + 4 || !is_fake_uverbs(fd))
+		return syscall(SYS_write, fd, buf, len);
+	err = answer(buf, len);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return len;
+}
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
+
+	if (!real_mmap)
+		real_mmap = (void *(*)(void *, size_t, int, int, int, off_t))
+			dlsym(RTLD_NEXT, "mmap");
+	if (fd >= 0 && is_fake_uverbs(fd)) {
+		void *p = real_mmap(addr, len, prot, MAP_PRIVATE | MAP_ANONYMOUS,
+				    -1, 0);
+
+		for (unsigned int i = 0; p != MAP_FAILED && i < 16; i++) {
+			if (!maps[i]) {
+				maps[i] = p;
+				live_maps++;
+				break;
+			}
+		}
+		return p;
+	}
+	return real_mmap(addr, len, prot, flags, fd, off);
+}
+
+int munmap(void *addr, size_t len)
+{
+	for (unsigned int i = 0; addr && i < 16; i++) {
+		if (maps[i] == addr) {
+			maps[i] = NULL;
+			live_maps--;
+		}
+	}
+	return syscall(SYS_munmap, addr, len);
+}
+
+static int n_test, n_fail;
+
+static void ok(bool cond, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void ok(bool cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%sok %d - ", cond ? "" : "not ", ++n_test);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (!cond)
+		n_fail++;
+}
+
+#define EXPECT_REFUSED(create, cmd, what)					\
+	do {									\
+		unsigned int before = destroyed[cmd];				\
+		int maps_before = live_maps;					\
+		void *obj = (create);						\
+		ok(!obj && errno == EPROTO && destroyed[cmd] == before + 1 &&	\
+		   live_maps == maps_before,					\
+		   "%s: refused with EPROTO, object destroyed, nothing mapped",	\
+		   what);							\
+	} while (0)
+
+int main(void)
+{
+	struct ibv_qp_init_attr qattr = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 4,
+			 .max_recv_sge = 4, .max_inline_data = 64 },
+	};
+	struct ibv_srq_init_attr sattr = { .attr = { .max_wr = 16, .max_sge = 2 } };
+	struct ibv_ah_attr aattr = { .is_global = 1, .port_num = 1 };
+	static const struct {
+		enum defect d;
+		const char *what;
+	} cq_cases[] = {
+		{ D_CQ_COMP_MASK, "cq: unknown comp_mask" },
+		{ D_CQ_DEPTH, "cq: depth not a power of two" },
+		{ D_CQ_CQE_SIZE, "cq: CQE size not 32" },
+		{ D_CQ_DB_OUTSIDE, "cq: doorbell record outside the mapping" },
+		{ D_CQ_MMAP_LEN, "cq: mapping length not page granular" },
+		{ D_CQ_SMALL, "cq: ring smaller than the reported cqe" },
+	}, qp_cases[] = {
+		{ D_QP_COMP_MASK, "qp: unknown comp_mask" },
+		{ D_QP_QPN, "qp: qpn differs from the core response" },
+		{ D_QP_SQ_STRIDE, "qp: send stride not a power of two" },
+		{ D_QP_RQ_DEPTH, "qp: receive ring smaller than max_recv_wr" },
+		{ D_QP_OVERLAP, "qp: receive ring overlaps the send ring" },
+		{ D_QP_INLINE, "qp: max_inline_data beyond max_inline" },
+	};
+	struct ibv_device **list;
+	struct ibv_context *ctx;
+	struct ibv_srq *srq;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_ah *ah;
+	unsigned int i;
+	int nmaps;
+
+	list = ibv_get_device_list(NULL);
+	if (!list || !list[0] || strcmp(ibv_get_device_name(list[0]), "orca0")) {
+		printf("Bail out! no orca0\n");
+		return 1;
+	}
+	ctx = ibv_open_device(list[0]);
+	pd = ctx ? ibv_alloc_pd(ctx) : NULL;
+	if (!pd) {
+		printf("Bail out! open/alloc_pd: %s\n", strerror(errno));
+		return 1;
+	}
+
+	cq = ibv_create_cq(ctx, 5, NULL, NULL, 0);
+	ok(cq && cq->cqe == 8 && live_maps == 1, "cq: well-formed response accepted and mapped");
+	for (i = 0; i < sizeof(cq_cases) / sizeof(cq_cases[0]); i++) {
+		defect = cq_cases[i].d;
+		EXPECT_REFUSED(ibv_create_cq(ctx, 5, NULL, NULL, 0),
+			       IB_USER_VERBS_CMD_DESTROY_CQ, cq_cases[i].what);
+	}
+	defect = D_NONE;
+	ok(cq && !ibv_resize_cq(cq, 100) && cq->cqe == 128 && live_maps == 1,
+	   "cq: resize remaps, old mapping released");
+	defect = D_CQ_DEPTH;
+	ok(cq && ibv_resize_cq(cq, 200) == EPROTO && cq->cqe == 128 && live_maps == 1,
+	   "cq: bad resize response refused, CQ keeps its mapping");
+	defect = D_NONE;
+
+	qattr.send_cq = qattr.recv_cq = cq;
+	qp = ibv_create_qp(pd, &qattr);
+	ok(qp && live_maps == 2 && qattr.cap.max_inline_data == 64,
+	   "qp: well-formed response accepted and mapped");
+	ok(qp && !ibv_destroy_qp(qp) && live_maps == 1, "qp: destroy unmaps");
+	for (i = 0; i < sizeof(qp_cases) / sizeof(qp_cases[0]); i++) {
+		defect = qp_cases[i].d;
+		EXPECT_REFUSED(ibv_create_qp(pd, &qattr),
+			       IB_USER_VERBS_CMD_DESTROY_QP, qp_cases[i].what);
+	}
+	defect = D_NONE;
+
+	srq = ibv_create_srq(pd, &sattr);
+	ok(srq && live_maps == 2, "srq: well-formed response accepted and mapped");
+	defect = D_QP_SRQ_RQ;
+	qattr.srq = srq;
+	EXPECT_REFUSED(ibv_create_qp(pd, &qattr), IB_USER_VERBS_CMD_DESTROY_QP,
+		       "qp: receive ring with an SRQ");
+	defect = D_SRQ_STRIDE;
+	EXPECT_REFUSED(ibv_create_srq(pd, &sattr), IB_USER_VERBS_CMD_DESTROY_SRQ,
+		       "srq: stride too small");
+	defect = D_SRQ_SRQN;
+	EXPECT_REFUSED(ibv_create_srq(pd, &sattr), IB_USER_VERBS_CMD_DESTROY_SRQ,
+		       "srq: srqn 0");
+	defect = D_NONE;
+	nmaps = live_maps;
+	ok(srq && !ibv_destroy_srq(srq) && live_maps == nmaps - 1, "srq: destroy unmaps");
+
+	ah = ibv_create_ah(pd, &aattr);
+	ok(ah && !ibv_destroy_ah(ah), "ah: well-formed response accepted");
+	defect = D_AH_AHN;
+	EXPECT_REFUSED(ibv_create_ah(pd, &aattr), IB_USER_VERBS_CMD_DESTROY_AH,
+		       "ah: ahn 0");
+	defect = D_NONE;
+
+	ok(cq && !ibv_destroy_cq(cq) && live_maps == 0, "cq: destroy unmaps");
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+	ibv_free_device_list(list);
+	printf("1..%d\n", n_test);
+	return n_fail ? 1 : 0;
+}
