@@ -1,0 +1,25 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Kernel consumers through ib_core: tests/e2e/kmod/orca_kverbs_test.ko
+# creates, modifies, queries and destroys every object type on orca0 when
+# it loads and reports TAP in the kernel log; this folds that TAP in.
+
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-prog.sh"
+
+KO=$REPO/tests/e2e/kmod/orca_kverbs_test.ko
+
+before=$(res_summary)
+dmesg -C
+insmod "$KO" dev="$ORCA_DEV" 2>/tmp/kverbs.err
+status=$?
+ok "$status" "insmod orca_kverbs_test.ko dev=$ORCA_DEV"
+sed 's/^/# /' /tmp/kverbs.err
+dmesg | sed -n 's/^.*orca_kverbs_test: //p' >/tmp/kverbs.tap
+fold_tap /tmp/kverbs.tap "$status" orca_kverbs_test
+rmmod orca_kverbs_test
+ok $? "rmmod orca_kverbs_test"
+leak_check "$before"
+plan "$_tap_n"
+done_testing

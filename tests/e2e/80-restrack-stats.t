@@ -1,0 +1,102 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Visibility: while a process holds a PD, CQ, QP, SRQ, MR and AH on orca0,
+# "rdma resource show" lists them (with the driver's details under -dd),
+# and "rdma statistic show link orca0/1" reports the device's counters
+# fetched with QUERY_STATS, which move as objects come and go.
+
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-prog.sh"
+
+LINK=$ORCA_DEV/1
+COUNTERS="cmds_completed cmds_failed async_events async_events_dropped pds mrs cqs qps srqs ahs tx_packets tx_bytes rx_packets rx_bytes"
+
+# counter NAME: its value in "rdma statistic show link orca0/1".
+counter() {
+	rdma statistic show link "$LINK" 2>/dev/null |
+		tr ' ' '\n' | sed -n "/^$1\$/{n;p;q}"
+}
+
+# words FILE: number of words in FILE.
+words() {
+	wc -w <"$1"
+}
+
+before=$(res_summary)
+
+rdma statistic show link "$LINK" >/tmp/stat.out 2>&1
+ok $? "rdma statistic show link $LINK"
+sed 's/^/# /' /tmp/stat.out
+for c in $COUNTERS; do
+	[[ "$(counter "$c")" =~ ^[0-9]+$ ]]
+	ok $? "counter $c is reported ($(counter "$c"))"
+done
+
+declare -A c0
+for c in pds mrs cqs qps srqs ahs cmds_completed; do
+	c0[$c]=$(counter "$c")
+done
+
+rm -f /tmp/hold.fifo
+mkfifo /tmp/hold.fifo
+"$E2E_BIN/leak_loop" "$ORCA_DEV" hold </tmp/hold.fifo >/tmp/hold.out 2>&1 &
+holder=$!
+# Read-write: never blocks, and closing it gives the holder EOF.
+exec 3<>/tmp/hold.fifo
+wait_for 60 grep -q '^ready' /tmp/hold.out
+ok $? "a process holds 4 PDs, a CQ, an RC QP, an SRQ, an MR and an AH"
+sed 's/^/# /' /tmp/hold.out
+read -r _ _ qpn _ _ _ _ _ pid </tmp/hold.out
+
+# --- rdma resource show, while the objects exist ---
+rdma resource show qp link "$LINK" >/tmp/res-qp.out 2>&1
+grep -Eq "lqpn $qpn type RC .*pid $pid comm leak_loop" /tmp/res-qp.out
+ok $? "rdma resource show qp lists the RC QP $qpn of pid $pid"
+sed 's/^/# /' /tmp/res-qp.out
+grep -Eq "lqpn 1 type GSI" /tmp/res-qp.out
+ok $? "rdma resource show qp lists ib_mad's GSI QP 1 on $LINK"
+
+rdma -d resource show qp link "$LINK" lqpn "$qpn" >/tmp/res-qp-d.out 2>&1
+rdma -dd resource show qp link "$LINK" lqpn "$qpn" >/tmp/res-qp-dd.out 2>&1
+[ "$(words /tmp/res-qp-dd.out)" -gt "$(words /tmp/res-qp-d.out)" ]
+ok $? "rdma -dd resource show qp adds the driver's details for QP $qpn"
+sed 's/^/# -dd: /' /tmp/res-qp-dd.out
+
+for obj in cq mr pd srq; do
+	rdma resource show "$obj" >"/tmp/res-$obj.out" 2>&1
+	grep -Eq "dev $ORCA_DEV .*pid $pid comm leak_loop" "/tmp/res-$obj.out"
+	ok $? "rdma resource show $obj lists the held $obj"
+	grep "dev $ORCA_DEV " "/tmp/res-$obj.out" | sed 's/^/# /'
+done
+[ "$(grep -c "dev $ORCA_DEV .*pid $pid comm leak_loop" /tmp/res-pd.out)" -eq 4 ]
+ok $? "rdma resource show pd lists all 4 PDs of the process"
+
+for obj in cq mr; do
+	rdma -d resource show "$obj" >"/tmp/res-$obj-d.out" 2>&1
+	rdma -dd resource show "$obj" >"/tmp/res-$obj-dd.out" 2>&1
+	grep "pid $pid comm" "/tmp/res-$obj-d.out" >/tmp/res-d.line
+	grep "pid $pid comm" "/tmp/res-$obj-dd.out" >/tmp/res-dd.line
+	[ "$(words /tmp/res-dd.line)" -gt "$(words /tmp/res-d.line)" ]
+	ok $? "rdma -dd resource show $obj adds the driver's details"
+	sed "s/^/# -dd: /" /tmp/res-dd.line
+done
+
+# --- the device counters moved ---
+for c in pds cqs qps srqs mrs ahs; do
+	want=1
+	[ "$c" = pds ] && want=4
+	now=$(counter "$c")
+	[ -n "$now" ] && [ -n "${c0[$c]}" ] && [ "$now" -ge $((c0[$c] + want)) ]
+	ok $? "counter $c went from ${c0[$c]:-?} to ${now:-?} (+$want at least)"
+done
+now=$(counter cmds_completed)
+[ -n "$now" ] && [ -n "${c0[cmds_completed]}" ] && [ "$now" -gt "${c0[cmds_completed]}" ]
+ok $? "counter cmds_completed moved (${c0[cmds_completed]:-?} -> ${now:-?})"
+
+exec 3>&-
+wait "$holder"
+ok $? "the process releases everything and exits 0"
+leak_check "$before"
+plan "$_tap_n"
+done_testing

@@ -1,0 +1,594 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * udata violations driven by raw uverbs write() commands, without
+ * libibverbs or liborca in the way: for ALLOC_UCONTEXT (GET_CONTEXT),
+ * ALLOC_PD, CREATE_CQ, CREATE_QP and CREATE_SRQ, a short driver request,
+ * a non-zero reserved field, an unknown comp_mask, non-zero bytes past
+ * the known request and a response buffer that is too short are each
+ * rejected with EINVAL, and the well-formed command works.
+ * Prints TAP.  Usage: udata_raw DEVICE
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <rdma/ib_user_verbs.h>
+#include "../../../uapi/rdma/orca-abi.h"
+
+static int tap_num, tap_failed;
+
+__attribute__((format(printf, 2, 3)))
+static int ok(int cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	tap_num++;
+	printf("%s %d - ", cond ? "ok" : "not ok", tap_num);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (!cond)
+		tap_failed++;
+	return cond;
+}
+
+static char dev_path[300];
+
+/* /dev/infiniband/uverbsN of DEVICE, from sysfs. */
+static int find_uverbs(const char *name)
+{
+	char dir[256];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir),
+		 "/sys/class/infiniband/%s/device/infiniband_verbs", name);
+	d = opendir(dir);
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, "uverbs", 6)) {
+			snprintf(dev_path, sizeof(dev_path),
+				 "/dev/infiniband/%s", de->d_name);
+			break;
+		}
+	closedir(d);
+	return dev_path[0] ? 0 : -1;
+}
+
+/*
+ * One legacy write() command: header, the core request @core (whose
+ * first u64 is set to @resp), then @drv_len bytes of driver request.
+ * @out_len is the whole response buffer: core response + driver part.
+ * Returns 0 or the errno.
+ */
+static int cmd(int fd, uint32_t op, void *core, size_t core_len,
+	       const void *drv, size_t drv_len, void *resp, size_t out_len)
+{
+	unsigned char buf[512];
+	struct ib_uverbs_cmd_hdr hdr;
+	uint64_t rp = (uintptr_t)resp;
+	size_t len = sizeof(hdr) + core_len + drv_len;
+
+	if (len > sizeof(buf) || len % 4 || out_len % 4)
+		return E2BIG;
+	hdr.command = op;
+	hdr.in_words = len / 4;
+	hdr.out_words = out_len / 4;
+	memcpy(core, &rp, sizeof(rp));
+	memcpy(buf, &hdr, sizeof(hdr));
+	memcpy(buf + sizeof(hdr), core, core_len);
+	memcpy(buf + sizeof(hdr) + core_len, drv, drv_len);
+	if (write(fd, buf, len) != (ssize_t)len)
+		return errno ? errno : EIO;
+	return 0;
+}
+
+/* One extended write() command (ib_uverbs_ex_cmd_hdr). */
+static int cmd_ex(int fd, uint32_t op, void *core, size_t core_len,
+		  const void *drv, size_t drv_len, void *resp,
+		  size_t core_out, size_t drv_out)
+{
+	unsigned char buf[512];
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_ex_cmd_hdr ex;
+	size_t len = sizeof(hdr) + sizeof(ex) + core_len + drv_len;
+
+	if (len > sizeof(buf) || core_len % 8 || drv_len % 8 ||
+	    core_out % 8 || drv_out % 8)
+		return E2BIG;
+	hdr.command = IB_USER_VERBS_CMD_FLAG_EXTENDED | op;
+	hdr.in_words = core_len / 8;
+	hdr.out_words = core_out / 8;
+	memset(&ex, 0, sizeof(ex));
+	ex.response = (uintptr_t)resp;
+	ex.provider_in_words = drv_len / 8;
+	ex.provider_out_words = drv_out / 8;
+	memcpy(buf, &hdr, sizeof(hdr));
+	memcpy(buf + sizeof(hdr), &ex, sizeof(ex));
+	memcpy(buf + sizeof(hdr) + sizeof(ex), core, core_len);
+	memcpy(buf + sizeof(hdr) + sizeof(ex) + core_len, drv, drv_len);
+	if (write(fd, buf, len) != (ssize_t)len)
+		return errno ? errno : EIO;
+	return 0;
+}
+
+static int want(int got, int expected, const char *what)
+{
+	if (got != expected)
+		printf("# %s: got %s (%d), want %s\n", what,
+		       got ? strerror(got) : "success", got,
+		       expected ? strerror(expected) : "success");
+	return got == expected;
+}
+
+/* A driver request of up to 32 bytes plus its length. */
+struct drv {
+	uint32_t w[8];
+	size_t len;
+};
+
+/* The five violations every driver request must be rejected for. */
+enum { V_OK, V_SHORT, V_EMPTY, V_RESERVED, V_COMP_MASK, V_COMP_MASK_HI,
+       V_TAIL_DIRTY, V_TAIL_ZERO, V_NR };
+
+static const char *const v_name[] = {
+	[V_OK] = "a well-formed request",
+	[V_SHORT] = "a short driver request (4 of 8 bytes)",
+	[V_EMPTY] = "no driver request at all",
+	[V_RESERVED] = "a non-zero reserved field",
+	[V_COMP_MASK] = "an unknown comp_mask bit (0x1)",
+	[V_COMP_MASK_HI] = "an unknown comp_mask bit (0x80000000)",
+	[V_TAIL_DIRTY] = "non-zero bytes past the known request",
+	[V_TAIL_ZERO] = "zeroed bytes past the known request",
+};
+
+/* All the Orca requests are { comp_mask; reserved; }. */
+static struct drv make_req(int v)
+{
+	struct drv d;
+
+	memset(&d, 0, sizeof(d));
+	d.len = 8;
+	switch (v) {
+	case V_SHORT:
+		d.len = 4;
+		break;
+	case V_EMPTY:
+		d.len = 0;
+		break;
+	case V_RESERVED:
+		d.w[1] = 1;
+		break;
+	case V_COMP_MASK:
+		d.w[0] = 1;
+		break;
+	case V_COMP_MASK_HI:
+		d.w[0] = 0x80000000U;
+		break;
+	case V_TAIL_DIRTY:
+		d.len = 16;
+		d.w[3] = 0x1000;
+		break;
+	case V_TAIL_ZERO:
+		d.len = 16;
+		break;
+	}
+	return d;
+}
+
+static int open_dev(void)
+{
+	int fd = open(dev_path, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		printf("# open %s: %s\n", dev_path, strerror(errno));
+	return fd;
+}
+
+/* GET_CONTEXT with a driver request and a driver response of @drv_out. */
+static int get_context(int fd, const struct drv *d, size_t drv_out,
+		       struct orca_alloc_ucontext_resp *out)
+{
+	struct {
+		struct ib_uverbs_get_context_resp core;
+		struct orca_alloc_ucontext_resp drv;
+	} resp;
+	struct ib_uverbs_get_context c;
+	int ret;
+
+	memset(&resp, 0, sizeof(resp));
+	memset(&c, 0, sizeof(c));
+	ret = cmd(fd, IB_USER_VERBS_CMD_GET_CONTEXT, &c, sizeof(c), d->w,
+		  d->len, &resp, sizeof(resp.core) + drv_out);
+	if (!ret) {
+		close(resp.core.async_fd);
+		if (out)
+			*out = resp.drv;
+	}
+	return ret;
+}
+
+/* A fresh fd with a user context, or -1. */
+static int open_ctx(void)
+{
+	struct drv d = make_req(V_OK);
+	int fd = open_dev();
+
+	if (fd >= 0 && get_context(fd, &d, sizeof(struct orca_alloc_ucontext_resp),
+				   NULL)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void test_get_context(void)
+{
+	struct orca_alloc_ucontext_resp r;
+	struct drv d;
+	int v, fd, ret;
+
+	for (v = 0; v < V_NR; v++) {
+		fd = open_dev();
+		d = make_req(v);
+		memset(&r, 0xff, sizeof(r));
+		ret = get_context(fd, &d, sizeof(r), &r);
+		if (v == V_OK || v == V_TAIL_ZERO)
+			ok(want(ret, 0, v_name[v]) && r.comp_mask == 0 &&
+			   r.abi_version == ORCA_UVERBS_ABI_VERSION &&
+			   r.reserved == 0,
+			   "GET_CONTEXT with %s: accepted, abi_version %u, comp_mask 0",
+			   v_name[v], r.abi_version);
+		else
+			ok(want(ret, EINVAL, v_name[v]),
+			   "GET_CONTEXT with %s fails with EINVAL", v_name[v]);
+		if (v == V_RESERVED) {
+			/* A failed GET_CONTEXT leaves the fd usable. */
+			d = make_req(V_OK);
+			ret = get_context(fd, &d, sizeof(r), &r);
+			ok(want(ret, 0, "retry"),
+			   "GET_CONTEXT retried well-formed on the same fd succeeds");
+		}
+		close(fd);
+	}
+
+	fd = open_dev();
+	d = make_req(V_OK);
+	ret = get_context(fd, &d, sizeof(r) - 8, NULL);
+	ok(want(ret, EINVAL, "short response"),
+	   "GET_CONTEXT with a driver response buffer of 8 of 16 bytes fails with EINVAL");
+	ret = get_context(fd, &d, 0, NULL);
+	ok(want(ret, EINVAL, "no response"),
+	   "GET_CONTEXT with no room for the driver response fails with EINVAL");
+	close(fd);
+}
+
+static int alloc_pd(int fd, const void *drv, size_t drv_len, size_t drv_out,
+		    uint32_t *handle, uint32_t *pdn)
+{
+	struct {
+		struct ib_uverbs_alloc_pd_resp core;
+		struct orca_alloc_pd_resp drv;
+	} __attribute__((packed)) resp;
+	struct ib_uverbs_alloc_pd c;
+	int ret;
+
+	memset(&resp, 0, sizeof(resp));
+	memset(&c, 0, sizeof(c));
+	ret = cmd(fd, IB_USER_VERBS_CMD_ALLOC_PD, &c, sizeof(c), drv, drv_len,
+		  &resp, sizeof(resp.core) + drv_out);
+	if (!ret) {
+		if (handle)
+			*handle = resp.core.pd_handle;
+		if (pdn)
+			*pdn = resp.drv.pdn;
+	}
+	return ret;
+}
+
+static void test_alloc_pd(int fd)
+{
+	uint32_t junk[4] = { 0, 0, 0, 0 };
+	uint32_t pdn = 0;
+	int ret;
+
+	ret = alloc_pd(fd, NULL, 0, sizeof(struct orca_alloc_pd_resp), NULL,
+		       &pdn);
+	ok(want(ret, 0, "alloc_pd") && pdn != 0,
+	   "ALLOC_PD without driver input: accepted, pdn %u", pdn);
+	ret = alloc_pd(fd, junk, sizeof(junk), sizeof(struct orca_alloc_pd_resp),
+		       NULL, NULL);
+	ok(want(ret, 0, "alloc_pd zeroed input"),
+	   "ALLOC_PD with 16 zeroed bytes of driver input: accepted");
+	junk[2] = 7;
+	ret = alloc_pd(fd, junk, sizeof(junk), sizeof(struct orca_alloc_pd_resp),
+		       NULL, NULL);
+	ok(want(ret, EINVAL, "alloc_pd junk input"),
+	   "ALLOC_PD with non-zero driver input fails with EINVAL");
+	ret = alloc_pd(fd, NULL, 0, 4, NULL, NULL);
+	ok(want(ret, EINVAL, "alloc_pd short resp"),
+	   "ALLOC_PD with a driver response buffer of 4 of 8 bytes fails with EINVAL");
+}
+
+/* CREATE_CQ (legacy) of @cqe entries; the response goes to @r. */
+static int create_cq(int fd, const struct drv *d, size_t drv_out,
+		     uint32_t cqe, uint32_t *handle,
+		     struct orca_create_cq_resp *r)
+{
+	struct {
+		struct ib_uverbs_create_cq_resp core;
+		struct orca_create_cq_resp drv;
+	} resp;
+	struct ib_uverbs_create_cq c;
+	int ret;
+
+	memset(&resp, 0, sizeof(resp));
+	memset(&c, 0, sizeof(c));
+	c.cqe = cqe;
+	c.comp_channel = -1;
+	ret = cmd(fd, IB_USER_VERBS_CMD_CREATE_CQ, &c, sizeof(c), d->w, d->len,
+		  &resp, sizeof(resp.core) + drv_out);
+	if (!ret) {
+		if (handle)
+			*handle = resp.core.cq_handle;
+		if (r)
+			*r = resp.drv;
+	}
+	return ret;
+}
+
+static void test_create_cq(int fd)
+{
+	struct orca_create_cq_resp r;
+	struct drv d;
+	void *map;
+	int v, ret;
+
+	for (v = 0; v < V_NR; v++) {
+		d = make_req(v);
+		memset(&r, 0, sizeof(r));
+		ret = create_cq(fd, &d, sizeof(r), 10, NULL, &r);
+		if (v == V_OK || v == V_TAIL_ZERO)
+			ok(want(ret, 0, v_name[v]) && r.cqn && r.comp_mask == 0 &&
+			   r.cqe_count >= 10 && r.cqe_size == ORCA_CQE_SIZE &&
+			   r.mmap_len && r.db_offset + ORCA_DB_RECORD_SIZE <= r.mmap_len,
+			   "CREATE_CQ with %s: accepted, cqn %u, %u entries of %u B, mmap %u B, doorbell at %u",
+			   v_name[v], r.cqn, r.cqe_count, r.cqe_size, r.mmap_len,
+			   r.db_offset);
+		else
+			ok(want(ret, EINVAL, v_name[v]),
+			   "CREATE_CQ with %s fails with EINVAL", v_name[v]);
+		if (v != V_OK)
+			continue;
+
+		/* The rings come only through the mmap key of the response. */
+		map = mmap(NULL, r.mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			   fd, r.mmap_key);
+		ok(map != MAP_FAILED, "mmap of the CQ with its mmap_key (0x%llx)",
+		   (unsigned long long)r.mmap_key);
+		if (map != MAP_FAILED)
+			munmap(map, r.mmap_len);
+		map = mmap(NULL, r.mmap_len + 4096, PROT_READ | PROT_WRITE,
+			   MAP_SHARED, fd, r.mmap_key);
+		ok(map == MAP_FAILED, "mmap one page longer than mmap_len fails");
+		if (map != MAP_FAILED)
+			munmap(map, r.mmap_len + 4096);
+		map = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			   r.mmap_key + (1ULL << 32));
+		ok(map == MAP_FAILED, "mmap with a key that was never handed out fails");
+		if (map != MAP_FAILED)
+			munmap(map, 4096);
+	}
+	d = make_req(V_OK);
+	ret = create_cq(fd, &d, sizeof(r) - 8, 10, NULL, NULL);
+	ok(want(ret, EINVAL, "cq short resp"),
+	   "CREATE_CQ with a driver response buffer 8 bytes short fails with EINVAL");
+	ret = create_cq(fd, &d, 0, 10, NULL, NULL);
+	ok(want(ret, EINVAL, "cq no resp"),
+	   "CREATE_CQ with no room for the driver response fails with EINVAL");
+
+	/* The extended command carries the same driver request. */
+	{
+		struct {
+			struct ib_uverbs_ex_create_cq_resp core;
+			struct orca_create_cq_resp drv;
+		} resp;
+		struct ib_uverbs_ex_create_cq c;
+
+		memset(&c, 0, sizeof(c));
+		c.cqe = 10;
+		c.comp_channel = -1;
+		d = make_req(V_OK);
+		ret = cmd_ex(fd, IB_USER_VERBS_EX_CMD_CREATE_CQ, &c, sizeof(c),
+			     d.w, 8, &resp, sizeof(resp.core), sizeof(resp.drv));
+		ok(want(ret, 0, "ex create_cq"),
+		   "EX_CREATE_CQ with a well-formed driver request: accepted");
+		d = make_req(V_COMP_MASK);
+		ret = cmd_ex(fd, IB_USER_VERBS_EX_CMD_CREATE_CQ, &c, sizeof(c),
+			     d.w, 8, &resp, sizeof(resp.core), sizeof(resp.drv));
+		ok(want(ret, EINVAL, "ex create_cq comp_mask"),
+		   "EX_CREATE_CQ with an unknown comp_mask fails with EINVAL");
+		d = make_req(V_RESERVED);
+		ret = cmd_ex(fd, IB_USER_VERBS_EX_CMD_CREATE_CQ, &c, sizeof(c),
+			     d.w, 8, &resp, sizeof(resp.core), sizeof(resp.drv));
+		ok(want(ret, EINVAL, "ex create_cq reserved"),
+		   "EX_CREATE_CQ with a non-zero reserved field fails with EINVAL");
+		d = make_req(V_OK);
+		ret = cmd_ex(fd, IB_USER_VERBS_EX_CMD_CREATE_CQ, &c, sizeof(c),
+			     d.w, 8, &resp, sizeof(resp.core), 0);
+		ok(want(ret, EINVAL, "ex create_cq no resp"),
+		   "EX_CREATE_CQ with no room for the driver response fails with EINVAL");
+	}
+}
+
+static int create_qp(int fd, const struct drv *d, size_t drv_out,
+		     uint32_t pd, uint32_t cq, int srq, uint32_t srq_handle,
+		     struct orca_create_qp_resp *r)
+{
+	struct {
+		struct ib_uverbs_create_qp_resp core;
+		struct orca_create_qp_resp drv;
+	} resp;
+	struct ib_uverbs_create_qp c;
+	int ret;
+
+	memset(&resp, 0, sizeof(resp));
+	memset(&c, 0, sizeof(c));
+	c.pd_handle = pd;
+	c.send_cq_handle = cq;
+	c.recv_cq_handle = cq;
+	c.srq_handle = srq_handle;
+	c.is_srq = srq;
+	c.max_send_wr = 8;
+	c.max_recv_wr = srq ? 0 : 8;
+	c.max_send_sge = 1;
+	c.max_recv_sge = srq ? 0 : 1;
+	c.qp_type = 2;	/* IB_QPT_RC */
+	ret = cmd(fd, IB_USER_VERBS_CMD_CREATE_QP, &c, sizeof(c), d->w, d->len,
+		  &resp, sizeof(resp.core) + drv_out);
+	if (!ret && r)
+		*r = resp.drv;
+	return ret;
+}
+
+static int pow2(uint32_t x)
+{
+	return x && !(x & (x - 1));
+}
+
+static void test_create_qp(int fd, uint32_t pd, uint32_t cq, uint32_t srq)
+{
+	struct orca_create_qp_resp r;
+	struct drv d;
+	int v, ret;
+
+	for (v = 0; v < V_NR; v++) {
+		d = make_req(v);
+		memset(&r, 0, sizeof(r));
+		ret = create_qp(fd, &d, sizeof(r), pd, cq, 0, 0, &r);
+		if (v == V_OK || v == V_TAIL_ZERO)
+			ok(want(ret, 0, v_name[v]) && r.qpn >= 2 &&
+			   r.comp_mask == 0 && r.reserved == 0 &&
+			   r.sq_depth >= 8 && pow2(r.sq_depth) &&
+			   pow2(r.sq_stride) && r.rq_depth >= 8 &&
+			   pow2(r.rq_depth) && pow2(r.rq_stride) &&
+			   r.mmap_len && r.db_offset + 128 <= r.mmap_len,
+			   "CREATE_QP with %s: accepted, qpn %u, SQ %u x %u B, RQ %u x %u B, mmap %u B",
+			   v_name[v], r.qpn, r.sq_depth, r.sq_stride, r.rq_depth,
+			   r.rq_stride, r.mmap_len);
+		else
+			ok(want(ret, EINVAL, v_name[v]),
+			   "CREATE_QP with %s fails with EINVAL", v_name[v]);
+	}
+	d = make_req(V_OK);
+	ret = create_qp(fd, &d, sizeof(r) - 8, pd, cq, 0, 0, NULL);
+	ok(want(ret, EINVAL, "qp short resp"),
+	   "CREATE_QP with a driver response buffer 8 bytes short fails with EINVAL");
+	ret = create_qp(fd, &d, 0, pd, cq, 0, 0, NULL);
+	ok(want(ret, EINVAL, "qp no resp"),
+	   "CREATE_QP with no room for the driver response fails with EINVAL");
+	memset(&r, 0xff, sizeof(r));
+	ret = create_qp(fd, &d, sizeof(r), pd, cq, 1, srq, &r);
+	ok(want(ret, 0, "qp with srq") && r.rq_depth == 0,
+	   "CREATE_QP with an SRQ: accepted, rq_depth 0 (%u)", r.rq_depth);
+}
+
+static int create_srq(int fd, const struct drv *d, size_t drv_out,
+		      uint32_t pd, uint32_t *handle,
+		      struct orca_create_srq_resp *r)
+{
+	struct {
+		struct ib_uverbs_create_srq_resp core;
+		struct orca_create_srq_resp drv;
+	} resp;
+	struct ib_uverbs_create_srq c;
+	int ret;
+
+	memset(&resp, 0, sizeof(resp));
+	memset(&c, 0, sizeof(c));
+	c.pd_handle = pd;
+	c.max_wr = 16;
+	c.max_sge = 1;
+	ret = cmd(fd, IB_USER_VERBS_CMD_CREATE_SRQ, &c, sizeof(c), d->w, d->len,
+		  &resp, sizeof(resp.core) + drv_out);
+	if (!ret) {
+		if (handle)
+			*handle = resp.core.srq_handle;
+		if (r)
+			*r = resp.drv;
+	}
+	return ret;
+}
+
+static void test_create_srq(int fd, uint32_t pd)
+{
+	struct orca_create_srq_resp r;
+	struct drv d;
+	int v, ret;
+
+	for (v = 0; v < V_NR; v++) {
+		d = make_req(v);
+		memset(&r, 0, sizeof(r));
+		ret = create_srq(fd, &d, sizeof(r), pd, NULL, &r);
+		if (v == V_OK || v == V_TAIL_ZERO)
+			ok(want(ret, 0, v_name[v]) && r.srqn && r.comp_mask == 0 &&
+			   r.depth >= 16 && pow2(r.depth) && pow2(r.stride) &&
+			   r.mmap_len && r.db_offset + ORCA_DB_RECORD_SIZE <= r.mmap_len,
+			   "CREATE_SRQ with %s: accepted, srqn %u, %u x %u B, mmap %u B",
+			   v_name[v], r.srqn, r.depth, r.stride, r.mmap_len);
+		else
+			ok(want(ret, EINVAL, v_name[v]),
+			   "CREATE_SRQ with %s fails with EINVAL", v_name[v]);
+	}
+	d = make_req(V_OK);
+	ret = create_srq(fd, &d, sizeof(r) - 8, pd, NULL, NULL);
+	ok(want(ret, EINVAL, "srq short resp"),
+	   "CREATE_SRQ with a driver response buffer 8 bytes short fails with EINVAL");
+	ret = create_srq(fd, &d, 0, pd, NULL, NULL);
+	ok(want(ret, EINVAL, "srq no resp"),
+	   "CREATE_SRQ with no room for the driver response fails with EINVAL");
+}
+
+int main(int argc, char **argv)
+{
+	uint32_t pd = 0, cq = 0, srq = 0;
+	struct drv d = make_req(V_OK);
+	int fd;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s DEVICE\n", argv[0]);
+		return 2;
+	}
+	if (!ok(!find_uverbs(argv[1]), "uverbs device of %s: %s", argv[1],
+		dev_path))
+		goto out;
+
+	test_get_context();
+
+	fd = open_ctx();
+	if (!ok(fd >= 0, "a user context on a fresh fd"))
+		goto out;
+	test_alloc_pd(fd);
+	ok(!alloc_pd(fd, NULL, 0, sizeof(struct orca_alloc_pd_resp), &pd, NULL) &&
+	   !create_cq(fd, &d, sizeof(struct orca_create_cq_resp), 16, &cq, NULL) &&
+	   !create_srq(fd, &d, sizeof(struct orca_create_srq_resp), pd, &srq,
+		       NULL),
+	   "a PD, a CQ and an SRQ for the QP tests");
+	test_create_cq(fd);
+	test_create_qp(fd, pd, cq, srq);
+	test_create_srq(fd, pd);
+	ok(!close(fd), "close the fd: uverbs destroys everything created on it");
+out:
+	printf("1..%d\n", tap_num);
+	return tap_failed ? 1 : 0;
+}
