@@ -15,19 +15,29 @@
 
 #include <linux/completion.h>
 #include <linux/io.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/semaphore.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
 #include "orca_bus.h"
 #include "orca_hw.h"
 
 #define ORCA_PORT_NUM		1
+/* Most SGEs a WQE can carry (ORCA_WQ_CFG_MAX_SGE holds more). */
+#define ORCA_MAX_SGE_HW		32
 
 /* Admin queue: command ring, completion ring, per-slot contexts. */
 #define ORCA_AQ_LOG2_DEPTH	5
 #define ORCA_AQ_MBOX_SIZE	512
+/* Each slot's mailbox: input in the first half, output in the second. */
+#define ORCA_AQ_MBOX_IN_OFF	0
+#define ORCA_AQ_MBOX_OUT_OFF	256
+#define ORCA_AQ_MBOX_HALF	256
 
 struct orca_aq_ctx {
 	struct completion done;
@@ -68,6 +78,41 @@ struct orca_eq {
 	u32 cons;
 };
 
+/* Completion event queues: one per interrupt vector 1..num_vectors-1. */
+#define ORCA_CEQ_LOG2_DEPTH	12
+
+struct orca_ceq {
+	struct orca_dev *dev;
+	struct orca_eq eq;
+	u32 eqn;
+	unsigned int vector;
+	int irq;
+	bool created;		/* the device knows it: DESTROY_EQ on teardown */
+	bool irq_requested;
+};
+
+/*
+ * Queue memory of a CQ, QP or SRQ: one physically contiguous, zeroed,
+ * page-aligned allocation, split into order-0 pages so that they can be
+ * mapped to userspace page by page.  Referenced by the object and by its
+ * mmap entry; the last reference unmaps and frees it.
+ */
+struct orca_qmem {
+	struct kref ref;
+	struct device *dmadev;
+	struct list_head zombie;	/* on orca_dev.zombies */
+	struct page *page;
+	unsigned int order;
+	size_t size;
+	void *va;
+	dma_addr_t dma;
+};
+
+struct orca_mmap_entry {
+	struct rdma_user_mmap_entry rentry;
+	struct orca_qmem *qmem;
+};
+
 struct orca_dev {
 	struct ib_device ibdev;
 	struct orca_bus_device *bdev;
@@ -79,6 +124,21 @@ struct orca_dev {
 	struct orca_admin aq;
 	struct orca_eq aeq;
 	int irq;			/* vector 0: admin and async events */
+
+	struct orca_ceq *ceqs;		/* num_ceqs, vectors 1.. */
+	unsigned int num_ceqs;
+
+	/* Objects by device number, for event dispatch. */
+	struct xarray qp_xa;
+	struct xarray cq_xa;
+	struct xarray srq_xa;
+
+	/* Queue memory of objects whose destroy the device did not confirm. */
+	struct mutex zombie_lock;
+	struct list_head zombies;
+
+	/* MR key variants: incremented per registration. */
+	atomic_t mr_variant;
 
 	struct orca_hw_device_attr hw_attr;
 	struct work_struct port_work;
@@ -96,6 +156,66 @@ struct orca_pd {
 	u32 pdn;
 };
 
+struct orca_cq {
+	struct ib_cq ibcq;
+	u32 cqn;
+	u8 log2_depth;
+	u32 eqn;
+	struct orca_qmem *qmem;
+	struct orca_mmap_entry *mentry;	/* user CQs */
+	struct mutex resize_lock;	/* qmem, mentry, log2_depth */
+};
+
+struct orca_wq_geom {
+	u8 log2_depth;
+	u8 log2_stride;
+	u32 max_sge;
+	u32 offset;		/* within the queue memory */
+};
+
+struct orca_qp {
+	struct ib_qp ibqp;
+	u32 qpn;
+	enum orca_qp_type hw_type;
+	struct orca_wq_geom sq;
+	struct orca_wq_geom rq;	/* log2_depth 0 and no ring with an SRQ */
+	bool has_rq;
+	u32 max_inline;
+	u32 db_offset;
+	struct orca_qmem *qmem;
+	struct orca_mmap_entry *mentry;
+	struct ib_qp_cap cap;	/* as reported at create */
+	enum ib_sig_type sq_sig_type;
+};
+
+struct orca_srq {
+	struct ib_srq ibsrq;
+	u32 srqn;
+	u32 max_sge;
+	struct orca_wq_geom wq;
+	u32 db_offset;
+	struct orca_qmem *qmem;
+	struct orca_mmap_entry *mentry;
+};
+
+struct orca_mr {
+	struct ib_mr ibmr;
+	u32 key;
+	u32 flags;		/* ORCA_MR_FLAG_* */
+	u8 page_shift;
+	u32 num_pages;
+	struct ib_umem *umem;
+	/* Fast-reg MRs: the page list built by map_mr_sg. */
+	u64 *pages;
+	u32 max_pages;
+	u32 npages;
+};
+
+struct orca_ah {
+	struct ib_ah ibah;
+	u32 ahn;
+};
+
 static inline struct orca_dev *to_odev(struct ib_device *ibdev)
 {
 	return container_of(ibdev, struct orca_dev, ibdev);
@@ -104,6 +224,31 @@ static inline struct orca_dev *to_odev(struct ib_device *ibdev)
 static inline struct orca_pd *to_opd(struct ib_pd *ibpd)
 {
 	return container_of(ibpd, struct orca_pd, ibpd);
+}
+
+static inline struct orca_cq *to_ocq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct orca_cq, ibcq);
+}
+
+static inline struct orca_qp *to_oqp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct orca_qp, ibqp);
+}
+
+static inline struct orca_srq *to_osrq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct orca_srq, ibsrq);
+}
+
+static inline struct orca_mr *to_omr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct orca_mr, ibmr);
+}
+
+static inline struct orca_ah *to_oah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct orca_ah, ibah);
 }
 
 /* The bus device: used for messages, valid before and after registration. */
@@ -131,7 +276,8 @@ void orca_admin_destroy(struct orca_dev *dev);
 void orca_admin_program(struct orca_dev *dev);
 void orca_admin_process_completions(struct orca_dev *dev);
 int orca_admin_exec(struct orca_dev *dev, union orca_aq_cmd *cmd,
-		    void *out, size_t out_len, u64 *result);
+		    const void *in, size_t in_len, void *out, size_t out_len,
+		    u64 *result);
 int orca_aq_status_to_errno(u8 status);
 const char *orca_aq_opcode_name(u8 opcode);
 
@@ -142,6 +288,9 @@ void orca_aeq_program(struct orca_dev *dev);
 void orca_aeq_arm(struct orca_dev *dev);
 irqreturn_t orca_async_irq_handler(int irq, void *data);
 void orca_port_work(struct work_struct *work);
+int orca_ceqs_create(struct orca_dev *dev);
+void orca_ceqs_destroy(struct orca_dev *dev);
+void orca_ceqs_free(struct orca_dev *dev, bool device_stopped);
 
 /* orca_cmd.c */
 int orca_cmd_query_device(struct orca_dev *dev,
@@ -150,6 +299,87 @@ int orca_cmd_query_port(struct orca_dev *dev, u32 port,
 			struct orca_hw_port_attr *attr);
 int orca_cmd_alloc_pd(struct orca_dev *dev, u32 *pdn);
 int orca_cmd_dealloc_pd(struct orca_dev *dev, u32 pdn);
+
+int orca_cmd_query_stats(struct orca_dev *dev, struct orca_hw_stats *stats);
+int orca_cmd_create_eq(struct orca_dev *dev, dma_addr_t ring, u8 log2_depth,
+		       unsigned int vector, u32 *eqn);
+int orca_cmd_destroy_eq(struct orca_dev *dev, u32 eqn);
+int orca_cmd_reg_mr(struct orca_dev *dev, const struct orca_hw_reg_mr *in,
+		    u32 *key);
+int orca_cmd_dereg_mr(struct orca_dev *dev, u32 key);
+int orca_cmd_create_cq(struct orca_dev *dev, dma_addr_t ring, dma_addr_t db,
+		       u8 log2_depth, u32 eqn, u32 *cqn);
+int orca_cmd_resize_cq(struct orca_dev *dev, u32 cqn, dma_addr_t ring,
+		       dma_addr_t db, u8 log2_depth);
+int orca_cmd_destroy_cq(struct orca_dev *dev, u32 cqn);
+int orca_cmd_create_qp(struct orca_dev *dev, const struct orca_hw_create_qp *in,
+		       u32 *qpn);
+int orca_cmd_modify_qp(struct orca_dev *dev, u32 qpn,
+		       const struct orca_hw_qp_attr *attr);
+int orca_cmd_query_qp(struct orca_dev *dev, u32 qpn,
+		      struct orca_hw_qp_attr *attr);
+int orca_cmd_destroy_qp(struct orca_dev *dev, u32 qpn);
+int orca_cmd_create_srq(struct orca_dev *dev, const struct orca_hw_srq *in,
+			u32 *srqn);
+int orca_cmd_modify_srq(struct orca_dev *dev, u32 srqn, u32 attr_mask,
+			u32 max_wr, u32 limit);
+int orca_cmd_query_srq(struct orca_dev *dev, u32 srqn, struct orca_hw_srq *out);
+int orca_cmd_destroy_srq(struct orca_dev *dev, u32 srqn);
+int orca_cmd_create_ah(struct orca_dev *dev, const struct orca_cmd_create_ah *c,
+		       u32 *ahn);
+int orca_cmd_destroy_ah(struct orca_dev *dev, u32 ahn);
+int orca_cmd_gid(struct orca_dev *dev, u8 opcode, const struct orca_cmd_gid *c);
+int orca_cmd_mcast(struct orca_dev *dev, u8 opcode, const u8 *gid, u32 qpn);
+
+/* orca_verbs.c */
+int orca_udata_get_req(struct ib_udata *udata, void *req, size_t len);
+int orca_udata_no_req(struct ib_udata *udata);
+int orca_udata_put_resp(struct ib_udata *udata, void *resp, size_t len);
+struct orca_qmem *orca_qmem_alloc(struct orca_dev *dev, size_t size);
+void orca_qmem_put(struct orca_qmem *qmem);
+void orca_qmem_destroyed(struct orca_dev *dev, struct orca_qmem *qmem,
+			 bool device_done);
+void orca_zombies_release(struct orca_dev *dev);
+int orca_qmem_expose(struct ib_ucontext *uctx, struct orca_qmem *qmem,
+		     struct orca_mmap_entry **out, u64 *key);
+void orca_qmem_unexpose(struct orca_mmap_entry *mentry);
+
+/* orca_cq.c */
+int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		   struct ib_udata *udata);
+int orca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+int orca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int orca_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
+
+/* orca_qp.c */
+int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
+		   struct ib_udata *udata);
+int orca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_udata *udata);
+int orca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		  struct ib_qp_init_attr *init);
+int orca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int orca_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
+int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
+		    struct ib_udata *udata);
+int orca_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		    enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int orca_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int orca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+u32 orca_access_to_hw(int access);
+int orca_wq_geom(u32 max_wr, u32 max_sge, u32 hdr, u32 min_stride,
+		 u32 inline_len, struct orca_wq_geom *g);
+
+/* orca_mr.c */
+struct ib_mr *orca_get_dma_mr(struct ib_pd *ibpd, int access);
+struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+			       u64 virt, int access, struct ib_udata *udata);
+struct ib_mr *orca_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			    u32 max_num_sg);
+int orca_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		   unsigned int *sg_offset);
+int orca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+int orca_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
 
 /* orca_verbs.c */
 extern const struct ib_device_ops orca_dev_ops;

@@ -21,6 +21,12 @@
 #include "orca.h"
 #include "orca_ring.h"
 
+/* MODIFY_QP carries its input mailbox where struct orca_cmd_mbox_in does. */
+static_assert(offsetof(struct orca_cmd_modify_qp, in_addr) ==
+	      offsetof(struct orca_cmd_mbox_in, in_addr));
+static_assert(offsetof(struct orca_cmd_modify_qp, in_len) ==
+	      offsetof(struct orca_cmd_mbox_in, in_len));
+
 static unsigned int admin_timeout_ms = 10000;
 module_param(admin_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(admin_timeout_ms,
@@ -42,6 +48,50 @@ const char *orca_aq_opcode_name(u8 opcode)
 		return "ALLOC_PD";
 	case ORCA_CMD_DEALLOC_PD:
 		return "DEALLOC_PD";
+	case ORCA_CMD_QUERY_STATS:
+		return "QUERY_STATS";
+	case ORCA_CMD_CREATE_EQ:
+		return "CREATE_EQ";
+	case ORCA_CMD_DESTROY_EQ:
+		return "DESTROY_EQ";
+	case ORCA_CMD_REG_MR:
+		return "REG_MR";
+	case ORCA_CMD_DEREG_MR:
+		return "DEREG_MR";
+	case ORCA_CMD_CREATE_CQ:
+		return "CREATE_CQ";
+	case ORCA_CMD_RESIZE_CQ:
+		return "RESIZE_CQ";
+	case ORCA_CMD_DESTROY_CQ:
+		return "DESTROY_CQ";
+	case ORCA_CMD_CREATE_QP:
+		return "CREATE_QP";
+	case ORCA_CMD_MODIFY_QP:
+		return "MODIFY_QP";
+	case ORCA_CMD_QUERY_QP:
+		return "QUERY_QP";
+	case ORCA_CMD_DESTROY_QP:
+		return "DESTROY_QP";
+	case ORCA_CMD_CREATE_SRQ:
+		return "CREATE_SRQ";
+	case ORCA_CMD_MODIFY_SRQ:
+		return "MODIFY_SRQ";
+	case ORCA_CMD_QUERY_SRQ:
+		return "QUERY_SRQ";
+	case ORCA_CMD_DESTROY_SRQ:
+		return "DESTROY_SRQ";
+	case ORCA_CMD_CREATE_AH:
+		return "CREATE_AH";
+	case ORCA_CMD_DESTROY_AH:
+		return "DESTROY_AH";
+	case ORCA_CMD_ADD_GID:
+		return "ADD_GID";
+	case ORCA_CMD_DEL_GID:
+		return "DEL_GID";
+	case ORCA_CMD_ATTACH_MCAST:
+		return "ATTACH_MCAST";
+	case ORCA_CMD_DETACH_MCAST:
+		return "DETACH_MCAST";
 	default:
 		return "UNKNOWN";
 	}
@@ -210,15 +260,20 @@ void orca_admin_process_completions(struct orca_dev *dev)
  * orca_admin_exec - execute one admin command and wait for its completion
  * @dev: the device
  * @cmd: the command; the header's opcode is set, the rest is filled here
+ * @in: input mailbox contents, or NULL; only for commands whose body is
+ *	struct orca_cmd_mbox_in or starts like it (in_addr, in_len)
+ * @in_len: size of @in, at most ORCA_AQ_MBOX_HALF
  * @out: buffer for the output mailbox, or NULL
- * @out_len: size of @out, at most ORCA_AQ_MBOX_SIZE
+ * @out_len: size of @out, at most ORCA_AQ_MBOX_HALF
  * @result: where to store the completion's result field, or NULL
  *
- * Sleeps.  Returns 0, a negative errno translated from the device status,
- * or -EIO once the queue is dead.
+ * The slot's mailbox holds the input at ORCA_AQ_MBOX_IN_OFF and the
+ * output at ORCA_AQ_MBOX_OUT_OFF.  Sleeps.  Returns 0, a negative errno
+ * translated from the device status, or -EIO once the queue is dead.
  */
 int orca_admin_exec(struct orca_dev *dev, union orca_aq_cmd *cmd,
-		    void *out, size_t out_len, u64 *result)
+		    const void *in, size_t in_len, void *out, size_t out_len,
+		    u64 *result)
 {
 	struct orca_admin *aq = &dev->aq;
 	u8 opcode = FIELD_GET(ORCA_AQ_HDR_OPCODE, le32_to_cpu(cmd->hdr.op));
@@ -228,7 +283,7 @@ int orca_admin_exec(struct orca_dev *dev, union orca_aq_cmd *cmd,
 	u32 slot, i;
 	int ret;
 
-	if (WARN_ON(out_len > ORCA_AQ_MBOX_SIZE))
+	if (WARN_ON(out_len > ORCA_AQ_MBOX_HALF || in_len > ORCA_AQ_MBOX_HALF))
 		return -EINVAL;
 
 	if (READ_ONCE(aq->dead))
@@ -265,9 +320,18 @@ int orca_admin_exec(struct orca_dev *dev, union orca_aq_cmd *cmd,
 
 	cmd->hdr.op = cpu_to_le32(FIELD_PREP(ORCA_AQ_HDR_OPCODE, opcode) |
 				  FIELD_PREP(ORCA_AQ_HDR_CMD_ID, ctx->cmd_id));
+	if (in) {
+		memcpy(aq->mbox + slot * ORCA_AQ_MBOX_SIZE + ORCA_AQ_MBOX_IN_OFF,
+		       in, in_len);
+		cmd->mbox_in.in_addr = cpu_to_le64(aq->mbox_dma +
+						   slot * ORCA_AQ_MBOX_SIZE +
+						   ORCA_AQ_MBOX_IN_OFF);
+		cmd->mbox_in.in_len = cpu_to_le32(in_len);
+	}
 	if (out) {
 		cmd->hdr.out_addr = cpu_to_le64(aq->mbox_dma +
-						slot * ORCA_AQ_MBOX_SIZE);
+						slot * ORCA_AQ_MBOX_SIZE +
+						ORCA_AQ_MBOX_OUT_OFF);
 		cmd->hdr.out_len = cpu_to_le32(out_len);
 	} else {
 		cmd->hdr.out_addr = 0;
@@ -313,7 +377,8 @@ int orca_admin_exec(struct orca_dev *dev, union orca_aq_cmd *cmd,
 	if (!ret && result)
 		*result = ctx->result;
 	if (!ret && out)
-		memcpy(out, aq->mbox + slot * ORCA_AQ_MBOX_SIZE, out_len);
+		memcpy(out, aq->mbox + slot * ORCA_AQ_MBOX_SIZE +
+		       ORCA_AQ_MBOX_OUT_OFF, out_len);
 	ctx->busy = false;
 	spin_unlock_irqrestore(&aq->lock, flags);
 	up(&aq->slots);

@@ -17,13 +17,47 @@ static void orca_cmd_init(union orca_aq_cmd *cmd, u8 opcode)
 	cmd->hdr.op = cpu_to_le32(FIELD_PREP(ORCA_AQ_HDR_OPCODE, opcode));
 }
 
+/* A handle returned in the completion's result: a u32, never 0. */
+static int orca_cmd_handle_result(u64 result, u32 *handle)
+{
+	if (!result || result > U32_MAX)
+		return -EIO;
+	*handle = result;
+	return 0;
+}
+
+/* Commands that only name an object. */
+static int orca_cmd_on_handle(struct orca_dev *dev, u8 opcode, u32 handle)
+{
+	union orca_aq_cmd cmd;
+
+	orca_cmd_init(&cmd, opcode);
+	cmd.handle.handle = cpu_to_le32(handle);
+	return orca_admin_exec(dev, &cmd, NULL, 0, NULL, 0, NULL);
+}
+
+/* Commands with an input mailbox whose result is a new handle. */
+static int orca_cmd_create_mbox(struct orca_dev *dev, u8 opcode,
+				const void *in, size_t in_len, u32 *handle)
+{
+	union orca_aq_cmd cmd;
+	u64 result;
+	int ret;
+
+	orca_cmd_init(&cmd, opcode);
+	ret = orca_admin_exec(dev, &cmd, in, in_len, NULL, 0, &result);
+	if (ret)
+		return ret;
+	return orca_cmd_handle_result(result, handle);
+}
+
 int orca_cmd_query_device(struct orca_dev *dev,
 			  struct orca_hw_device_attr *attr)
 {
 	union orca_aq_cmd cmd;
 
 	orca_cmd_init(&cmd, ORCA_CMD_QUERY_DEVICE);
-	return orca_admin_exec(dev, &cmd, attr, sizeof(*attr), NULL);
+	return orca_admin_exec(dev, &cmd, NULL, 0, attr, sizeof(*attr), NULL);
 }
 
 int orca_cmd_query_port(struct orca_dev *dev, u32 port,
@@ -33,7 +67,39 @@ int orca_cmd_query_port(struct orca_dev *dev, u32 port,
 
 	orca_cmd_init(&cmd, ORCA_CMD_QUERY_PORT);
 	cmd.query_port.port = cpu_to_le32(port);
-	return orca_admin_exec(dev, &cmd, attr, sizeof(*attr), NULL);
+	return orca_admin_exec(dev, &cmd, NULL, 0, attr, sizeof(*attr), NULL);
+}
+
+int orca_cmd_query_stats(struct orca_dev *dev, struct orca_hw_stats *stats)
+{
+	union orca_aq_cmd cmd;
+
+	orca_cmd_init(&cmd, ORCA_CMD_QUERY_STATS);
+	return orca_admin_exec(dev, &cmd, NULL, 0, stats, sizeof(*stats),
+			       NULL);
+}
+
+int orca_cmd_create_eq(struct orca_dev *dev, dma_addr_t ring, u8 log2_depth,
+		       unsigned int vector, u32 *eqn)
+{
+	union orca_aq_cmd cmd;
+	u64 result;
+	int ret;
+
+	orca_cmd_init(&cmd, ORCA_CMD_CREATE_EQ);
+	cmd.create_eq.ring_addr = cpu_to_le64(ring);
+	cmd.create_eq.cfg =
+		cpu_to_le32(FIELD_PREP(ORCA_EQ_CFG_LOG2_DEPTH, log2_depth) |
+			    FIELD_PREP(ORCA_EQ_CFG_VECTOR, vector));
+	ret = orca_admin_exec(dev, &cmd, NULL, 0, NULL, 0, &result);
+	if (ret)
+		return ret;
+	return orca_cmd_handle_result(result, eqn);
+}
+
+int orca_cmd_destroy_eq(struct orca_dev *dev, u32 eqn)
+{
+	return orca_cmd_on_handle(dev, ORCA_CMD_DESTROY_EQ, eqn);
 }
 
 int orca_cmd_alloc_pd(struct orca_dev *dev, u32 *pdn)
@@ -43,7 +109,7 @@ int orca_cmd_alloc_pd(struct orca_dev *dev, u32 *pdn)
 	int ret;
 
 	orca_cmd_init(&cmd, ORCA_CMD_ALLOC_PD);
-	ret = orca_admin_exec(dev, &cmd, NULL, 0, &result);
+	ret = orca_admin_exec(dev, &cmd, NULL, 0, NULL, 0, &result);
 	if (ret)
 		return ret;
 	if (result > U32_MAX)
@@ -58,5 +124,183 @@ int orca_cmd_dealloc_pd(struct orca_dev *dev, u32 pdn)
 
 	orca_cmd_init(&cmd, ORCA_CMD_DEALLOC_PD);
 	cmd.dealloc_pd.pdn = cpu_to_le32(pdn);
-	return orca_admin_exec(dev, &cmd, NULL, 0, NULL);
+	return orca_admin_exec(dev, &cmd, NULL, 0, NULL, 0, NULL);
+}
+
+int orca_cmd_reg_mr(struct orca_dev *dev, const struct orca_hw_reg_mr *in,
+		    u32 *key)
+{
+	union orca_aq_cmd cmd;
+	u64 result;
+	int ret;
+
+	orca_cmd_init(&cmd, ORCA_CMD_REG_MR);
+	ret = orca_admin_exec(dev, &cmd, in, sizeof(*in), NULL, 0, &result);
+	if (ret)
+		return ret;
+	if (result > U32_MAX || !FIELD_GET(ORCA_MR_KEY_INDEX, (u32)result))
+		return -EIO;
+	*key = result;
+	return 0;
+}
+
+int orca_cmd_dereg_mr(struct orca_dev *dev, u32 key)
+{
+	return orca_cmd_on_handle(dev, ORCA_CMD_DEREG_MR, key);
+}
+
+int orca_cmd_create_cq(struct orca_dev *dev, dma_addr_t ring, dma_addr_t db,
+		       u8 log2_depth, u32 eqn, u32 *cqn)
+{
+	union orca_aq_cmd cmd;
+	u64 result;
+	int ret;
+
+	orca_cmd_init(&cmd, ORCA_CMD_CREATE_CQ);
+	cmd.create_cq.ring_addr = cpu_to_le64(ring);
+	cmd.create_cq.db_addr = cpu_to_le64(db);
+	cmd.create_cq.cfg =
+		cpu_to_le32(FIELD_PREP(ORCA_CQ_CFG_LOG2_DEPTH, log2_depth));
+	cmd.create_cq.eqn = cpu_to_le32(eqn);
+	ret = orca_admin_exec(dev, &cmd, NULL, 0, NULL, 0, &result);
+	if (ret)
+		return ret;
+	return orca_cmd_handle_result(result, cqn);
+}
+
+int orca_cmd_resize_cq(struct orca_dev *dev, u32 cqn, dma_addr_t ring,
+		       dma_addr_t db, u8 log2_depth)
+{
+	union orca_aq_cmd cmd;
+
+	orca_cmd_init(&cmd, ORCA_CMD_RESIZE_CQ);
+	cmd.resize_cq.ring_addr = cpu_to_le64(ring);
+	cmd.resize_cq.cqn = cpu_to_le32(cqn);
+	cmd.resize_cq.cfg =
+		cpu_to_le32(FIELD_PREP(ORCA_CQ_CFG_LOG2_DEPTH, log2_depth));
+	cmd.resize_cq.db_addr = cpu_to_le64(db);
+	return orca_admin_exec(dev, &cmd, NULL, 0, NULL, 0, NULL);
+}
+
+int orca_cmd_destroy_cq(struct orca_dev *dev, u32 cqn)
+{
+	return orca_cmd_on_handle(dev, ORCA_CMD_DESTROY_CQ, cqn);
+}
+
+int orca_cmd_create_qp(struct orca_dev *dev, const struct orca_hw_create_qp *in,
+		       u32 *qpn)
+{
+	int ret;
+
+	ret = orca_cmd_create_mbox(dev, ORCA_CMD_CREATE_QP, in, sizeof(*in),
+				   qpn);
+	if (!ret && *qpn >= BIT(24))
+		ret = -EIO;
+	return ret;
+}
+
+int orca_cmd_modify_qp(struct orca_dev *dev, u32 qpn,
+		       const struct orca_hw_qp_attr *attr)
+{
+	union orca_aq_cmd cmd;
+
+	orca_cmd_init(&cmd, ORCA_CMD_MODIFY_QP);
+	cmd.modify_qp.qpn = cpu_to_le32(qpn);
+	return orca_admin_exec(dev, &cmd, attr, sizeof(*attr), NULL, 0, NULL);
+}
+
+int orca_cmd_query_qp(struct orca_dev *dev, u32 qpn,
+		      struct orca_hw_qp_attr *attr)
+{
+	union orca_aq_cmd cmd;
+
+	orca_cmd_init(&cmd, ORCA_CMD_QUERY_QP);
+	cmd.handle.handle = cpu_to_le32(qpn);
+	return orca_admin_exec(dev, &cmd, NULL, 0, attr, sizeof(*attr), NULL);
+}
+
+int orca_cmd_destroy_qp(struct orca_dev *dev, u32 qpn)
+{
+	return orca_cmd_on_handle(dev, ORCA_CMD_DESTROY_QP, qpn);
+}
+
+int orca_cmd_create_srq(struct orca_dev *dev, const struct orca_hw_srq *in,
+			u32 *srqn)
+{
+	return orca_cmd_create_mbox(dev, ORCA_CMD_CREATE_SRQ, in, sizeof(*in),
+				    srqn);
+}
+
+int orca_cmd_modify_srq(struct orca_dev *dev, u32 srqn, u32 attr_mask,
+			u32 max_wr, u32 limit)
+{
+	union orca_aq_cmd cmd;
+
+	orca_cmd_init(&cmd, ORCA_CMD_MODIFY_SRQ);
+	cmd.modify_srq.srqn = cpu_to_le32(srqn);
+	cmd.modify_srq.attr_mask = cpu_to_le32(attr_mask);
+	cmd.modify_srq.max_wr = cpu_to_le32(max_wr);
+	cmd.modify_srq.limit = cpu_to_le32(limit);
+	return orca_admin_exec(dev, &cmd, NULL, 0, NULL, 0, NULL);
+}
+
+int orca_cmd_query_srq(struct orca_dev *dev, u32 srqn, struct orca_hw_srq *out)
+{
+	union orca_aq_cmd cmd;
+
+	orca_cmd_init(&cmd, ORCA_CMD_QUERY_SRQ);
+	cmd.handle.handle = cpu_to_le32(srqn);
+	return orca_admin_exec(dev, &cmd, NULL, 0, out, sizeof(*out), NULL);
+}
+
+int orca_cmd_destroy_srq(struct orca_dev *dev, u32 srqn)
+{
+	return orca_cmd_on_handle(dev, ORCA_CMD_DESTROY_SRQ, srqn);
+}
+
+/* @c: the command body filled by the caller; the header is set here. */
+int orca_cmd_create_ah(struct orca_dev *dev, const struct orca_cmd_create_ah *c,
+		       u32 *ahn)
+{
+	union orca_aq_cmd cmd;
+	u64 result;
+	int ret;
+
+	cmd.create_ah = *c;
+	cmd.hdr.op = cpu_to_le32(FIELD_PREP(ORCA_AQ_HDR_OPCODE,
+					    ORCA_CMD_CREATE_AH));
+	cmd.hdr.out_len = 0;
+	cmd.hdr.out_addr = 0;
+	ret = orca_admin_exec(dev, &cmd, NULL, 0, NULL, 0, &result);
+	if (ret)
+		return ret;
+	return orca_cmd_handle_result(result, ahn);
+}
+
+int orca_cmd_destroy_ah(struct orca_dev *dev, u32 ahn)
+{
+	return orca_cmd_on_handle(dev, ORCA_CMD_DESTROY_AH, ahn);
+}
+
+/* ADD_GID or DEL_GID; @c is the body filled by the caller. */
+int orca_cmd_gid(struct orca_dev *dev, u8 opcode, const struct orca_cmd_gid *c)
+{
+	union orca_aq_cmd cmd;
+
+	cmd.gid = *c;
+	cmd.hdr.op = cpu_to_le32(FIELD_PREP(ORCA_AQ_HDR_OPCODE, opcode));
+	cmd.hdr.out_len = 0;
+	cmd.hdr.out_addr = 0;
+	return orca_admin_exec(dev, &cmd, NULL, 0, NULL, 0, NULL);
+}
+
+/* ATTACH_MCAST or DETACH_MCAST. */
+int orca_cmd_mcast(struct orca_dev *dev, u8 opcode, const u8 *gid, u32 qpn)
+{
+	union orca_aq_cmd cmd;
+
+	orca_cmd_init(&cmd, opcode);
+	memcpy(cmd.mcast.gid, gid, sizeof(cmd.mcast.gid));
+	cmd.mcast.qpn = cpu_to_le32(qpn);
+	return orca_admin_exec(dev, &cmd, NULL, 0, NULL, 0, NULL);
 }

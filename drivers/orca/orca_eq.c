@@ -15,7 +15,7 @@
 #include "orca.h"
 #include "orca_ring.h"
 
-static size_t orca_aeq_bytes(struct orca_eq *eq)
+static size_t orca_eq_bytes(struct orca_eq *eq)
 {
 	return orca_ring_depth(eq->log2_depth) * ORCA_EQE_SIZE;
 }
@@ -26,7 +26,7 @@ int orca_aeq_init(struct orca_dev *dev)
 
 	eq->log2_depth = ORCA_AEQ_LOG2_DEPTH;
 	eq->cons = 0;
-	eq->ring = dma_alloc_coherent(dev->dmadev, orca_aeq_bytes(eq),
+	eq->ring = dma_alloc_coherent(dev->dmadev, orca_eq_bytes(eq),
 				      &eq->dma, GFP_KERNEL);
 	return eq->ring ? 0 : -ENOMEM;
 }
@@ -35,7 +35,7 @@ void orca_aeq_destroy(struct orca_dev *dev)
 {
 	struct orca_eq *eq = &dev->aeq;
 
-	dma_free_coherent(dev->dmadev, orca_aeq_bytes(eq), eq->ring, eq->dma);
+	dma_free_coherent(dev->dmadev, orca_eq_bytes(eq), eq->ring, eq->dma);
 }
 
 /* Tell the device where the ring is.  The device must be disabled. */
@@ -58,6 +58,93 @@ void orca_aeq_arm(struct orca_dev *dev)
 		       ORCA_AEQ_DB_ARM);
 }
 
+static struct ib_qp *orca_event_qp_locked(struct orca_dev *dev, u32 qpn)
+{
+	struct orca_qp *qp = xa_load(&dev->qp_xa, qpn);
+
+	return qp ? &qp->ibqp : NULL;
+}
+
+/*
+ * Deliver an affiliated async event to the object's ib_core handler.  The
+ * lookup and the call happen under the xarray lock: destroy erases the
+ * object first, so a handler never runs for an object being freed.
+ */
+static void orca_dispatch_affiliated(struct orca_dev *dev, u8 type, u32 num)
+{
+	struct ib_event event = { .device = &dev->ibdev };
+	unsigned long flags;
+
+	switch (type) {
+	case ORCA_EQE_QP_FATAL:
+	case ORCA_EQE_QP_REQ_ERR:
+	case ORCA_EQE_QP_ACCESS_ERR:
+	case ORCA_EQE_QP_LAST_WQE:
+	case ORCA_EQE_QP_SQ_DRAINED:
+	case ORCA_EQE_QP_COMM_EST: {
+		struct ib_qp *ibqp;
+
+		switch (type) {
+		case ORCA_EQE_QP_FATAL:
+			event.event = IB_EVENT_QP_FATAL;
+			break;
+		case ORCA_EQE_QP_REQ_ERR:
+			event.event = IB_EVENT_QP_REQ_ERR;
+			break;
+		case ORCA_EQE_QP_ACCESS_ERR:
+			event.event = IB_EVENT_QP_ACCESS_ERR;
+			break;
+		case ORCA_EQE_QP_LAST_WQE:
+			event.event = IB_EVENT_QP_LAST_WQE_REACHED;
+			break;
+		case ORCA_EQE_QP_SQ_DRAINED:
+			event.event = IB_EVENT_SQ_DRAINED;
+			break;
+		default:
+			event.event = IB_EVENT_COMM_EST;
+			break;
+		}
+		xa_lock_irqsave(&dev->qp_xa, flags);
+		ibqp = orca_event_qp_locked(dev, num);
+		if (ibqp && ibqp->event_handler) {
+			event.element.qp = ibqp;
+			ibqp->event_handler(&event, ibqp->qp_context);
+		}
+		xa_unlock_irqrestore(&dev->qp_xa, flags);
+		break;
+	}
+	case ORCA_EQE_CQ_ERR: {
+		struct orca_cq *cq;
+
+		event.event = IB_EVENT_CQ_ERR;
+		xa_lock_irqsave(&dev->cq_xa, flags);
+		cq = xa_load(&dev->cq_xa, num);
+		if (cq && cq->ibcq.event_handler) {
+			event.element.cq = &cq->ibcq;
+			cq->ibcq.event_handler(&event, cq->ibcq.cq_context);
+		}
+		xa_unlock_irqrestore(&dev->cq_xa, flags);
+		break;
+	}
+	case ORCA_EQE_SRQ_LIMIT:
+	case ORCA_EQE_SRQ_ERR: {
+		struct orca_srq *srq;
+
+		event.event = type == ORCA_EQE_SRQ_LIMIT ?
+			      IB_EVENT_SRQ_LIMIT_REACHED : IB_EVENT_SRQ_ERR;
+		xa_lock_irqsave(&dev->srq_xa, flags);
+		srq = xa_load(&dev->srq_xa, num);
+		if (srq && srq->ibsrq.event_handler) {
+			event.element.srq = &srq->ibsrq;
+			srq->ibsrq.event_handler(&event,
+						 srq->ibsrq.srq_context);
+		}
+		xa_unlock_irqrestore(&dev->srq_xa, flags);
+		break;
+	}
+	}
+}
+
 static void orca_handle_eqe(struct orca_dev *dev, u8 type, u64 data)
 {
 	switch (type) {
@@ -67,18 +154,34 @@ static void orca_handle_eqe(struct orca_dev *dev, u8 type, u64 data)
 			schedule_work(&dev->port_work);
 		spin_unlock(&dev->state_lock);
 		break;
-	default:
-		dev_warn_ratelimited(orca_device(dev),
-				     "unknown async event type 0x%x (data 0x%llx)\n",
-				     type, data);
+	case ORCA_EQE_QP_FATAL:
+	case ORCA_EQE_QP_REQ_ERR:
+	case ORCA_EQE_QP_ACCESS_ERR:
+	case ORCA_EQE_QP_LAST_WQE:
+	case ORCA_EQE_QP_SQ_DRAINED:
+	case ORCA_EQE_QP_COMM_EST:
+	case ORCA_EQE_CQ_ERR:
+	case ORCA_EQE_SRQ_LIMIT:
+	case ORCA_EQE_SRQ_ERR:
+		if (data > U32_MAX)
+			goto bad;
+		orca_dispatch_affiliated(dev, type, data);
 		break;
+	default:
+		goto bad;
 	}
+	return;
+bad:
+	dev_warn_ratelimited(orca_device(dev),
+			     "unexpected async event type 0x%x (data 0x%llx)\n",
+			     type, data);
 }
 
-static void orca_aeq_process(struct orca_dev *dev)
+/* Consume every valid entry of @eq, handing each to @handle. */
+static void orca_eq_consume(struct orca_dev *dev, struct orca_eq *eq,
+			    void (*handle)(struct orca_dev *dev, u8 type,
+					   u64 data))
 {
-	struct orca_eq *eq = &dev->aeq;
-
 	for (;;) {
 		struct orca_eqe *eqe;
 		u32 info;
@@ -90,10 +193,15 @@ static void orca_aeq_process(struct orca_dev *dev)
 			break;
 		/* Read the entry only after its owner bit. */
 		dma_rmb();
-		orca_handle_eqe(dev, FIELD_GET(ORCA_EQE_TYPE, info),
-				le64_to_cpu(eqe->data));
+		handle(dev, FIELD_GET(ORCA_EQE_TYPE, info),
+		       le64_to_cpu(eqe->data));
 		eq->cons++;
 	}
+}
+
+static void orca_aeq_process(struct orca_dev *dev)
+{
+	orca_eq_consume(dev, &dev->aeq, orca_handle_eqe);
 	orca_aeq_arm(dev);
 }
 
@@ -133,4 +241,161 @@ void orca_port_work(struct work_struct *work)
 	event.event = attr.state == IB_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE :
 						     IB_EVENT_PORT_ERR;
 	ib_dispatch_event(&event);
+}
+
+/* A completion event: call the CQ's completion handler. */
+static void orca_handle_ceqe(struct orca_dev *dev, u8 type, u64 data)
+{
+	struct orca_cq *cq = NULL;
+	unsigned long flags;
+
+	if (type != ORCA_EQE_COMP || data > U32_MAX) {
+		dev_warn_ratelimited(orca_device(dev),
+				     "unexpected completion event type 0x%x (data 0x%llx)\n",
+				     type, data);
+		return;
+	}
+	xa_lock_irqsave(&dev->cq_xa, flags);
+	cq = xa_load(&dev->cq_xa, data);
+	if (cq && cq->ibcq.comp_handler)
+		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+	xa_unlock_irqrestore(&dev->cq_xa, flags);
+}
+
+/*
+ * Completion vectors.  Interface v1 has no consumer doorbell for
+ * completion EQs: the device raises the vector for every entry it writes
+ * (a CQ raises at most one event per arm of its CQ doorbell), and the
+ * handler consumes whatever is valid.
+ */
+static irqreturn_t orca_ceq_irq_handler(int irq, void *data)
+{
+	struct orca_ceq *ceq = data;
+
+	orca_eq_consume(ceq->dev, &ceq->eq, orca_handle_ceqe);
+	return IRQ_HANDLED;
+}
+
+/*
+ * Create one completion EQ per interrupt vector 1..num_vectors-1.  A
+ * device that does not implement CREATE_EQ gets none: CQs then cannot be
+ * created.
+ */
+int orca_ceqs_create(struct orca_dev *dev)
+{
+	u32 caps = orca_reg_read(dev, ORCA_REG_CAPS);
+	u8 log2_depth = min_t(u32, ORCA_CEQ_LOG2_DEPTH,
+			      FIELD_GET(ORCA_CAPS_EQ_MAX_LOG2, caps));
+	unsigned int n = dev->num_vectors - 1;
+	unsigned int i;
+	int ret;
+
+	dev->num_ceqs = 0;
+	if (!n)
+		return 0;
+	dev->ceqs = kcalloc(n, sizeof(*dev->ceqs), GFP_KERNEL);
+	if (!dev->ceqs)
+		return -ENOMEM;
+
+	for (i = 0; i < n; i++) {
+		struct orca_ceq *ceq = &dev->ceqs[i];
+
+		ceq->dev = dev;
+		ceq->vector = i + 1;
+		ceq->irq = dev->bdev->irqs[ceq->vector];
+		ceq->eq.log2_depth = log2_depth;
+		ceq->eq.cons = 0;
+		ceq->eq.ring = dma_alloc_coherent(dev->dmadev,
+						  orca_eq_bytes(&ceq->eq),
+						  &ceq->eq.dma, GFP_KERNEL);
+		if (!ceq->eq.ring) {
+			ret = -ENOMEM;
+			goto err;
+		}
+		dev->num_ceqs++;
+
+		ret = request_irq(ceq->irq, orca_ceq_irq_handler, 0,
+				  dev_name(&dev->bdev->adev.dev), ceq);
+		if (ret)
+			goto err;
+		ceq->irq_requested = true;
+
+		ret = orca_cmd_create_eq(dev, ceq->eq.dma, log2_depth,
+					 ceq->vector, &ceq->eqn);
+		if (ret == -EOPNOTSUPP && i == 0) {
+			dev_warn(orca_device(dev),
+				 "device has no completion EQs; CQs are unavailable\n");
+			orca_ceqs_destroy(dev);
+			return 0;
+		}
+		if (ret) {
+			dev_err(orca_device(dev),
+				"CREATE_EQ on vector %u failed: %d\n",
+				ceq->vector, ret);
+			goto err;
+		}
+		ceq->created = true;
+	}
+	return 0;
+
+err:
+	orca_ceqs_destroy(dev);
+	return ret;
+}
+
+/*
+ * Destroy the completion EQs and free their interrupts.  The rings are
+ * freed only if the device confirmed the destroy; orca_ceqs_free() frees
+ * the others once the device is disabled.
+ */
+void orca_ceqs_destroy(struct orca_dev *dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < dev->num_ceqs; i++) {
+		struct orca_ceq *ceq = &dev->ceqs[i];
+
+		if (ceq->created) {
+			int ret = orca_cmd_destroy_eq(dev, ceq->eqn);
+
+			if (ret)
+				dev_warn(orca_device(dev),
+					 "DESTROY_EQ %u failed: %d\n",
+					 ceq->eqn, ret);
+			else
+				ceq->created = false;
+		}
+		if (ceq->irq_requested) {
+			free_irq(ceq->irq, ceq);
+			ceq->irq_requested = false;
+		}
+	}
+	orca_ceqs_free(dev, false);
+}
+
+/* Free the rings the device no longer writes (all, once it stopped). */
+void orca_ceqs_free(struct orca_dev *dev, bool device_stopped)
+{
+	unsigned int i;
+	bool all = true;
+
+	for (i = 0; i < dev->num_ceqs; i++) {
+		struct orca_ceq *ceq = &dev->ceqs[i];
+
+		if (!ceq->eq.ring)
+			continue;
+		if (ceq->created && !device_stopped) {
+			all = false;
+			continue;
+		}
+		dma_free_coherent(dev->dmadev, orca_eq_bytes(&ceq->eq),
+				  ceq->eq.ring, ceq->eq.dma);
+		ceq->eq.ring = NULL;
+		ceq->created = false;
+	}
+	if (all) {
+		kfree(dev->ceqs);
+		dev->ceqs = NULL;
+		dev->num_ceqs = 0;
+	}
 }

@@ -120,6 +120,8 @@ static void orca_hw_stop(struct orca_dev *dev)
 			 "device did not stop; leaking its DMA rings\n");
 		return;
 	}
+	orca_ceqs_free(dev, true);
+	orca_zombies_release(dev);
 	orca_aeq_destroy(dev);
 	orca_admin_destroy(dev);
 }
@@ -161,7 +163,7 @@ static int orca_register(struct orca_dev *dev)
 
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->phys_port_cnt = 1;
-	ibdev->num_comp_vectors = 1;
+	ibdev->num_comp_vectors = max_t(unsigned int, dev->num_ceqs, 1);
 	ibdev->node_guid = dev->hw_attr.node_guid;
 	ibdev->dev.parent = &bdev->adev.dev;
 	strscpy(ibdev->node_desc, "Orca HCA", sizeof(ibdev->node_desc));
@@ -197,6 +199,11 @@ static int orca_probe(struct auxiliary_device *adev,
 	dev->dmadev = adev->dev.parent;
 	spin_lock_init(&dev->state_lock);
 	INIT_WORK(&dev->port_work, orca_port_work);
+	xa_init_flags(&dev->qp_xa, XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&dev->cq_xa, XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&dev->srq_xa, XA_FLAGS_LOCK_IRQ);
+	mutex_init(&dev->zombie_lock);
+	INIT_LIST_HEAD(&dev->zombies);
 	auxiliary_set_drvdata(adev, dev);
 
 	ret = orca_identify(dev);
@@ -234,6 +241,10 @@ static int orca_probe(struct auxiliary_device *adev,
 	if (ret)
 		goto err_hw_stop;
 
+	ret = orca_ceqs_create(dev);
+	if (ret)
+		goto err_hw_stop;
+
 	orca_events_enable(dev, true);
 	ret = orca_register(dev);
 	if (ret)
@@ -248,6 +259,7 @@ static int orca_probe(struct auxiliary_device *adev,
 err_events_disable:
 	orca_events_enable(dev, false);
 	cancel_work_sync(&dev->port_work);
+	orca_ceqs_destroy(dev);
 err_hw_stop:
 	/* Frees the IRQ and, if the device stopped, the rings. */
 	orca_hw_stop(dev);
@@ -270,6 +282,7 @@ static void orca_remove(struct auxiliary_device *adev)
 	ib_unregister_device(&dev->ibdev);
 	orca_events_enable(dev, false);
 	cancel_work_sync(&dev->port_work);
+	orca_ceqs_destroy(dev);
 	orca_hw_stop(dev);
 	ib_dealloc_device(&dev->ibdev);
 }

@@ -7,8 +7,13 @@
  */
 
 #include <linux/bitfield.h>
+#include <linux/dma-mapping.h>
+#include <linux/if_vlan.h>
+#include <linux/mm.h>
 #include <linux/module.h>
+#include <net/ipv6.h>
 #include <rdma/ib_addr.h>
+#include <rdma/ib_cache.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/uverbs_ioctl.h>
@@ -20,7 +25,7 @@
  * Copy a driver request of @len bytes from @udata.  A shorter request is
  * an error, and so is any non-zero byte beyond what this kernel knows.
  */
-static int orca_udata_get_req(struct ib_udata *udata, void *req, size_t len)
+int orca_udata_get_req(struct ib_udata *udata, void *req, size_t len)
 {
 	if (udata->inlen < len)
 		return -EINVAL;
@@ -31,7 +36,7 @@ static int orca_udata_get_req(struct ib_udata *udata, void *req, size_t len)
 }
 
 /* Commands without a driver request accept only empty or zeroed input. */
-static int orca_udata_no_req(struct ib_udata *udata)
+int orca_udata_no_req(struct ib_udata *udata)
 {
 	if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return -EINVAL;
@@ -39,8 +44,7 @@ static int orca_udata_no_req(struct ib_udata *udata)
 }
 
 /* Userspace must offer room for the whole response. */
-static int orca_udata_put_resp(struct ib_udata *udata, void *resp,
-			       size_t len)
+int orca_udata_put_resp(struct ib_udata *udata, void *resp, size_t len)
 {
 	if (udata->outlen < len)
 		return -EINVAL;
@@ -265,22 +269,386 @@ static int orca_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	return 0;
 }
 
+/*
+ * Queue memory.  Allocated as one block so the device sees it contiguous,
+ * then split into independent pages: each can be inserted into a user
+ * mapping, which holds its own page reference.
+ */
+struct orca_qmem *orca_qmem_alloc(struct orca_dev *dev, size_t size)
+{
+	struct orca_qmem *qmem;
+	unsigned int i, order;
+
+	size = PAGE_ALIGN(size);
+	order = get_order(size);
+	if (order >= MAX_ORDER)
+		return ERR_PTR(-ENOMEM);
+
+	qmem = kzalloc(sizeof(*qmem), GFP_KERNEL);
+	if (!qmem)
+		return ERR_PTR(-ENOMEM);
+	qmem->page = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN, order);
+	if (!qmem->page)
+		goto err_free;
+	split_page(qmem->page, order);
+	/* Give back what the power-of-two block has beyond @size. */
+	for (i = size >> PAGE_SHIFT; i < (1U << order); i++)
+		__free_page(qmem->page + i);
+	qmem->size = size;
+	qmem->va = page_address(qmem->page);
+	qmem->dmadev = dev->dmadev;
+	qmem->dma = dma_map_page(dev->dmadev, qmem->page, 0, size,
+				 DMA_BIDIRECTIONAL);
+	if (dma_mapping_error(dev->dmadev, qmem->dma))
+		goto err_free_pages;
+	kref_init(&qmem->ref);
+	INIT_LIST_HEAD(&qmem->zombie);
+	return qmem;
+
+err_free_pages:
+	for (i = 0; i < size >> PAGE_SHIFT; i++)
+		__free_page(qmem->page + i);
+err_free:
+	kfree(qmem);
+	return ERR_PTR(-ENOMEM);
+}
+
+static void orca_qmem_release(struct kref *ref)
+{
+	struct orca_qmem *qmem = container_of(ref, struct orca_qmem, ref);
+	unsigned int i;
+
+	dma_unmap_page(qmem->dmadev, qmem->dma, qmem->size, DMA_BIDIRECTIONAL);
+	for (i = 0; i < qmem->size >> PAGE_SHIFT; i++)
+		__free_page(qmem->page + i);
+	kfree(qmem);
+}
+
+void orca_qmem_put(struct orca_qmem *qmem)
+{
+	kref_put(&qmem->ref, orca_qmem_release);
+}
+
+/*
+ * The object owning @qmem is gone for ib_core.  If the device did not
+ * confirm its destruction it may still access the memory: keep it until
+ * the device is disabled.
+ */
+void orca_qmem_destroyed(struct orca_dev *dev, struct orca_qmem *qmem,
+			 bool device_done)
+{
+	if (device_done) {
+		orca_qmem_put(qmem);
+		return;
+	}
+	mutex_lock(&dev->zombie_lock);
+	list_add_tail(&qmem->zombie, &dev->zombies);
+	mutex_unlock(&dev->zombie_lock);
+}
+
+/* The device is disabled: free the memory it may have been using. */
+void orca_zombies_release(struct orca_dev *dev)
+{
+	struct orca_qmem *qmem, *tmp;
+
+	mutex_lock(&dev->zombie_lock);
+	list_for_each_entry_safe(qmem, tmp, &dev->zombies, zombie) {
+		list_del(&qmem->zombie);
+		orca_qmem_put(qmem);
+	}
+	mutex_unlock(&dev->zombie_lock);
+}
+
+/* Offer @qmem to userspace through an mmap entry; @key is its offset. */
+int orca_qmem_expose(struct ib_ucontext *uctx, struct orca_qmem *qmem,
+		     struct orca_mmap_entry **out, u64 *key)
+{
+	struct orca_mmap_entry *mentry;
+	int ret;
+
+	mentry = kzalloc(sizeof(*mentry), GFP_KERNEL);
+	if (!mentry)
+		return -ENOMEM;
+	kref_get(&qmem->ref);
+	mentry->qmem = qmem;
+	ret = rdma_user_mmap_entry_insert(uctx, &mentry->rentry, qmem->size);
+	if (ret) {
+		orca_qmem_put(qmem);
+		kfree(mentry);
+		return ret;
+	}
+	*key = rdma_user_mmap_get_offset(&mentry->rentry);
+	*out = mentry;
+	return 0;
+}
+
+/* No new mappings; mmap_free runs when the last reference goes. */
+void orca_qmem_unexpose(struct orca_mmap_entry *mentry)
+{
+	rdma_user_mmap_entry_remove(&mentry->rentry);
+}
+
+static int orca_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
+{
+	struct rdma_user_mmap_entry *rentry;
+	struct orca_mmap_entry *mentry;
+	unsigned long i, npages;
+	int ret = 0;
+
+	rentry = rdma_user_mmap_entry_get(uctx, vma);
+	if (!rentry)
+		return -EINVAL;
+	mentry = container_of(rentry, struct orca_mmap_entry, rentry);
+	npages = vma_pages(vma);
+	if (npages != mentry->qmem->size >> PAGE_SHIFT ||
+	    (vma->vm_flags & VM_EXEC)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	vma->vm_flags &= ~VM_MAYEXEC;
+	for (i = 0; i < npages; i++) {
+		ret = vm_insert_page(vma, vma->vm_start + i * PAGE_SIZE,
+				     mentry->qmem->page + i);
+		if (ret)
+			break;
+	}
+out:
+	rdma_user_mmap_entry_put(rentry);
+	return ret;
+}
+
+static void orca_mmap_free(struct rdma_user_mmap_entry *rentry)
+{
+	struct orca_mmap_entry *mentry =
+		container_of(rentry, struct orca_mmap_entry, rentry);
+
+	orca_qmem_put(mentry->qmem);
+	kfree(mentry);
+}
+
+/* Address handles: RoCEv2, so a GRH is required. */
+static int orca_create_ah(struct ib_ah *ibah,
+			  struct rdma_ah_init_attr *init_attr,
+			  struct ib_udata *udata)
+{
+	struct orca_dev *dev = to_odev(ibah->device);
+	struct rdma_ah_attr *attr = init_attr->ah_attr;
+	struct orca_create_ah_resp resp = {};
+	struct orca_ah *ah = to_oah(ibah);
+	struct orca_cmd_create_ah c = {};
+	const struct ib_global_route *grh;
+	u16 vlan = ORCA_AH_VLAN_NONE;
+	int ret;
+
+	if (!(init_attr->flags & RDMA_CREATE_AH_SLEEPABLE))
+		return -EOPNOTSUPP;
+	if (udata) {
+		ret = orca_udata_no_req(udata);
+		if (ret)
+			return ret;
+		if (udata->outlen < sizeof(resp))
+			return -EINVAL;
+	}
+	if (attr->type != RDMA_AH_ATTR_TYPE_ROCE ||
+	    !(rdma_ah_get_ah_flags(attr) & IB_AH_GRH))
+		return -EINVAL;
+	grh = rdma_ah_read_grh(attr);
+	if (grh->sgid_attr) {
+		ret = rdma_read_gid_l2_fields(grh->sgid_attr, &vlan, NULL);
+		if (ret)
+			return ret;
+		if (vlan >= VLAN_N_VID)
+			vlan = ORCA_AH_VLAN_NONE;
+	}
+
+	memcpy(c.dgid, grh->dgid.raw, sizeof(c.dgid));
+	c.pdn = cpu_to_le32(to_opd(ibah->pd)->pdn);
+	c.info = cpu_to_le32(FIELD_PREP(ORCA_AH_FLOW_LABEL, grh->flow_label) |
+			     FIELD_PREP(ORCA_AH_SGID_INDEX, grh->sgid_index) |
+			     FIELD_PREP(ORCA_AH_SL, rdma_ah_get_sl(attr)));
+	memcpy(c.dmac, attr->roce.dmac, sizeof(c.dmac));
+	c.vlan = cpu_to_le16(vlan);
+	ret = orca_cmd_create_ah(dev, &c, &ah->ahn);
+	if (ret)
+		return ret;
+
+	if (udata) {
+		resp.ahn = ah->ahn;
+		ret = orca_udata_put_resp(udata, &resp, sizeof(resp));
+		if (ret)
+			goto err_destroy;
+	}
+	return 0;
+
+err_destroy:
+	orca_cmd_destroy_ah(dev, ah->ahn);
+	return ret;
+}
+
+static int orca_destroy_ah(struct ib_ah *ibah, u32 flags)
+{
+	struct orca_ah *ah = to_oah(ibah);
+	int ret;
+
+	/* Admin commands sleep; kernel AHs are only created sleepable. */
+	if (!(flags & RDMA_DESTROY_AH_SLEEPABLE))
+		return -EOPNOTSUPP;
+	ret = orca_cmd_destroy_ah(to_odev(ibah->device), ah->ahn);
+	if (ret)
+		ibdev_warn(ibah->device, "DESTROY_AH %u failed: %d\n",
+			   ah->ahn, ret);
+	return 0;
+}
+
+static int orca_gid_cmd(const struct ib_gid_attr *attr, u8 opcode)
+{
+	struct orca_dev *dev = to_odev(attr->device);
+	struct orca_cmd_gid c = {};
+	u16 vlan = ORCA_AH_VLAN_NONE;
+	int ret;
+
+	if (attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
+		return -EINVAL;
+	/* DEL_GID needs only the index; the netdev may be gone by then. */
+	if (opcode == ORCA_CMD_ADD_GID) {
+		ret = rdma_read_gid_l2_fields(attr, &vlan, c.mac);
+		if (ret)
+			return ret;
+		if (vlan >= VLAN_N_VID)
+			vlan = ORCA_AH_VLAN_NONE;
+	}
+	memcpy(c.gid, attr->gid.raw, sizeof(c.gid));
+	c.index = cpu_to_le32(attr->index);
+	c.type = cpu_to_le32(ipv6_addr_v4mapped((struct in6_addr *)attr->gid.raw) ?
+			     ORCA_GID_ROCE_V2_IPV4 : ORCA_GID_ROCE_V2_IPV6);
+	c.vlan = cpu_to_le16(vlan);
+	return orca_cmd_gid(dev, opcode, &c);
+}
+
+static int orca_add_gid(const struct ib_gid_attr *attr, void **context)
+{
+	return orca_gid_cmd(attr, ORCA_CMD_ADD_GID);
+}
+
+static int orca_del_gid(const struct ib_gid_attr *attr, void **context)
+{
+	int ret = orca_gid_cmd(attr, ORCA_CMD_DEL_GID);
+
+	if (ret)
+		ibdev_warn(attr->device, "DEL_GID %u failed: %d\n",
+			   attr->index, ret);
+	return 0;
+}
+
+static int orca_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	if (ibqp->qp_type != IB_QPT_UD)
+		return -EINVAL;
+	return orca_cmd_mcast(to_odev(ibqp->device), ORCA_CMD_ATTACH_MCAST,
+			      gid->raw, to_oqp(ibqp)->qpn);
+}
+
+static int orca_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	if (ibqp->qp_type != IB_QPT_UD)
+		return -EINVAL;
+	return orca_cmd_mcast(to_odev(ibqp->device), ORCA_CMD_DETACH_MCAST,
+			      gid->raw, to_oqp(ibqp)->qpn);
+}
+
+/* Port statistics: the device's counters, in struct orca_hw_stats order. */
+static const struct rdma_stat_desc orca_stat_descs[] = {
+	{ .name = "cmds_completed" },
+	{ .name = "cmds_failed" },
+	{ .name = "async_events" },
+	{ .name = "async_events_dropped" },
+	{ .name = "pds" },
+	{ .name = "mrs" },
+	{ .name = "cqs" },
+	{ .name = "qps" },
+	{ .name = "srqs" },
+	{ .name = "ahs" },
+	{ .name = "tx_packets" },
+	{ .name = "tx_bytes" },
+	{ .name = "rx_packets" },
+	{ .name = "rx_bytes" },
+};
+
+static struct rdma_hw_stats *orca_alloc_hw_port_stats(struct ib_device *ibdev,
+						      u32 port)
+{
+	return rdma_alloc_hw_stats_struct(orca_stat_descs,
+					  ARRAY_SIZE(orca_stat_descs),
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+static int orca_get_hw_stats(struct ib_device *ibdev,
+			     struct rdma_hw_stats *stats, u32 port, int index)
+{
+	struct orca_hw_stats hw;
+	const __le64 *ctr = &hw.cmds_completed;
+	unsigned int i;
+	int ret;
+
+	ret = orca_cmd_query_stats(to_odev(ibdev), &hw);
+	if (ret)
+		return ret;
+	for (i = 0; i < ARRAY_SIZE(orca_stat_descs); i++)
+		stats->value[i] = le64_to_cpu(ctr[i]);
+	return ARRAY_SIZE(orca_stat_descs);
+}
+
 const struct ib_device_ops orca_dev_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 	.uverbs_abi_ver = ORCA_UVERBS_ABI_VERSION,
 
+	.add_gid = orca_add_gid,
+	.alloc_hw_port_stats = orca_alloc_hw_port_stats,
+	.alloc_mr = orca_alloc_mr,
 	.alloc_pd = orca_alloc_pd,
 	.alloc_ucontext = orca_alloc_ucontext,
+	.attach_mcast = orca_attach_mcast,
+	.create_ah = orca_create_ah,
+	.create_cq = orca_create_cq,
+	.create_qp = orca_create_qp,
+	.create_srq = orca_create_srq,
+	.create_user_ah = orca_create_ah,
 	.dealloc_pd = orca_dealloc_pd,
 	.dealloc_ucontext = orca_dealloc_ucontext,
+	.del_gid = orca_del_gid,
+	.dereg_mr = orca_dereg_mr,
+	.destroy_ah = orca_destroy_ah,
+	.destroy_cq = orca_destroy_cq,
+	.destroy_qp = orca_destroy_qp,
+	.destroy_srq = orca_destroy_srq,
+	.detach_mcast = orca_detach_mcast,
 	.disassociate_ucontext = orca_disassociate_ucontext,
+	.fill_res_cq_entry = orca_fill_res_cq_entry,
+	.fill_res_mr_entry = orca_fill_res_mr_entry,
+	.fill_res_qp_entry = orca_fill_res_qp_entry,
+	.get_dma_mr = orca_get_dma_mr,
+	.get_hw_stats = orca_get_hw_stats,
 	.get_link_layer = orca_get_link_layer,
 	.get_port_immutable = orca_get_port_immutable,
+	.map_mr_sg = orca_map_mr_sg,
+	.mmap = orca_mmap,
+	.mmap_free = orca_mmap_free,
+	.modify_qp = orca_modify_qp,
+	.modify_srq = orca_modify_srq,
 	.query_device = orca_query_device,
 	.query_pkey = orca_query_pkey,
 	.query_port = orca_query_port,
+	.query_qp = orca_query_qp,
+	.query_srq = orca_query_srq,
+	.reg_user_mr = orca_reg_user_mr,
+	.resize_cq = orca_resize_cq,
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, orca_ah, ibah),
+	INIT_RDMA_OBJ_SIZE(ib_cq, orca_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, orca_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, orca_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, orca_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, orca_ucontext, ibucontext),
 };

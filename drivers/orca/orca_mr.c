@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Orca HCA driver: memory regions.
+ *
+ * REG_MR hands the device a region's page list.  The list lives in DMA
+ * memory owned by the driver for the duration of the command only: the
+ * device copies it.  Level 1 is one array of page addresses; level 2,
+ * used when that array would not fit a page, is an array of addresses of
+ * pages holding the level 1 entries.
+ */
+
+#include <linux/bitfield.h>
+#include <linux/dma-mapping.h>
+#include <linux/log2.h>
+#include <rdma/ib_umem.h>
+#include <rdma/iter.h>
+#include <rdma/restrack.h>
+
+#include "orca.h"
+
+#define ORCA_PBL_PAGE_SIZE	4096
+#define ORCA_PBL_ENTRIES	(ORCA_PBL_PAGE_SIZE / sizeof(__le64))
+#define ORCA_MR_IB_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+				 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
+
+struct orca_pbl_buf {
+	__le64 *va;
+	dma_addr_t dma;
+	size_t size;
+};
+
+struct orca_pbl {
+	u8 levels;
+	struct orca_pbl_buf top;
+	struct orca_pbl_buf *l1;	/* level 2: the pages of entries */
+	u32 n_l1;
+};
+
+static int orca_mr_check_access(int access)
+{
+	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & IB_ACCESS_LOCAL_WRITE))
+		return -EINVAL;
+	/* Optional flags (relaxed ordering) may be ignored, no others. */
+	if (access & ~(ORCA_MR_IB_ACCESS | IB_ACCESS_OPTIONAL))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+static struct orca_mr *orca_mr_alloc(void)
+{
+	return kzalloc(sizeof(struct orca_mr), GFP_KERNEL);
+}
+
+/* Register with the device; fills the key and the common fields. */
+static int orca_mr_register(struct orca_dev *dev, struct ib_pd *ibpd,
+			    struct orca_mr *mr, struct orca_hw_reg_mr *in)
+{
+	u32 variant = atomic_inc_return(&dev->mr_variant) & ORCA_MR_KEY_VARIANT;
+	int ret;
+
+	in->pdn = cpu_to_le32(to_opd(ibpd)->pdn);
+	in->key_variant = cpu_to_le32(variant);
+	in->flags = cpu_to_le32(mr->flags |
+				FIELD_PREP(ORCA_MR_PAGE_SHIFT, mr->page_shift) |
+				le32_to_cpu(in->flags));
+	in->num_pages = cpu_to_le32(mr->num_pages);
+	ret = orca_cmd_reg_mr(dev, in, &mr->key);
+	if (ret)
+		return ret;
+	mr->ibmr.lkey = mr->key;
+	mr->ibmr.rkey = mr->key;
+	return 0;
+}
+
+static void orca_pbl_free(struct orca_dev *dev, struct orca_pbl *pbl)
+{
+	u32 i;
+
+	for (i = 0; i < pbl->n_l1; i++)
+		if (pbl->l1[i].va)
+			dma_free_coherent(dev->dmadev, pbl->l1[i].size,
+					  pbl->l1[i].va, pbl->l1[i].dma);
+	kfree(pbl->l1);
+	if (pbl->top.va)
+		dma_free_coherent(dev->dmadev, pbl->top.size, pbl->top.va,
+				  pbl->top.dma);
+}
+
+static int orca_pbl_buf_alloc(struct orca_dev *dev, struct orca_pbl_buf *b,
+			      size_t size)
+{
+	b->size = size;
+	b->va = dma_alloc_coherent(dev->dmadev, size, &b->dma, GFP_KERNEL);
+	return b->va ? 0 : -ENOMEM;
+}
+
+/* Build the page list of @umem in blocks of @pgsz bytes. */
+static int orca_pbl_build(struct orca_dev *dev, struct ib_umem *umem,
+			  unsigned long pgsz, u32 num_pages,
+			  struct orca_pbl *pbl)
+{
+	struct ib_block_iter biter;
+	u32 i = 0;
+	int ret;
+
+	memset(pbl, 0, sizeof(*pbl));
+	if ((size_t)num_pages * sizeof(__le64) <= ORCA_PBL_PAGE_SIZE) {
+		pbl->levels = 1;
+		ret = orca_pbl_buf_alloc(dev, &pbl->top,
+					 num_pages * sizeof(__le64));
+		if (ret)
+			return ret;
+		rdma_umem_for_each_dma_block(umem, &biter, pgsz) {
+			if (WARN_ON_ONCE(i >= num_pages))
+				break;
+			pbl->top.va[i++] =
+				cpu_to_le64(rdma_block_iter_dma_address(&biter));
+		}
+		return 0;
+	}
+
+	pbl->levels = 2;
+	pbl->n_l1 = DIV_ROUND_UP(num_pages, ORCA_PBL_ENTRIES);
+	if (pbl->n_l1 > ORCA_PBL_ENTRIES)
+		return -EINVAL;
+	pbl->l1 = kcalloc(pbl->n_l1, sizeof(*pbl->l1), GFP_KERNEL);
+	if (!pbl->l1)
+		return -ENOMEM;
+	ret = orca_pbl_buf_alloc(dev, &pbl->top, pbl->n_l1 * sizeof(__le64));
+	if (ret)
+		goto err;
+	for (i = 0; i < pbl->n_l1; i++) {
+		ret = orca_pbl_buf_alloc(dev, &pbl->l1[i], ORCA_PBL_PAGE_SIZE);
+		if (ret)
+			goto err;
+		pbl->top.va[i] = cpu_to_le64(pbl->l1[i].dma);
+	}
+	i = 0;
+	rdma_umem_for_each_dma_block(umem, &biter, pgsz) {
+		if (WARN_ON_ONCE(i >= num_pages))
+			break;
+		pbl->l1[i / ORCA_PBL_ENTRIES].va[i % ORCA_PBL_ENTRIES] =
+			cpu_to_le64(rdma_block_iter_dma_address(&biter));
+		i++;
+	}
+	return 0;
+
+err:
+	orca_pbl_free(dev, pbl);
+	return ret;
+}
+
+struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+			       u64 virt, int access, struct ib_udata *udata)
+{
+	struct orca_dev *dev = to_odev(ibpd->device);
+	struct orca_hw_reg_mr in = {};
+	struct orca_pbl pbl;
+	unsigned long pgsz;
+	struct orca_mr *mr;
+	int ret;
+
+	if (udata) {
+		ret = orca_udata_no_req(udata);
+		if (ret)
+			return ERR_PTR(ret);
+	}
+	ret = orca_mr_check_access(access);
+	if (ret)
+		return ERR_PTR(ret);
+	if (!length || length > le64_to_cpu(dev->hw_attr.max_mr_size))
+		return ERR_PTR(-EINVAL);
+
+	mr = orca_mr_alloc();
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->umem = ib_umem_get(ibpd->device, start, length, access);
+	if (IS_ERR(mr->umem)) {
+		ret = PTR_ERR(mr->umem);
+		goto err_free;
+	}
+	pgsz = ib_umem_find_best_pgsz(mr->umem,
+				      le64_to_cpu(dev->hw_attr.page_size_cap),
+				      virt);
+	if (!pgsz) {
+		ret = -EINVAL;
+		goto err_release;
+	}
+	mr->page_shift = order_base_2(pgsz);
+	mr->num_pages = ib_umem_num_dma_blocks(mr->umem, pgsz);
+
+	ret = orca_pbl_build(dev, mr->umem, pgsz, mr->num_pages, &pbl);
+	if (ret)
+		goto err_release;
+	in.iova = cpu_to_le64(virt);
+	in.length = cpu_to_le64(length);
+	in.pbl_addr = cpu_to_le64(pbl.top.dma);
+	in.access = cpu_to_le32(orca_access_to_hw(access));
+	in.flags = cpu_to_le32(FIELD_PREP(ORCA_MR_PBL_LEVELS, pbl.levels));
+	ret = orca_mr_register(dev, ibpd, mr, &in);
+	/* The device copied the page list (or failed). */
+	orca_pbl_free(dev, &pbl);
+	if (ret)
+		goto err_release;
+	return &mr->ibmr;
+
+err_release:
+	ib_umem_release(mr->umem);
+err_free:
+	kfree(mr);
+	return ERR_PTR(ret);
+}
+
+struct ib_mr *orca_get_dma_mr(struct ib_pd *ibpd, int access)
+{
+	struct orca_dev *dev = to_odev(ibpd->device);
+	struct orca_hw_reg_mr in = {};
+	struct orca_mr *mr;
+	int ret;
+
+	ret = orca_mr_check_access(access);
+	if (ret)
+		return ERR_PTR(ret);
+	mr = orca_mr_alloc();
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->flags = ORCA_MR_FLAG_PHYSICAL;
+	in.length = dev->hw_attr.max_mr_size;
+	in.access = cpu_to_le32(orca_access_to_hw(access));
+	ret = orca_mr_register(dev, ibpd, mr, &in);
+	if (ret) {
+		kfree(mr);
+		return ERR_PTR(ret);
+	}
+	return &mr->ibmr;
+}
+
+struct ib_mr *orca_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			    u32 max_num_sg)
+{
+	struct orca_dev *dev = to_odev(ibpd->device);
+	struct orca_hw_reg_mr in = {};
+	struct orca_mr *mr;
+	int ret;
+
+	if (type != IB_MR_TYPE_MEM_REG)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!max_num_sg ||
+	    max_num_sg > le32_to_cpu(dev->hw_attr.max_fast_reg_page_list_len))
+		return ERR_PTR(-EINVAL);
+
+	mr = orca_mr_alloc();
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->pages = kcalloc(max_num_sg, sizeof(*mr->pages), GFP_KERNEL);
+	if (!mr->pages) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+	mr->max_pages = max_num_sg;
+	mr->flags = ORCA_MR_FLAG_FAST_REG;
+	mr->page_shift = PAGE_SHIFT;
+	mr->num_pages = max_num_sg;
+	ret = orca_mr_register(dev, ibpd, mr, &in);
+	if (ret)
+		goto err_free_pages;
+	return &mr->ibmr;
+
+err_free_pages:
+	kfree(mr->pages);
+err_free:
+	kfree(mr);
+	return ERR_PTR(ret);
+}
+
+static int orca_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct orca_mr *mr = to_omr(ibmr);
+
+	if (mr->npages >= mr->max_pages)
+		return -ENOMEM;
+	mr->pages[mr->npages++] = addr;
+	return 0;
+}
+
+/* The fast-register work request (issue #4) hands this list over. */
+int orca_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		   unsigned int *sg_offset)
+{
+	struct orca_mr *mr = to_omr(ibmr);
+
+	mr->npages = 0;
+	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, orca_set_page);
+}
+
+int orca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct orca_mr *mr = to_omr(ibmr);
+	int ret;
+
+	ret = orca_cmd_dereg_mr(to_odev(ibmr->device), mr->key);
+	if (ret)
+		ibdev_warn(ibmr->device, "DEREG_MR 0x%x failed: %d\n",
+			   mr->key, ret);
+	if (mr->umem)
+		ib_umem_release(mr->umem);
+	kfree(mr->pages);
+	kfree(mr);
+	return 0;
+}
+
+int orca_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
+{
+	struct orca_mr *mr = to_omr(ibmr);
+
+	if (rdma_nl_put_driver_u32_hex(msg, "key", mr->key) ||
+	    rdma_nl_put_driver_u32(msg, "page_shift", mr->page_shift) ||
+	    rdma_nl_put_driver_u32(msg, "num_pages", mr->num_pages) ||
+	    rdma_nl_put_driver_u32_hex(msg, "flags", mr->flags))
+		return -EMSGSIZE;
+	return 0;
+}
