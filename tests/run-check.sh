@@ -56,6 +56,7 @@ run_stage() {
 		elif [[ "$line" =~ ^(not\ )?ok\ [0-9]+(\ -)?\ ?(.*)$ ]]; then
 			ran=$((ran + 1))
 			desc=${BASH_REMATCH[3]}
+			desc=${desc#"$name: "}
 			if [ -n "${BASH_REMATCH[1]}" ]; then
 				bad=$((bad + 1))
 				point FAIL "$name: $desc"
