@@ -77,8 +77,12 @@ mount -t configfs configfs $N/sys/kernel/config 2>/dev/null
 mkdir -p $N/dev/pts $N/dev/shm $N/dev/mqueue
 mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts $N/dev/pts
 mount -t tmpfs -o mode=1777 tmpfs $N/dev/shm
-mount -t tmpfs -o mode=1777 tmpfs $N/tmp
-mount -t tmpfs -o mode=0755 tmpfs $N/run
+# /tmp stays the overlay's (tmpfs upper): a repository or --out under the
+# host's /tmp must stay visible.  /run starts empty unless it holds ORCA_CWD.
+case "$ORCA_CWD/" in
+/run/*) ;;
+*) mount -t tmpfs -o mode=0755 tmpfs $N/run ;;
+esac
 [ -e $N/dev/fd ] || ln -s /proc/self/fd $N/dev/fd
 
 # eth0: QEMU user networking, fixed slirp addresses (no DHCP wait); eth1
