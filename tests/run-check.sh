@@ -14,6 +14,7 @@
 # stage goes to build/check/<stage>.log; lines starting with '#' or
 # 'harness:' are also shown as comments.  The last line is
 # "N passed, N failed"; the exit status is non-zero if any failed.
+# ORCA_CHECK_BUDGET (default 4800 s) bounds the whole run.
 
 set -euo pipefail
 
@@ -38,10 +39,25 @@ point() { # point OK|FAIL description
 	fi
 }
 
+# The whole run has a time budget (CI stops a run at 90 minutes): no stage
+# may run past it, and a stage with no time left fails without running.
+BUDGET=${ORCA_CHECK_BUDGET:-4800}
+START=$(date +%s)
+stage_limit() { # stage_limit SECONDS: print min(SECONDS, time left)
+	local left=$((START + BUDGET - $(date +%s)))
+	[ "$left" -lt "$1" ] && echo "$left" || echo "$1"
+}
+
 # run_stage NAME TIMEOUT COMMAND...: run a TAP-printing stage.
 run_stage() {
-	local name=$1 limit=$2 log line desc planned='' ran=0 bad=0 rc=0 fifo t0
+	local name=$1 limit log line desc planned='' ran=0 bad=0 rc=0 fifo t0
+	limit=$(stage_limit "$2")
 	shift 2
+	if [ "$limit" -le 0 ]; then
+		echo "# stage $name: not run"
+		point FAIL "$name: not run, the time budget of $BUDGET s is spent"
+		return
+	fi
 	log=$LOGS/$name.log
 	echo "# stage $name: $*"
 	t0=$(date +%s)
@@ -88,7 +104,7 @@ stage_build() {
 	local log=$LOGS/build.log t0
 	echo "# stage build: make"
 	t0=$(date +%s)
-	if timeout -k 30 1800 make >"$log" 2>&1 </dev/null; then
+	if timeout -k 30 "$(stage_limit 1200)" make >"$log" 2>&1 </dev/null; then
 		point OK "build: make (modules W=1, liborca)"
 	else
 		point FAIL "build: make (modules W=1, liborca)"
@@ -118,15 +134,14 @@ stage_script() { # stage_script NAME TIMEOUT SCRIPT [ARGS...]
 
 stages=("$@")
 [ "${#stages[@]}" -gt 0 ] || stages=(build style kunit selftest e2e)
-START=$(date +%s)
 for s in "${stages[@]}"; do
 	rm -f "$LOGS/$s.log"
 	case "$s" in
 	build) stage_build ;;
-	style) stage_script style 1200 tests/style/run-style.sh ;;
+	style) stage_script style 900 tests/style/run-style.sh ;;
 	kunit) stage_script kunit 2400 tests/kunit/run-kunit.sh ;;
 	selftest) stage_script selftest 900 tests/selftest/run-selftest.sh ;;
-	e2e) stage_script e2e 2400 tests/harness/run-e2e.sh ;;
+	e2e) stage_script e2e 1500 tests/harness/run-e2e.sh --timeout 1200 ;;
 	*) point FAIL "unknown stage $s" ;;
 	esac
 done
