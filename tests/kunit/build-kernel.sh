@@ -40,7 +40,7 @@ log() { echo "build-kernel: $*" >&2; }
 die() { echo "build-kernel: error: $*" >&2; exit 1; }
 
 usage() {
-	sed -n '3,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+	awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"
 }
 
 while [ $# -gt 0 ]; do

@@ -10,7 +10,8 @@
 #    the module sources under build/kunit/src, so that the objects in the
 #    work tree (built for the stock kernel) are left alone;
 # 3. boots the kernel with tests/harness/run-guest.sh over the host root,
-#    loads every test module of tests/kunit (their suites run at load),
+#    loads every test module of tests/kunit after modprobing the modules
+#    it depends on (their suites run at load),
 #    and brings back the kernel log and /sys/kernel/debug/kunit;
 # 4. parses the KTAP and prints one TAP line per case,
 #    "ok N - kunit: <suite>.<case>" or "not ok N - ...", then the plan and
@@ -29,7 +30,7 @@ OUT=
 VERBOSE=()
 
 usage() {
-	sed -n '3,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+	awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"
 }
 
 die() {
@@ -102,6 +103,13 @@ st=0
 for ko in '"$(printf '%q ' "${KOS[@]}")"'; do
 	m=$(basename "$ko" .ko)
 	echo "orca-kunit: load $m" >/dev/kmsg
+	# insmod does not resolve dependencies (e.g. ib_core): modprobe them.
+	for dep in $(modinfo -F depends "$ko" | tr , " "); do
+		if ! modprobe "$dep"; then
+			echo "orca-kunit: modprobe $dep for $m failed" >/dev/kmsg
+			st=1
+		fi
+	done
 	if ! insmod "$ko"; then
 		echo "orca-kunit: insmod $m failed" >/dev/kmsg
 		st=1
@@ -117,10 +125,12 @@ done >"$ORCA_RESULTS/kunit-debugfs" 2>&1
 exit $st
 '
 
+# A large log buffer: a suite with many failed expectations must not push
+# the start of its KTAP out of the kernel log before the guest reads it.
 echo "run-kunit: booting $KUNIT_KERNEL_IMAGE (artifacts: $OUT)" >&2
 gst=0
 "$RUNNER" --kernel-image "$KUNIT_KERNEL_IMAGE" --modules-dir "$KUNIT_MODROOT" \
-	--timeout "$TIMEOUT" --mem 1024 --out "$OUT" --unload "${MODS[*]}" "${VERBOSE[@]}" \
+	--timeout "$TIMEOUT" --mem 1024 --append "log_buf_len=8M" --out "$OUT" --unload "${MODS[*]}" "${VERBOSE[@]}" \
 	--cmd "$GUEST_CMD" >"$OUT/guest.stdout" 2>"$OUT/guest.stderr" || gst=$?
 grep '^harness: ' "$OUT/guest.stderr" >&2 || true
 
@@ -150,6 +160,11 @@ BEGIN {
 	split(mods, want, " ")
 }
 /^orca-kunit: load / { flush_suite(); loading = $3; loaded[loading] = 0; diag = ""; next }
+/^orca-kunit: modprobe .* failed/ {
+	n++; failed++
+	printf "not ok %d - kunit: %s: dependency %s did not load\n", n, $5, $3
+	next
+}
 /^orca-kunit: insmod .* failed/ {
 	n++; failed++
 	printf "not ok %d - kunit: %s: insmod failed\n", n, $3
