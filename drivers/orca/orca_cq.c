@@ -9,6 +9,7 @@
 
 #include <linux/log2.h>
 #include <rdma/ib_user_verbs.h>
+#include <rdma/rdma_netlink.h>
 #include <rdma/restrack.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -218,10 +219,19 @@ int orca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 int orca_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq)
 {
 	struct orca_cq *cq = to_ocq(ibcq);
+	struct nlattr *nest;
 
+	nest = nla_nest_start_noflag(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!nest)
+		return -EMSGSIZE;
 	if (rdma_nl_put_driver_u32(msg, "cqn", cq->cqn) ||
 	    rdma_nl_put_driver_u32(msg, "depth", 1U << cq->log2_depth) ||
 	    rdma_nl_put_driver_u32(msg, "eqn", cq->eqn))
-		return -EMSGSIZE;
+		goto err;
+	nla_nest_end(msg, nest);
 	return 0;
+
+err:
+	nla_nest_cancel(msg, nest);
+	return -EMSGSIZE;
 }

@@ -14,6 +14,7 @@
 #include <linux/log2.h>
 #include <rdma/ib_umem.h>
 #include <rdma/iter.h>
+#include <rdma/rdma_netlink.h>
 #include <rdma/restrack.h>
 
 #include "orca.h"
@@ -313,11 +314,20 @@ int orca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 int orca_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 {
 	struct orca_mr *mr = to_omr(ibmr);
+	struct nlattr *nest;
 
+	nest = nla_nest_start_noflag(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!nest)
+		return -EMSGSIZE;
 	if (rdma_nl_put_driver_u32_hex(msg, "key", mr->key) ||
 	    rdma_nl_put_driver_u32(msg, "page_shift", mr->page_shift) ||
 	    rdma_nl_put_driver_u32(msg, "num_pages", mr->num_pages) ||
 	    rdma_nl_put_driver_u32_hex(msg, "flags", mr->flags))
-		return -EMSGSIZE;
+		goto err;
+	nla_nest_end(msg, nest);
 	return 0;
+
+err:
+	nla_nest_cancel(msg, nest);
+	return -EMSGSIZE;
 }

@@ -15,6 +15,7 @@
 #include <linux/log2.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_user_verbs.h>
+#include <rdma/rdma_netlink.h>
 #include <rdma/restrack.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -208,6 +209,8 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 		goto err_destroy;
 	}
 	ibqp->qp_num = qp->qpn;
+	/* One port: ib_core learns it from modify_qp, restrack needs it now. */
+	ibqp->port = ORCA_PORT_NUM;
 
 	ret = xa_insert_irq(&dev->qp_xa, qp->qpn, qp, GFP_KERNEL);
 	if (ret)
@@ -582,7 +585,11 @@ int orca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int orca_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 {
 	struct orca_qp *qp = to_oqp(ibqp);
+	struct nlattr *nest;
 
+	nest = nla_nest_start_noflag(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!nest)
+		return -EMSGSIZE;
 	if (rdma_nl_put_driver_u32(msg, "sq_depth", 1U << qp->sq.log2_depth) ||
 	    rdma_nl_put_driver_u32(msg, "sq_stride",
 				   1U << qp->sq.log2_stride) ||
@@ -591,8 +598,13 @@ int orca_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	    rdma_nl_put_driver_u32(msg, "rq_stride",
 				   qp->has_rq ? 1U << qp->rq.log2_stride : 0) ||
 	    rdma_nl_put_driver_u32(msg, "max_inline", qp->max_inline))
-		return -EMSGSIZE;
+		goto err;
+	nla_nest_end(msg, nest);
 	return 0;
+
+err:
+	nla_nest_cancel(msg, nest);
+	return -EMSGSIZE;
 }
 
 /* Shared receive queues. */
