@@ -137,6 +137,11 @@ struct orca_dev {
 	struct mutex zombie_lock;
 	struct list_head zombies;
 
+	/* AHs destroyed where sleeping is not allowed: DESTROY_AH later. */
+	spinlock_t ah_gc_lock;
+	struct list_head ah_gc;
+	struct work_struct ah_gc_work;
+
 	/* MR key variants: incremented per registration. */
 	atomic_t mr_variant;
 
@@ -385,5 +390,6 @@ int orca_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
 extern const struct ib_device_ops orca_dev_ops;
 int orca_port_attr_to_ib(const struct orca_hw_port_attr *hw,
 			 struct ib_port_attr *attr);
+void orca_ah_gc_work(struct work_struct *work);
 
 #endif /* ORCA_H */

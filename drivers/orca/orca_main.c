@@ -204,6 +204,9 @@ static int orca_probe(struct auxiliary_device *adev,
 	xa_init_flags(&dev->srq_xa, XA_FLAGS_LOCK_IRQ);
 	mutex_init(&dev->zombie_lock);
 	INIT_LIST_HEAD(&dev->zombies);
+	spin_lock_init(&dev->ah_gc_lock);
+	INIT_LIST_HEAD(&dev->ah_gc);
+	INIT_WORK(&dev->ah_gc_work, orca_ah_gc_work);
 	auxiliary_set_drvdata(adev, dev);
 
 	ret = orca_identify(dev);
@@ -280,6 +283,8 @@ static void orca_remove(struct auxiliary_device *adev)
 	struct orca_dev *dev = auxiliary_get_drvdata(adev);
 
 	ib_unregister_device(&dev->ibdev);
+	/* Every AH is destroyed by now; finish the deferred DESTROY_AHs. */
+	flush_work(&dev->ah_gc_work);
 	orca_events_enable(dev, false);
 	cancel_work_sync(&dev->port_work);
 	orca_ceqs_destroy(dev);

@@ -441,6 +441,7 @@ static int orca_create_ah(struct ib_ah *ibah,
 	u16 vlan = ORCA_AH_VLAN_NONE;
 	int ret;
 
+	/* CREATE_AH must wait for the device: only where sleeping is allowed. */
 	if (!(init_attr->flags & RDMA_CREATE_AH_SLEEPABLE))
 		return -EOPNOTSUPP;
 	if (udata) {
@@ -486,18 +487,64 @@ err_destroy:
 	return ret;
 }
 
+struct orca_ah_gc {
+	struct list_head list;
+	u32 ahn;
+};
+
+static void orca_destroy_ahn(struct orca_dev *dev, u32 ahn)
+{
+	int ret = orca_cmd_destroy_ah(dev, ahn);
+
+	if (ret)
+		ibdev_warn(&dev->ibdev, "DESTROY_AH %u failed: %d\n", ahn, ret);
+}
+
+/* DESTROY_AH for the AHs destroy_ah could not wait for. */
+void orca_ah_gc_work(struct work_struct *work)
+{
+	struct orca_dev *dev = container_of(work, struct orca_dev, ah_gc_work);
+	struct orca_ah_gc *gc, *tmp;
+	LIST_HEAD(list);
+
+	spin_lock_irq(&dev->ah_gc_lock);
+	list_splice_init(&dev->ah_gc, &list);
+	spin_unlock_irq(&dev->ah_gc_lock);
+	list_for_each_entry_safe(gc, tmp, &list, list) {
+		orca_destroy_ahn(dev, gc->ahn);
+		list_del(&gc->list);
+		kfree(gc);
+	}
+}
+
+/*
+ * Admin commands sleep.  A kernel consumer may destroy an AH where it
+ * cannot (ib_cm frees its MADs' AHs from completion handlers): the AH is
+ * gone for ib_core at once and the device's entry is destroyed by
+ * orca_ah_gc_work(), which teardown flushes before disabling the device.
+ */
 static int orca_destroy_ah(struct ib_ah *ibah, u32 flags)
 {
+	struct orca_dev *dev = to_odev(ibah->device);
 	struct orca_ah *ah = to_oah(ibah);
-	int ret;
+	struct orca_ah_gc *gc;
+	unsigned long irqflags;
 
-	/* Admin commands sleep; kernel AHs are only created sleepable. */
-	if (!(flags & RDMA_DESTROY_AH_SLEEPABLE))
-		return -EOPNOTSUPP;
-	ret = orca_cmd_destroy_ah(to_odev(ibah->device), ah->ahn);
-	if (ret)
-		ibdev_warn(ibah->device, "DESTROY_AH %u failed: %d\n",
-			   ah->ahn, ret);
+	if (flags & RDMA_DESTROY_AH_SLEEPABLE) {
+		orca_destroy_ahn(dev, ah->ahn);
+		return 0;
+	}
+	gc = kmalloc(sizeof(*gc), GFP_ATOMIC);
+	if (!gc) {
+		ibdev_warn(ibah->device, "AH %u leaked on the device\n",
+			   ah->ahn);
+		return 0;
+	}
+	gc->ahn = ah->ahn;
+	spin_lock_irqsave(&dev->ah_gc_lock, irqflags);
+	list_add_tail(&gc->list, &dev->ah_gc);
+	spin_unlock_irqrestore(&dev->ah_gc_lock, irqflags);
+	schedule_work(&dev->ah_gc_work);
 	return 0;
 }
 
