@@ -1,0 +1,59 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The leak loop shared by tests/e2e/9N-leak-*.t: each object type is
+# created and destroyed 10,000 times (ORCA_LEAK_CYCLES) by one process;
+# afterwards "rdma resource show" counts are what they were, and neither
+# unreclaimable slab nor available memory moved beyond a small tolerance.
+# The device's table limits (max_cq, max_qp 4096, max_srq 1024 < 10,000)
+# also turn any object the device fails to free into a failed create.
+# One .t per few types keeps each under run-in-guest.sh's time limit.
+# Source after lib.sh and lib-prog.sh; call leak_loop TYPE...
+
+CYCLES=${ORCA_LEAK_CYCLES:-10000}
+# Growth allowed over the cycles: less than 64 bytes per cycle of
+# unreclaimable slab, and 20 MiB of available memory, which wanders by
+# about that much (page allocator, per-cpu lists); a page per cycle
+# would be 40 MiB.
+SLAB_TOL_KB=$((CYCLES * 64 / 1024))
+AVAIL_TOL_KB=20480
+
+meminfo() {
+	sed -n "s/^$1: *\([0-9]*\) kB/\1/p" /proc/meminfo
+}
+
+# Drop caches and compact (which also drains the per-cpu page lists
+# that otherwise hold freed queue pages out of MemAvailable).
+settle() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	echo 1 >/proc/sys/vm/compact_memory 2>/dev/null
+	sleep 1
+}
+
+leak_loop() {
+	local t before res0 res1 slab0 slab1 avail0 avail1 start
+
+	before=$(res_summary)
+	for t in "$@"; do
+		# Warm up the slab caches, per-cpu page lists and device tables.
+		"$E2E_BIN/leak_loop" "$ORCA_DEV" "$t" 1000 >/dev/null 2>&1
+		settle
+		res0=$(res_summary)
+		slab0=$(meminfo SUnreclaim)
+		avail0=$(meminfo MemAvailable)
+		start=$(date +%s)
+		run_prog leak_loop "$ORCA_DEV" "$t" "$CYCLES"
+		diag "$t: $CYCLES cycles took $(($(date +%s) - start)) s"
+		settle
+		res1=$(res_summary)
+		slab1=$(meminfo SUnreclaim)
+		avail1=$(meminfo MemAvailable)
+		[ -n "$res0" ] && [ "$res0" = "$res1" ]
+		ok $? "$t: rdma resource show counts unchanged after $CYCLES cycles ($res1)"
+		[ $((slab1 - slab0)) -lt "$SLAB_TOL_KB" ]
+		ok $? "$t: unreclaimable slab grew $((slab1 - slab0)) kB (< $SLAB_TOL_KB kB)"
+		[ $((avail0 - avail1)) -lt "$AVAIL_TOL_KB" ]
+		ok $? "$t: available memory shrank $((avail0 - avail1)) kB (< $AVAIL_TOL_KB kB)"
+	done
+	leak_check "$before"
+}
