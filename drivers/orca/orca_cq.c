@@ -208,8 +208,9 @@ int orca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	}
 	/* Any other failure: the device is unreachable, the CQ is gone. */
 	if (ret)
-		ibdev_warn(ibcq->device, "DESTROY_CQ %u failed: %d\n",
-			   cq->cqn, ret);
+		ibdev_warn_ratelimited(ibcq->device,
+				       "DESTROY_CQ %u failed: %d\n",
+				       cq->cqn, ret);
 	if (cq->mentry)
 		orca_qmem_unexpose(cq->mentry);
 	orca_qmem_destroyed(dev, cq->qmem, !ret);

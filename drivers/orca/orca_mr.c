@@ -302,8 +302,9 @@ int orca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 
 	ret = orca_cmd_dereg_mr(to_odev(ibmr->device), mr->key);
 	if (ret)
-		ibdev_warn(ibmr->device, "DEREG_MR 0x%x failed: %d\n",
-			   mr->key, ret);
+		ibdev_warn_ratelimited(ibmr->device,
+				       "DEREG_MR 0x%x failed: %d\n",
+				       mr->key, ret);
 	if (mr->umem)
 		ib_umem_release(mr->umem);
 	kfree(mr->pages);

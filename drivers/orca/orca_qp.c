@@ -274,8 +274,9 @@ int orca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 		return ret;
 	}
 	if (ret)
-		ibdev_warn(ibqp->device, "DESTROY_QP %u failed: %d\n",
-			   qp->qpn, ret);
+		ibdev_warn_ratelimited(ibqp->device,
+				       "DESTROY_QP %u failed: %d\n",
+				       qp->qpn, ret);
 	if (qp->mentry)
 		orca_qmem_unexpose(qp->mentry);
 	orca_qmem_destroyed(dev, qp->qmem, !ret);
@@ -754,8 +755,9 @@ int orca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 		return ret;
 	}
 	if (ret)
-		ibdev_warn(ibsrq->device, "DESTROY_SRQ %u failed: %d\n",
-			   srq->srqn, ret);
+		ibdev_warn_ratelimited(ibsrq->device,
+				       "DESTROY_SRQ %u failed: %d\n",
+				       srq->srqn, ret);
 	if (srq->mentry)
 		orca_qmem_unexpose(srq->mentry);
 	orca_qmem_destroyed(dev, srq->qmem, !ret);

@@ -497,7 +497,8 @@ static void orca_destroy_ahn(struct orca_dev *dev, u32 ahn)
 	int ret = orca_cmd_destroy_ah(dev, ahn);
 
 	if (ret)
-		ibdev_warn(&dev->ibdev, "DESTROY_AH %u failed: %d\n", ahn, ret);
+		ibdev_warn_ratelimited(&dev->ibdev, "DESTROY_AH %u failed: %d\n",
+				       ahn, ret);
 }
 
 /* DESTROY_AH for the AHs destroy_ah could not wait for. */
@@ -535,11 +536,9 @@ static int orca_destroy_ah(struct ib_ah *ibah, u32 flags)
 		return 0;
 	}
 	gc = kmalloc(sizeof(*gc), GFP_ATOMIC);
-	if (!gc) {
-		ibdev_warn(ibah->device, "AH %u leaked on the device\n",
-			   ah->ahn);
+	/* Without memory the device keeps the entry until it is disabled. */
+	if (!gc)
 		return 0;
-	}
 	gc->ahn = ah->ahn;
 	spin_lock_irqsave(&dev->ah_gc_lock, irqflags);
 	list_add_tail(&gc->list, &dev->ah_gc);
@@ -583,8 +582,9 @@ static int orca_del_gid(const struct ib_gid_attr *attr, void **context)
 	int ret = orca_gid_cmd(attr, ORCA_CMD_DEL_GID);
 
 	if (ret)
-		ibdev_warn(attr->device, "DEL_GID %u failed: %d\n",
-			   attr->index, ret);
+		ibdev_warn_ratelimited(attr->device,
+				       "DEL_GID %u failed: %d\n",
+				       attr->index, ret);
 	return 0;
 }
 
