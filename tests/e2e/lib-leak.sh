@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
 #
 # The leak loop shared by tests/e2e/9N-leak-*.t: each object type is
 # created and destroyed 10,000 times (ORCA_LEAK_CYCLES) by one process;

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
 #
 # Helpers for .t files that run a C test program (tests/e2e/progs) and
 # check that it left nothing behind.  Source after lib.sh.  The program
