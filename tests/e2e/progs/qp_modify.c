@@ -429,21 +429,58 @@ static void v_access(struct ibv_qp_attr *a) { a->qp_access_flags = 1U << 20; }
 static void v_mtu0(struct ibv_qp_attr *a) { a->path_mtu = 0; }
 static void v_mtu6(struct ibv_qp_attr *a) { a->path_mtu = 6; }
 static void v_dqpn(struct ibv_qp_attr *a) { a->dest_qp_num = 1U << 24; }
-static void v_rqpsn(struct ibv_qp_attr *a) { a->rq_psn = 1U << 24; }
 static void v_rnr(struct ibv_qp_attr *a) { a->min_rnr_timer = 32; }
 static void v_drd(struct ibv_qp_attr *a) { a->max_dest_rd_atomic = 17; }
 static void v_sgid(struct ibv_qp_attr *a)
 {
 	a->ah_attr.grh.sgid_index = gid_tbl_len;
 }
-static void v_sqpsn(struct ibv_qp_attr *a) { a->sq_psn = 1U << 24; }
 static void v_timeout(struct ibv_qp_attr *a) { a->timeout = 32; }
 static void v_retry(struct ibv_qp_attr *a) { a->retry_cnt = 8; }
 static void v_rnr_retry(struct ibv_qp_attr *a) { a->rnr_retry = 8; }
 static void v_rd(struct ibv_qp_attr *a) { a->max_rd_atomic = 17; }
 
+/*
+ * PSNs are 24 bits.  ib_core masks larger values (with a warning) before
+ * any driver sees them, on every RoCE device: the modify succeeds and the
+ * QP holds the low 24 bits.
+ */
+static void psn_masked(void)
+{
+	struct ibv_qp *qp = qp_in(IBV_QPT_RC, IBV_QPS_INIT);
+	struct ibv_qp_init_attr qi;
+	struct ibv_qp_attr a, q;
+	int mask, ret;
+
+	if (!qp) {
+		ok(0, "RC INIT: QP setup failed");
+		ok(0, "RC RTR: QP setup failed");
+		return;
+	}
+	memset(&q, 0, sizeof(q));
+	mask = min_attrs(IBV_QPT_RC, IBV_QPS_RTR, &a);
+	a.rq_psn = (1U << 24) | 0x123;
+	ret = ibv_modify_qp(qp, &a, mask);
+	if (!ret)
+		ret = ibv_query_qp(qp, &q, IBV_QP_RQ_PSN, &qi);
+	ok(!ret && q.rq_psn == 0x123,
+	   "RC INIT -> RTR with rq_psn 2^24 + 0x123 keeps 24 bits (0x%x)",
+	   q.rq_psn);
+	mask = min_attrs(IBV_QPT_RC, IBV_QPS_RTS, &a);
+	a.sq_psn = (1U << 24) | 0x456;
+	if (!ret)
+		ret = ibv_modify_qp(qp, &a, mask);
+	if (!ret)
+		ret = ibv_query_qp(qp, &q, IBV_QP_SQ_PSN, &qi);
+	ok(!ret && q.sq_psn == 0x456,
+	   "RC RTR -> RTS with sq_psn 2^24 + 0x456 keeps 24 bits (0x%x)",
+	   q.sq_psn);
+	ibv_destroy_qp(qp);
+}
+
 static void test_values(void)
 {
+	psn_masked();
 	bad_value(IBV_QPS_RESET, IBV_QPS_INIT, v_pkey, "pkey_index 1");
 	bad_value(IBV_QPS_RESET, IBV_QPS_INIT, v_port, "port 2");
 	bad_value(IBV_QPS_RESET, IBV_QPS_INIT, v_access,
@@ -451,13 +488,11 @@ static void test_values(void)
 	bad_value(IBV_QPS_INIT, IBV_QPS_RTR, v_mtu0, "path_mtu 0");
 	bad_value(IBV_QPS_INIT, IBV_QPS_RTR, v_mtu6, "path_mtu 6");
 	bad_value(IBV_QPS_INIT, IBV_QPS_RTR, v_dqpn, "dest_qp_num 2^24");
-	bad_value(IBV_QPS_INIT, IBV_QPS_RTR, v_rqpsn, "rq_psn 2^24");
 	bad_value(IBV_QPS_INIT, IBV_QPS_RTR, v_rnr, "min_rnr_timer 32");
 	bad_value(IBV_QPS_INIT, IBV_QPS_RTR, v_drd, "max_dest_rd_atomic 17");
 	if (gid_tbl_len < 256)
 		bad_value(IBV_QPS_INIT, IBV_QPS_RTR, v_sgid,
 			  "sgid_index beyond the GID table");
-	bad_value(IBV_QPS_RTR, IBV_QPS_RTS, v_sqpsn, "sq_psn 2^24");
 	bad_value(IBV_QPS_RTR, IBV_QPS_RTS, v_timeout, "timeout 32");
 	bad_value(IBV_QPS_RTR, IBV_QPS_RTS, v_retry, "retry_cnt 8");
 	bad_value(IBV_QPS_RTR, IBV_QPS_RTS, v_rnr_retry, "rnr_retry 8");
@@ -603,20 +638,24 @@ static void test_query_ud_uc(void)
 	struct ibv_qp_init_attr qi;
 	struct ibv_qp_attr a, q;
 	struct ibv_qp *qp;
+	int ret;
 
 	qp = qp_in(IBV_QPT_UD, IBV_QPS_RTS);
 	memset(&q, 0, sizeof(q));
-	ok(qp && !ibv_query_qp(qp, &q, IBV_QP_STATE | IBV_QP_QKEY |
-			       IBV_QP_SQ_PSN | IBV_QP_PORT |
-			       IBV_QP_PKEY_INDEX, &qi) &&
-	   q.qp_state == IBV_QPS_RTS && q.qkey == QKEY && q.sq_psn == SQ_PSN &&
-	   q.port_num == 1 && q.pkey_index == 0 && qi.qp_type == IBV_QPT_UD,
+	ret = qp ? ibv_query_qp(qp, &q, IBV_QP_STATE | IBV_QP_QKEY |
+				IBV_QP_SQ_PSN | IBV_QP_PORT |
+				IBV_QP_PKEY_INDEX, &qi) : -1;
+	ok(!ret && q.qp_state == IBV_QPS_RTS && q.qkey == QKEY &&
+	   q.sq_psn == SQ_PSN && q.port_num == 1 && q.pkey_index == 0 &&
+	   qi.qp_type == IBV_QPT_UD,
 	   "UD query: state RTS, qkey 0x%x, sq_psn 0x%x, port 1, pkey_index 0",
 	   q.qkey, q.sq_psn);
 	memset(&a, 0, sizeof(a));
 	a.qkey = 0x2222;
-	ok(qp && !ibv_modify_qp(qp, &a, IBV_QP_QKEY) &&
-	   !ibv_query_qp(qp, &q, IBV_QP_QKEY, &qi) && q.qkey == 0x2222,
+	ret = qp ? ibv_modify_qp(qp, &a, IBV_QP_QKEY) : -1;
+	if (!ret)
+		ret = ibv_query_qp(qp, &q, IBV_QP_QKEY, &qi);
+	ok(!ret && q.qkey == 0x2222,
 	   "UD query after RTS -> RTS: qkey 0x2222 (0x%x)", q.qkey);
 	if (qp)
 		ibv_destroy_qp(qp);
