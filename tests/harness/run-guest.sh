@@ -32,6 +32,9 @@ Options:
                        build/kernel); "none" if the kernel has all it
                        needs built in
   --timeout SEC        kill the guest after SEC seconds (default 600)
+  --boot-timeout SEC   a single guest that has not started the command
+                       after SEC seconds (default 240) is killed and booted
+                       once more; a second boot hang is a finding
   --unload "M1 M2"     modules that must be unloaded (rmmod) cleanly at the
                        end; those still loaded are removed in that order
   --append "ARGS"      extra kernel command line
@@ -77,6 +80,7 @@ PAIR=0
 SMP=2
 MEM=2048
 VERBOSE=0
+BOOT_TIMEOUT=240
 HAVE_CMD=0
 
 while [ "$#" -gt 0 ]; do
@@ -95,6 +99,7 @@ while [ "$#" -gt 0 ]; do
 	--smp) SMP=$2; shift 2 ;;
 	--mem) MEM=$2; shift 2 ;;
 	--verbose) VERBOSE=1; shift ;;
+	--boot-timeout) BOOT_TIMEOUT=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	--) shift; break ;;
 	-*) usage >&2; die "unknown option $1" ;;
@@ -115,6 +120,7 @@ else
 	[ "$HAVE_CMD" -eq 1 ] || { usage >&2; die "no command given"; }
 fi
 [[ "$TIMEOUT" =~ ^[0-9]+$ ]] || die "--timeout wants seconds"
+[[ "$BOOT_TIMEOUT" =~ ^[0-9]+$ ]] || die "--boot-timeout wants seconds"
 [ -d "$CWD" ] || die "--cwd $CWD: no such directory"
 CWD=$(cd "$CWD" && pwd)
 
@@ -166,7 +172,7 @@ fi
 # Boot the uncompressed ELF vmlinux through its PVH entry point when the
 # bzImage holds one: an emulated CPU takes seconds to decompress a kernel.
 boot_image() {
-	local img=$1 key out off magic fmt
+	local img=$1 key out off magic fmt tmp
 	if [ "$(head -c 4 "$img" | od -An -tx1 | tr -d ' ')" = 7f454c46 ]; then
 		echo "$img" # already an ELF vmlinux
 		return
@@ -177,6 +183,7 @@ boot_image() {
 		echo "$out"
 		return
 	fi
+	tmp=$(mktemp "$out.XXXXXX")
 	for fmt in xz gzip zstd; do
 		case $fmt in
 		xz) magic=$'\xfd7zXZ\x00' ;;
@@ -186,19 +193,19 @@ boot_image() {
 		off=$(LC_ALL=C grep -abo -m1 "$magic" "$img" 2>/dev/null | head -n1 | cut -d: -f1)
 		[ -n "$off" ] || continue
 		case $fmt in
-		xz) tail -c +$((off + 1)) "$img" | xz -dc --single-stream >"$out.tmp" 2>/dev/null ;;
-		gzip) tail -c +$((off + 1)) "$img" | gzip -dc >"$out.tmp" 2>/dev/null ;;
-		zstd) tail -c +$((off + 1)) "$img" | zstd -qdc >"$out.tmp" 2>/dev/null ;;
+		xz) tail -c +$((off + 1)) "$img" | xz -dc --single-stream >"$tmp" 2>/dev/null ;;
+		gzip) tail -c +$((off + 1)) "$img" | gzip -dc >"$tmp" 2>/dev/null ;;
+		zstd) tail -c +$((off + 1)) "$img" | zstd -qdc >"$tmp" 2>/dev/null ;;
 		esac
 		# Keep it only if it is an ELF with a Xen PVH entry note (type 18).
-		if [ "$(head -c 4 "$out.tmp" | od -An -tx1 | tr -d ' ')" = 7f454c46 ] &&
-			readelf -n "$out.tmp" 2>/dev/null | grep -q 'Xen.*(0x00000012)'; then
-			mv "$out.tmp" "$out"
+		if [ "$(head -c 4 "$tmp" | od -An -tx1 | tr -d ' ')" = 7f454c46 ] &&
+			readelf -n "$tmp" 2>/dev/null | grep -q 'Xen.*(0x00000012)'; then
+			mv "$tmp" "$out"
 			echo "$out"
 			return
 		fi
 	done
-	rm -f "$out.tmp"
+	rm -f "$tmp"
 	echo "$img"
 }
 
@@ -245,7 +252,9 @@ finding() {
 	echo "harness: $*" | tee -a "$OUT/findings" >&2
 }
 
-CMDLINE="console=ttyS0,115200 printk.time=1 panic=-1 oops=panic quiet"
+# Not "quiet": when a guest hangs during boot, the console log is all
+# there is to tell where.
+CMDLINE="console=ttyS0,115200 printk.time=1 panic=-1 oops=panic"
 CMDLINE+=" random.trust_cpu=on mitigations=off tsc=reliable"
 # PCI interrupt routing from the BIOS table, not ACPI _PRT: a slow (debug)
 # kernel can take 30 s per device there (AE_AML_LOOP_TIMEOUT).
@@ -298,11 +307,15 @@ start_guest() {
 	fi
 }
 
+last_console_line() {
+	tr -d '\r' <"$1/console.log" | grep -a . | tail -n 1 | cut -c1-200
+}
+
 # check_guest NAME QEMU_STATUS: report findings, set STATUS_<name>.
 check_guest() {
 	local name=$1 qst=$2 d=$OUT/$1 s line
 	if [ "$qst" -eq 124 ] || [ "$qst" -eq 137 ]; then
-		finding "guest $name hung: timed out after $TIMEOUT s, QEMU killed"
+		finding "guest $name hung: timed out after $TIMEOUT s, QEMU killed; last console line: $(last_console_line "$d")"
 	elif [ "$qst" -ne 0 ]; then
 		finding "guest $name: QEMU exited with status $qst: $(head -n1 "$d/qemu.err")"
 	fi
@@ -350,10 +363,38 @@ check_guest() {
 
 T0=$(date +%s)
 if [ "$PAIR" -eq 0 ]; then
-	prepare_guest guest orca-guest "$CMD" "" "" ""
-	start_guest guest 6
+	# A guest that hangs before it starts the command (an emulated boot
+	# on a loaded machine can lose a timer) is booted once more.  It is
+	# said on stderr; a second such hang is a finding like any hang.
+	for attempt in 1 2; do
+		prepare_guest guest orca-guest "$CMD" "" "" ""
+		start_guest guest 6
+		pid=${PIDS[-1]}
+		[ "$VERBOSE" -eq 0 ] || pid=${PIDS[-2]}
+		boot_deadline=$(($(date +%s) + BOOT_TIMEOUT))
+		boot_hung=0
+		while kill -0 "$pid" 2>/dev/null; do
+			[ ! -f "$OUT/guest/share/started" ] || break
+			if [ "$attempt" -eq 1 ] && [ "$BOOT_TIMEOUT" -lt "$TIMEOUT" ] &&
+				[ "$(date +%s)" -ge "$boot_deadline" ]; then
+				boot_hung=1
+				break
+			fi
+			sleep 0.5
+		done
+		if [ "$boot_hung" -eq 1 ]; then
+			echo "harness: retry: guest hung during boot (no command after $BOOT_TIMEOUT s; last console line: $(last_console_line "$OUT/guest")); booting it again" >&2
+			pkill -P "$pid" 2>/dev/null || true
+			kill "$pid" 2>/dev/null || true
+			wait "$pid" 2>/dev/null || true
+			rm -rf "$OUT/guest-boot-hang"
+			mv "$OUT/guest" "$OUT/guest-boot-hang"
+			continue
+		fi
+		break
+	done
 	qst=0
-	wait "${PIDS[0]}" || qst=$?
+	wait "$pid" || qst=$?
 	check_guest guest "$qst"
 	status=${STATUS[guest]}
 	[ ! -f "$OUT/guest/share/stdout" ] || cat "$OUT/guest/share/stdout"
