@@ -47,7 +47,6 @@ done
 run rdma link show
 run ibv_devices
 run ibv_devinfo -v -d orca0
-run rdma link delete orca0 || echo "demo: rdma link delete orca0 failed"
 run rmmod orca orca_soft
 SCRIPT
 
