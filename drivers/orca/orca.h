@@ -3,10 +3,13 @@
  * Orca HCA driver: core structures.
  *
  * Layering, top to bottom:
- *   orca_verbs.c   ib_device_ops; turns verbs into typed commands
+ *   orca_verbs.c   ib_device_ops; turns verbs into typed commands; queue
+ *                  memory and its user mappings; AH, GID, mcast, stats
+ *   orca_cq.c      CQs        orca_qp.c  QPs and SRQs    orca_mr.c  MRs
  *   orca_cmd.c     one function per admin command: encode, exec, decode
  *   orca_admin.c   the admin queue: the single command execution path
- *   orca_eq.c      the async event queue and the device interrupt handler
+ *   orca_eq.c      the async event queue, the completion event queues and
+ *                  their interrupt handlers
  *   orca_main.c    bus binding, device bring-up and teardown
  *   orca_hw.h      hardware formats (shared with the device model)
  */

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Orca HCA driver: the async event queue and the device interrupt.
+ * Orca HCA driver: the async event queue, the completion event queues
+ * and the device interrupts.
  *
- * Vector 0 signals both admin completions and async events.  The async
+ * Vector 0 signals both admin completions and async events; each other
+ * vector carries one completion EQ (CREATE_EQ at probe).  The async
  * event queue is armed by writing its consumer index with the ARM bit;
  * the device raises the vector once for the next event after an arm, so
  * the handler consumes everything valid and re-arms at the end.
