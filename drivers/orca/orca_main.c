@@ -248,10 +248,17 @@ static int orca_probe(struct auxiliary_device *adev,
 	if (ret)
 		goto err_hw_stop;
 
-	orca_events_enable(dev, true);
 	ret = orca_register(dev);
 	if (ret)
-		goto err_events_disable;
+		goto err_ceqs_destroy;
+	/*
+	 * Port events go to ib_core only while the device is registered:
+	 * ib_dispatch_event() queues work that uses the port data and the
+	 * cache ib_register_device() sets up.  Catch up on a change that
+	 * happened during registration.
+	 */
+	orca_events_enable(dev, true);
+	schedule_work(&dev->port_work);
 
 	dev_info(orca_device(dev), "registered %s on %s, interface %lu.%lu\n",
 		 dev_name(&dev->ibdev.dev), netdev_name(bdev->netdev),
@@ -259,9 +266,7 @@ static int orca_probe(struct auxiliary_device *adev,
 		 FIELD_GET(ORCA_VERSION_MINOR, dev->hw_version));
 	return 0;
 
-err_events_disable:
-	orca_events_enable(dev, false);
-	cancel_work_sync(&dev->port_work);
+err_ceqs_destroy:
 	orca_ceqs_destroy(dev);
 err_hw_stop:
 	/* Frees the IRQ and, if the device stopped, the rings. */
@@ -282,11 +287,16 @@ static void orca_remove(struct auxiliary_device *adev)
 {
 	struct orca_dev *dev = auxiliary_get_drvdata(adev);
 
+	/*
+	 * No port event may reach ib_core once unregistration is under way:
+	 * its work would run after ib_unregister_device() flushed ib_wq,
+	 * against a device that is about to be freed.
+	 */
+	orca_events_enable(dev, false);
+	cancel_work_sync(&dev->port_work);
 	ib_unregister_device(&dev->ibdev);
 	/* Every AH is destroyed by now; finish the deferred DESTROY_AHs. */
 	flush_work(&dev->ah_gc_work);
-	orca_events_enable(dev, false);
-	cancel_work_sync(&dev->port_work);
 	orca_ceqs_destroy(dev);
 	orca_hw_stop(dev);
 	ib_dealloc_device(&dev->ibdev);
