@@ -254,6 +254,16 @@ static int orca_soft_newlink(const char *ibdev_name, struct net_device *ndev)
 
 	spin_lock(&orca_soft_list_lock);
 	list_add_tail(&sdev->list, &orca_soft_devices);
+	/*
+	 * NETDEV_UNREGISTER may have been delivered while the instance was
+	 * not on the list yet: reg_state leaves NETREG_REGISTERED before
+	 * the notifier runs, and the notifier takes this lock.  Without a
+	 * reap here the netdev reference would never be dropped.
+	 */
+	if (READ_ONCE(ndev->reg_state) != NETREG_REGISTERED) {
+		sdev->netdev_gone = true;
+		schedule_work(&orca_soft_reap_work);
+	}
 	spin_unlock(&orca_soft_list_lock);
 	dev_info(&sdev->pdev->dev, "function %s attached to %s\n",
 		 dev_name(&sdev->bdev.adev.dev), netdev_name(ndev));
