@@ -136,9 +136,14 @@ struct orca_dev {
 	struct xarray cq_xa;
 	struct xarray srq_xa;
 
-	/* Queue memory of objects whose destroy the device did not confirm. */
+	/*
+	 * Queue memory of objects whose destroy the device did not confirm,
+	 * and MRs whose registration or deregistration it did not confirm:
+	 * it may still access their memory until it is disabled.
+	 */
 	struct mutex zombie_lock;
 	struct list_head zombies;
+	struct list_head mr_zombies;
 
 	/* AHs destroyed where sleeping is not allowed: DESTROY_AH later. */
 	spinlock_t ah_gc_lock;
@@ -206,6 +211,20 @@ struct orca_srq {
 	struct orca_mmap_entry *mentry;
 };
 
+/* A REG_MR page list: level 1, or level 2 with the pages of entries. */
+struct orca_pbl_buf {
+	__le64 *va;
+	dma_addr_t dma;
+	size_t size;
+};
+
+struct orca_pbl {
+	u8 levels;
+	struct orca_pbl_buf top;
+	struct orca_pbl_buf *l1;	/* level 2: the pages of entries */
+	u32 n_l1;
+};
+
 struct orca_mr {
 	struct ib_mr ibmr;
 	u32 key;
@@ -217,6 +236,9 @@ struct orca_mr {
 	u64 *pages;
 	u32 max_pages;
 	u32 npages;
+	/* User MRs: the page list, only while REG_MR may still read it. */
+	struct orca_pbl pbl;
+	struct list_head zombie;	/* on orca_dev.mr_zombies */
 };
 
 struct orca_ah {
@@ -388,6 +410,7 @@ int orca_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		   unsigned int *sg_offset);
 int orca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 int orca_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
+void orca_mr_zombies_release(struct orca_dev *dev);
 
 /* orca_verbs.c */
 extern const struct ib_device_ops orca_dev_ops;

@@ -204,6 +204,7 @@ static int orca_probe(struct auxiliary_device *adev,
 	xa_init_flags(&dev->srq_xa, XA_FLAGS_LOCK_IRQ);
 	mutex_init(&dev->zombie_lock);
 	INIT_LIST_HEAD(&dev->zombies);
+	INIT_LIST_HEAD(&dev->mr_zombies);
 	spin_lock_init(&dev->ah_gc_lock);
 	INIT_LIST_HEAD(&dev->ah_gc);
 	INIT_WORK(&dev->ah_gc_work, orca_ah_gc_work);

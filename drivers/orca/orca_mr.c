@@ -24,19 +24,6 @@
 #define ORCA_MR_IB_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 				 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
 
-struct orca_pbl_buf {
-	__le64 *va;
-	dma_addr_t dma;
-	size_t size;
-};
-
-struct orca_pbl {
-	u8 levels;
-	struct orca_pbl_buf top;
-	struct orca_pbl_buf *l1;	/* level 2: the pages of entries */
-	u32 n_l1;
-};
-
 static int orca_mr_check_access(int access)
 {
 	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
@@ -86,6 +73,40 @@ static void orca_pbl_free(struct orca_dev *dev, struct orca_pbl *pbl)
 	if (pbl->top.va)
 		dma_free_coherent(dev->dmadev, pbl->top.size, pbl->top.va,
 				  pbl->top.dma);
+	memset(pbl, 0, sizeof(*pbl));
+}
+
+/*
+ * The device did not confirm REG_MR or DEREG_MR: it may still read the
+ * page list and access the pages.  Keep both until it is disabled.
+ */
+static void orca_mr_zombie(struct orca_dev *dev, struct orca_mr *mr)
+{
+	mutex_lock(&dev->zombie_lock);
+	list_add_tail(&mr->zombie, &dev->mr_zombies);
+	mutex_unlock(&dev->zombie_lock);
+}
+
+static void orca_mr_free(struct orca_dev *dev, struct orca_mr *mr)
+{
+	orca_pbl_free(dev, &mr->pbl);
+	if (mr->umem)
+		ib_umem_release(mr->umem);
+	kfree(mr->pages);
+	kfree(mr);
+}
+
+/* The device is disabled: free what it may have been using. */
+void orca_mr_zombies_release(struct orca_dev *dev)
+{
+	struct orca_mr *mr, *tmp;
+
+	mutex_lock(&dev->zombie_lock);
+	list_for_each_entry_safe(mr, tmp, &dev->mr_zombies, zombie) {
+		list_del(&mr->zombie);
+		orca_mr_free(dev, mr);
+	}
+	mutex_unlock(&dev->zombie_lock);
 }
 
 static int orca_pbl_buf_alloc(struct orca_dev *dev, struct orca_pbl_buf *b,
@@ -157,7 +178,6 @@ struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 {
 	struct orca_dev *dev = to_odev(ibpd->device);
 	struct orca_hw_reg_mr in = {};
-	struct orca_pbl pbl;
 	unsigned long pgsz;
 	struct orca_mr *mr;
 	int ret;
@@ -191,17 +211,22 @@ struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	mr->page_shift = order_base_2(pgsz);
 	mr->num_pages = ib_umem_num_dma_blocks(mr->umem, pgsz);
 
-	ret = orca_pbl_build(dev, mr->umem, pgsz, mr->num_pages, &pbl);
+	ret = orca_pbl_build(dev, mr->umem, pgsz, mr->num_pages, &mr->pbl);
 	if (ret)
 		goto err_release;
 	in.iova = cpu_to_le64(virt);
 	in.length = cpu_to_le64(length);
-	in.pbl_addr = cpu_to_le64(pbl.top.dma);
+	in.pbl_addr = cpu_to_le64(mr->pbl.top.dma);
 	in.access = cpu_to_le32(orca_access_to_hw(access));
-	in.flags = cpu_to_le32(FIELD_PREP(ORCA_MR_PBL_LEVELS, pbl.levels));
+	in.flags = cpu_to_le32(FIELD_PREP(ORCA_MR_PBL_LEVELS, mr->pbl.levels));
 	ret = orca_mr_register(dev, ibpd, mr, &in);
-	/* The device copied the page list (or failed). */
-	orca_pbl_free(dev, &pbl);
+	if (ret == -EIO) {
+		/* No answer: the device may still read the list and register. */
+		orca_mr_zombie(dev, mr);
+		return ERR_PTR(ret);
+	}
+	/* The device copied the page list (or refused it). */
+	orca_pbl_free(dev, &mr->pbl);
 	if (ret)
 		goto err_release;
 	return &mr->ibmr;
@@ -297,18 +322,22 @@ int orca_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 
 int orca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
+	struct orca_dev *dev = to_odev(ibmr->device);
 	struct orca_mr *mr = to_omr(ibmr);
 	int ret;
 
-	ret = orca_cmd_dereg_mr(to_odev(ibmr->device), mr->key);
-	if (ret)
+	ret = orca_cmd_dereg_mr(dev, mr->key);
+	if (ret) {
 		ibdev_warn_ratelimited(ibmr->device,
 				       "DEREG_MR 0x%x failed: %d\n",
 				       mr->key, ret);
-	if (mr->umem)
-		ib_umem_release(mr->umem);
-	kfree(mr->pages);
-	kfree(mr);
+		/* The device may still write to the pages. */
+		if (mr->umem) {
+			orca_mr_zombie(dev, mr);
+			return 0;
+		}
+	}
+	orca_mr_free(dev, mr);
 	return 0;
 }
 

@@ -357,6 +357,7 @@ void orca_zombies_release(struct orca_dev *dev)
 		orca_qmem_put(qmem);
 	}
 	mutex_unlock(&dev->zombie_lock);
+	orca_mr_zombies_release(dev);
 }
 
 /* Offer @qmem to userspace through an mmap entry; @key is its offset. */
