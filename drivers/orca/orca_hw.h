@@ -406,9 +406,10 @@ static_assert(sizeof(struct orca_hw_port_attr) == ORCA_HW_PORT_ATTR_SIZE);
  * Translation: the region [iova, iova + length) maps onto num_pages pages
  * of 2^page_shift bytes; page i starts at DMA address pages[i], and iova's
  * offset within the first page is iova mod 2^page_shift.  With PBL level 1
- * pbl_addr points at the num_pages __le64 page addresses; with level 2 it
- * points at __le64 addresses of pages (2^page_shift bytes each) holding
- * them.  A PHYSICAL region has no table: iova is the DMA address.  A
+ * pbl_addr points at the num_pages (at most 512) __le64 page addresses;
+ * with level 2 it points at the __le64 addresses of 4 KiB, 4 KiB aligned
+ * table pages, each holding 512 of them (whatever page_shift is).  A
+ * PHYSICAL region has no table: iova is the DMA address.  A
  * FAST_REG region is created invalid with room for num_pages pages; its
  * translation is later written by a fast-register work request.
  */
