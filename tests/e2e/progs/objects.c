@@ -45,6 +45,16 @@ static void test_cq(void)
 	   cq ? cq->cqe : -1);
 	ok(cq && cq->cqe == 128,
 	   "CQ depth is the next power of two (128, got %d)", cq ? cq->cqe : -1);
+	if (cq) {
+		struct ibv_wc wc;
+
+		/* An empty CQ has no completions: never a positive count. */
+		ret = ibv_poll_cq(cq, 1, &wc);
+		ok(ret <= 0, "ibv_poll_cq on an empty CQ returns %d (<= 0)",
+		   ret);
+	} else {
+		ok(0, "ibv_poll_cq on an empty CQ: no CQ");
+	}
 
 	big = ibv_create_cq(ctx, dattr.max_cqe, NULL, NULL, 0);
 	if (!ok(big && big->cqe >= dattr.max_cqe, "CQ with cqe = max_cqe (%d)",
