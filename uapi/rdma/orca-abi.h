@@ -11,7 +11,8 @@
  *  - the kernel rejects a request shorter than the struct it expects;
  *  - every reserved field must be zero, and comp_mask may only carry bits
  *    defined here, otherwise the command fails with EINVAL;
- *  - responses are written up to the length userspace offered.
+ *  - userspace must offer room for the whole response struct; a shorter
+ *    response buffer fails the command with EINVAL.
  */
 #ifndef ORCA_ABI_USER_H
 #define ORCA_ABI_USER_H
