@@ -16,7 +16,7 @@ CYCLES=${ORCA_LEAK_CYCLES:-10000}
 # about that much (page allocator, per-cpu lists); a page per cycle
 # would be 40 MiB.
 SLAB_TOL_KB=$((CYCLES * 64 / 1024))
-AVAIL_TOL_KB=20480
+AVAIL_TOL_KB=${ORCA_LEAK_AVAIL_TOL_KB:-20480}
 
 meminfo() {
 	sed -n "s/^$1: *\([0-9]*\) kB/\1/p" /proc/meminfo
@@ -53,8 +53,22 @@ leak_loop() {
 		ok $? "$t: rdma resource show counts unchanged after $CYCLES cycles ($res1)"
 		[ $((slab1 - slab0)) -lt "$SLAB_TOL_KB" ]
 		ok $? "$t: unreclaimable slab grew $((slab1 - slab0)) kB (< $SLAB_TOL_KB kB)"
-		[ $((avail0 - avail1)) -lt "$AVAIL_TOL_KB" ]
-		ok $? "$t: available memory shrank $((avail0 - avail1)) kB (< $AVAIL_TOL_KB kB)"
+		# MemAvailable is noisy: one interval was seen to drop 34 MiB
+		# where 30,000 further cycles moved nothing.  A leak repeats,
+		# so an interval over the tolerance is measured once more,
+		# from a new baseline, and fails only if that one is too.
+		local shrink=$((avail0 - avail1)) again=''
+		if [ "$shrink" -ge "$AVAIL_TOL_KB" ]; then
+			diag "$t: available memory shrank $shrink kB; measuring another $CYCLES cycles"
+			avail0=$avail1
+			run_prog leak_loop "$ORCA_DEV" "$t" "$CYCLES"
+			settle
+			avail1=$(meminfo MemAvailable)
+			again=" (first interval: $shrink kB)"
+			shrink=$((avail0 - avail1))
+		fi
+		[ "$shrink" -lt "$AVAIL_TOL_KB" ]
+		ok $? "$t: available memory shrank $shrink kB (< $AVAIL_TOL_KB kB)$again"
 	done
 	leak_check "$before"
 }
