@@ -144,8 +144,12 @@ static int orca_pbl_build(struct orca_dev *dev, struct ib_umem *umem,
 
 	pbl->levels = 2;
 	pbl->n_l1 = DIV_ROUND_UP(num_pages, ORCA_PBL_ENTRIES);
+	/*
+	 * Beyond what two levels of page list translate: a resource limit
+	 * of the device (ibv_reg_mr(3) reports those as ENOMEM).
+	 */
 	if (pbl->n_l1 > ORCA_PBL_ENTRIES)
-		return -EINVAL;
+		return -ENOMEM;
 	pbl->l1 = kcalloc(pbl->n_l1, sizeof(*pbl->l1), GFP_KERNEL);
 	if (!pbl->l1)
 		return -ENOMEM;

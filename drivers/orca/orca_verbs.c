@@ -90,7 +90,8 @@ static int orca_query_device(struct ib_device *ibdev,
 	props->max_mcast_grp = le32_to_cpu(hw->max_mcast_grp);
 	props->max_mcast_qp_attach = le32_to_cpu(hw->max_mcast_qp_attach);
 	props->max_total_mcast_qp_attach =
-		props->max_mcast_grp * props->max_mcast_qp_attach;
+		min_t(u64, (u64)props->max_mcast_grp *
+			   props->max_mcast_qp_attach, INT_MAX);
 	props->max_fast_reg_page_list_len =
 		le32_to_cpu(hw->max_fast_reg_page_list_len);
 	props->max_pkeys = le32_to_cpu(hw->max_pkeys);
