@@ -373,6 +373,10 @@ void orca_zombies_release(struct orca_dev *dev);
 int orca_qmem_expose(struct ib_ucontext *uctx, struct orca_qmem *qmem,
 		     struct orca_mmap_entry **out, u64 *key);
 void orca_qmem_unexpose(struct orca_mmap_entry *mentry);
+int orca_destroy_queue(struct orca_dev *dev, struct xarray *xa, u32 handle,
+		       void *obj, int (*destroy)(struct orca_dev *, u32),
+		       struct orca_qmem *qmem, struct orca_mmap_entry *mentry,
+		       const char *what);
 
 /* orca_cq.c */
 int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,

@@ -194,27 +194,11 @@ int orca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	struct orca_dev *dev = to_odev(ibcq->device);
 	struct orca_cq *cq = to_ocq(ibcq);
-	int ret;
 
-	/* No completion or event handler runs for it after this. */
-	xa_erase_irq(&dev->cq_xa, cq->cqn);
-	ret = orca_cmd_destroy_cq(dev, cq->cqn);
-	if (ret == -EBUSY) {
-		/* ib_core counts its users; the device agrees it is in use. */
-		if (xa_insert_irq(&dev->cq_xa, cq->cqn, cq, GFP_KERNEL))
-			ibdev_warn(ibcq->device, "CQ %u lost its events\n",
-				   cq->cqn);
-		return ret;
-	}
-	/* Any other failure: the device is unreachable, the CQ is gone. */
-	if (ret)
-		ibdev_warn_ratelimited(ibcq->device,
-				       "DESTROY_CQ %u failed: %d\n",
-				       cq->cqn, ret);
-	if (cq->mentry)
-		orca_qmem_unexpose(cq->mentry);
-	orca_qmem_destroyed(dev, cq->qmem, !ret);
-	return 0;
+	/* BUSY: ib_core counts its users, and the device agrees. */
+	return orca_destroy_queue(dev, &dev->cq_xa, cq->cqn, cq,
+				  orca_cmd_destroy_cq, cq->qmem, cq->mentry,
+				  "CQ");
 }
 
 int orca_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq)

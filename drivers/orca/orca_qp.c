@@ -262,25 +262,11 @@ int orca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct orca_dev *dev = to_odev(ibqp->device);
 	struct orca_qp *qp = to_oqp(ibqp);
-	int ret;
 
-	xa_erase_irq(&dev->qp_xa, qp->qpn);
-	ret = orca_cmd_destroy_qp(dev, qp->qpn);
-	if (ret == -EBUSY) {
-		/* Still attached to a multicast group. */
-		if (xa_insert_irq(&dev->qp_xa, qp->qpn, qp, GFP_KERNEL))
-			ibdev_warn(ibqp->device, "QP %u lost its events\n",
-				   qp->qpn);
-		return ret;
-	}
-	if (ret)
-		ibdev_warn_ratelimited(ibqp->device,
-				       "DESTROY_QP %u failed: %d\n",
-				       qp->qpn, ret);
-	if (qp->mentry)
-		orca_qmem_unexpose(qp->mentry);
-	orca_qmem_destroyed(dev, qp->qmem, !ret);
-	return 0;
+	/* BUSY: still attached to a multicast group. */
+	return orca_destroy_queue(dev, &dev->qp_xa, qp->qpn, qp,
+				  orca_cmd_destroy_qp, qp->qmem, qp->mentry,
+				  "QP");
 }
 
 /* ib_core attribute mask bits and the device's, one for one. */
@@ -744,22 +730,8 @@ int orca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
 	struct orca_dev *dev = to_odev(ibsrq->device);
 	struct orca_srq *srq = to_osrq(ibsrq);
-	int ret;
 
-	xa_erase_irq(&dev->srq_xa, srq->srqn);
-	ret = orca_cmd_destroy_srq(dev, srq->srqn);
-	if (ret == -EBUSY) {
-		if (xa_insert_irq(&dev->srq_xa, srq->srqn, srq, GFP_KERNEL))
-			ibdev_warn(ibsrq->device, "SRQ %u lost its events\n",
-				   srq->srqn);
-		return ret;
-	}
-	if (ret)
-		ibdev_warn_ratelimited(ibsrq->device,
-				       "DESTROY_SRQ %u failed: %d\n",
-				       srq->srqn, ret);
-	if (srq->mentry)
-		orca_qmem_unexpose(srq->mentry);
-	orca_qmem_destroyed(dev, srq->qmem, !ret);
-	return 0;
+	return orca_destroy_queue(dev, &dev->srq_xa, srq->srqn, srq,
+				  orca_cmd_destroy_srq, srq->qmem, srq->mentry,
+				  "SRQ");
 }

@@ -330,6 +330,48 @@ void orca_qmem_put(struct orca_qmem *qmem)
 	kref_put(&qmem->ref, orca_qmem_release);
 }
 
+/**
+ * orca_destroy_queue - destroy a CQ, QP or SRQ and release its queue memory
+ * @dev: the device
+ * @xa: where event handlers look the object up by @handle
+ * @handle: the device handle (cqn, qpn or srqn)
+ * @obj: the object, to publish again if the device refuses
+ * @destroy: the typed DESTROY_* command
+ * @qmem: the object's queue memory
+ * @mentry: its user mapping, or NULL
+ * @what: "CQ", "QP" or "SRQ", for messages
+ *
+ * The object is unpublished first, so no event handler runs for it once
+ * the device has destroyed it.  BUSY from the device (the object is still
+ * in use) is returned and the object published again.  Any other failure
+ * means the device is unreachable: toward ib_core the object is gone, and
+ * its memory is kept until the device is disabled.
+ */
+int orca_destroy_queue(struct orca_dev *dev, struct xarray *xa, u32 handle,
+		       void *obj, int (*destroy)(struct orca_dev *, u32),
+		       struct orca_qmem *qmem, struct orca_mmap_entry *mentry,
+		       const char *what)
+{
+	int ret;
+
+	xa_erase_irq(xa, handle);
+	ret = destroy(dev, handle);
+	if (ret == -EBUSY) {
+		if (xa_insert_irq(xa, handle, obj, GFP_KERNEL))
+			ibdev_warn(&dev->ibdev, "%s %u lost its events\n",
+				   what, handle);
+		return ret;
+	}
+	if (ret)
+		ibdev_warn_ratelimited(&dev->ibdev,
+				       "DESTROY_%s %u failed: %d\n",
+				       what, handle, ret);
+	if (mentry)
+		orca_qmem_unexpose(mentry);
+	orca_qmem_destroyed(dev, qmem, !ret);
+	return 0;
+}
+
 /*
  * The object owning @qmem is gone for ib_core.  If the device did not
  * confirm its destruction it may still access the memory: keep it until
