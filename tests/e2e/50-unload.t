@@ -9,8 +9,8 @@
 
 plan 12
 
-ORCA_KO=$REPO/drivers/orca/orca.ko
-SOFT_KO=$REPO/drivers/orca_soft/orca_soft.ko
+ORCA_KO=$ORCA_KO_ROOT/drivers/orca/orca.ko
+SOFT_KO=$ORCA_KO_ROOT/drivers/orca_soft/orca_soft.ko
 
 dev_present() {
 	[ -e "/sys/class/infiniband/$ORCA_DEV" ]

@@ -9,7 +9,7 @@
 
 plan 7
 
-ORCA_KO=$REPO/drivers/orca/orca.ko
+ORCA_KO=$ORCA_KO_ROOT/drivers/orca/orca.ko
 STALL=/sys/module/orca_soft/parameters/fault_stall_admin
 TIMEOUT=/sys/module/orca/parameters/admin_timeout_ms
 

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-prog.sh"
 
-KO=$REPO/tests/e2e/kmod/orca_kverbs_test.ko
+KO=$ORCA_KO_ROOT/tests/e2e/kmod/orca_kverbs_test.ko
 
 before=$(res_summary)
 dmesg -C

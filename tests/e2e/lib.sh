@@ -10,6 +10,10 @@ E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$E2E_DIR/../.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$REPO/build}
 E2E_BIN=$BUILD_DIR/tests/e2e
+# The tree holding the kernel modules built for the running kernel
+# (drivers/orca/orca.ko, ...): the repository for the stock kernel,
+# build/kunit/src for the debug kernel (run-in-guest.sh --ko-root).
+ORCA_KO_ROOT=${ORCA_KO_ROOT:-$REPO}
 
 # libibverbs 44 has no config-dir override; RDMAV_DRIVERS names extra
 # providers by path (it appends -rdmav34.so) on top of /etc/libibverbs.d.

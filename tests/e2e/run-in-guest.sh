@@ -4,31 +4,56 @@
 # Guest side of the end-to-end suite: runs inside a harness guest (see
 # tests/harness/run-e2e.sh), as root, cwd = the repository.
 #
-#   1. modprobe ib_core, ib_uverbs (and the modules' other dependencies),
+#   run-in-guest.sh [--ko-root DIR] [--exclude GLOB]... [--test-timeout SEC]
+#                   [--] [T...]
+#
+#   1. when the kernel has kmemleak: a scan, then "clear", so that what
+#      the boot left unreferenced is not counted against the tests;
+#   2. modprobe ib_core, ib_uverbs (and the modules' other dependencies),
 #      insmod drivers/orca_soft/orca_soft.ko and drivers/orca/orca.ko from
-#      the build tree;
-#   2. rdma link add orca0 type orca netdev eth0;
-#   3. runs every executable tests/e2e/*.t (or those named as arguments)
-#      in order, each under a time limit; before each one, orca0 is brought
-#      back if an earlier test left it gone;
-#   4. removes orca and orca_soft (the harness then checks they are gone).
+#      --ko-root (default: the repository; the modules must be built for
+#      the running kernel, e.g. build/kunit/src for the debug kernel);
+#   3. rdma link add orca0 type orca netdev eth0;
+#   4. runs every executable tests/e2e/*.t (or those named as arguments)
+#      whose name matches no --exclude glob, in order, each under a time
+#      limit (--test-timeout, default 300 s); before each one, orca0 is
+#      brought back if an earlier test left it gone;
+#   5. after each one, two leak checks (see leak_points below): no
+#      pd/cq/qp/mr/srq of orca0 left in "rdma resource show", and, when
+#      the kernel has kmemleak, no new leak in a kmemleak scan;
+#   6. removes orca and orca_soft (the harness then checks they are gone).
 #
 # Prints one flat TAP stream: each test point of each .t becomes
 # "ok N - <file>: <description>"; a .t that dies, times out, or runs a
 # different number of points than it planned adds a failing point.
 
-set -uo pipefail
+set -euo pipefail
 
 E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$E2E_DIR/../.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$REPO/build}
-SOFT_KO=$REPO/drivers/orca_soft/orca_soft.ko
-ORCA_KO=$REPO/drivers/orca/orca.ko
+ORCA_KO_ROOT=$REPO
+T_TIMEOUT=${E2E_TEST_TIMEOUT:-300}
+EXCLUDE=()
+while [ "$#" -gt 0 ]; do
+	case "$1" in
+	--ko-root) ORCA_KO_ROOT=$(cd "$2" && pwd); shift 2 ;;
+	--exclude) EXCLUDE+=("$2"); shift 2 ;;
+	--test-timeout) T_TIMEOUT=$2; shift 2 ;;
+	--) shift; break ;;
+	-*) echo "run-in-guest.sh: unknown option $1" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+SOFT_KO=$ORCA_KO_ROOT/drivers/orca_soft/orca_soft.ko
+ORCA_KO=$ORCA_KO_ROOT/drivers/orca/orca.ko
 ORCA_DEV=orca0
 ORCA_NETDEV=eth0
-T_TIMEOUT=${E2E_TEST_TIMEOUT:-300}
+KMEMLEAK=/sys/kernel/debug/kmemleak
+# The object types whose leftovers count as a leak.
+RES_TYPES=(pd cq qp mr srq)
 
-export BUILD_DIR ORCA_DEV ORCA_NETDEV
+export BUILD_DIR ORCA_DEV ORCA_NETDEV ORCA_KO_ROOT
 export IBV_CONFIG_DIR=$BUILD_DIR/userspace/libibverbs.d
 export RDMAV_DRIVERS=$BUILD_DIR/userspace/liborca
 
@@ -78,22 +103,180 @@ setup() {
 	return 1
 }
 
+# ---- leak checks ------------------------------------------------------------
+
+# res_counts: "pd N cq N qp N mr N srq N" of orca0 from the summary line
+# of "rdma resource show" ("0: orca0: pd 0 cq 0 qp 0 cm_id 0 mr 0 ctx 0
+# srq 0"); empty if orca0 is not listed.
+res_counts() {
+	rdma resource show 2>/dev/null | awk -v dev="$ORCA_DEV:" -v types="${RES_TYPES[*]}" '
+	$2 == dev {
+		for (i = 3; i < NF; i += 2)
+			c[$i] = $(i + 1)
+		k = split(types, t, " ")
+		for (j = 1; j <= k; j++)
+			printf "%s%s %s", (j > 1 ? " " : ""), t[j], ((t[j] in c) ? c[t[j]] : "?")
+		print ""
+	}'
+}
+
+# The "rdma resource show" baseline: what a fresh orca0 holds by design.
+# Kernel clients that attach to every RDMA device (ib_core's MAD layer,
+# with a GSI QP, its CQ and PD on devices where it runs) own objects that
+# are not any test's leftovers; the counts of a freshly added orca0 are
+# taken as the baseline and every test must leave orca0 at exactly those.
+# On the current tree a fresh orca0 lists no pd/cq/qp/mr/srq at all (no
+# MAD agent runs on it), so in practice each test must leave it empty.
+RES_BASELINE=
+
+# res_point NAME: orca0 holds no more and no fewer objects than the
+# baseline.  User objects go when the process closes its uverbs file;
+# a grace of 5 s covers teardown deferred to a workqueue.
+res_point() {
+	local name=$1 now='' t note=''
+	if [ ! -e "/sys/class/infiniband/$ORCA_DEV" ]; then
+		# ib_core destroys a departing device's objects with it; what
+		# can be checked is the orca0 that the next test will use.
+		note=" (orca0 was removed by the test and is re-created for the check)"
+		if ! setup >/tmp/e2e-setup.out 2>&1; then
+			point FAIL "$name: rdma resource show: could not bring $ORCA_DEV back to check it"
+			indent </tmp/e2e-setup.out
+			return
+		fi
+	fi
+	for _ in $(seq 50); do
+		now=$(res_counts)
+		[ "$now" = "$RES_BASELINE" ] && break
+		sleep 0.1
+	done
+	if [ "$now" = "$RES_BASELINE" ]; then
+		point OK "$name: rdma resource show: no pd/cq/qp/mr/srq of $ORCA_DEV left behind ($now)$note"
+		return
+	fi
+	point FAIL "$name: rdma resource show: $ORCA_DEV holds ${now:-nothing (not listed)}, expected $RES_BASELINE$note"
+	for t in "${RES_TYPES[@]}"; do
+		rdma resource show "$t" dev "$ORCA_DEV" 2>&1 | indent || true
+	done
+}
+
+# kmemleak does not report an object younger than 5 s at the start of a
+# scan (its minimum age), so a scan waits until the test's last
+# allocations are that old; otherwise they would be blamed on the next
+# test.  A scan takes about 10 s on a 1 GiB debug guest: one per .t,
+# about 15 s a test, is the cost.  The report file lists every object
+# reported so far (nothing is cleared, so the harness's own scan at
+# power-off still sees them); a record is new if its first two lines
+# (address and size; comm, pid and jiffies) were not in the last report.
+KMEMLEAK_MIN_AGE=5
+KMEMLEAK_SEEN=/tmp/e2e-kmemleak.seen
+: >"$KMEMLEAK_SEEN"
+
+# kmemleak_scan: scan, the full report in /tmp/e2e-kmemleak.now.
+kmemleak_scan() {
+	echo scan >"$KMEMLEAK" && cat "$KMEMLEAK" >/tmp/e2e-kmemleak.now
+}
+
+# kmemleak_new OLD NEW: the records of NEW whose key is not in OLD.
+kmemleak_new() {
+	awk '
+	/^unreferenced object / {
+		hdr = $0
+		getline comm
+		key = hdr "|" comm
+		if (FILENAME == ARGV[1]) {
+			seen[key] = 1
+			next
+		}
+		show = !(key in seen)
+		if (show)
+			print hdr "\n" comm
+		next
+	}
+	FILENAME == ARGV[2] && show { print }
+	' "$1" "$2"
+}
+
+kmemleak_point() { # kmemleak_point NAME END_TIME
+	local name=$1 wait
+	wait=$(($2 + KMEMLEAK_MIN_AGE - $(date +%s)))
+	[ "$wait" -le 0 ] || sleep "$wait"
+	if ! kmemleak_scan 2>/tmp/e2e-kmemleak.err; then
+		point FAIL "$name: kmemleak scan failed"
+		indent </tmp/e2e-kmemleak.err
+		return
+	fi
+	kmemleak_new "$KMEMLEAK_SEEN" /tmp/e2e-kmemleak.now >/tmp/e2e-kmemleak.new
+	cp /tmp/e2e-kmemleak.now "$KMEMLEAK_SEEN"
+	if [ ! -s /tmp/e2e-kmemleak.new ]; then
+		point OK "$name: kmemleak scan: no new suspected leak"
+		return
+	fi
+	point FAIL "$name: kmemleak scan: $(grep -c '^unreferenced object' /tmp/e2e-kmemleak.new) new suspected leak(s)"
+	head -n 300 /tmp/e2e-kmemleak.new | indent
+}
+
+leak_points() { # leak_points NAME END_TIME
+	local t0
+	t0=$(date +%s)
+	res_point "$1"
+	if [ -e "$KMEMLEAK" ]; then
+		kmemleak_point "$1" "$2"
+	fi
+	echo "# $1: leak checks took $(($(date +%s) - t0)) s"
+}
+
+# ---- the tests ----------------------------------------------------------------
+
+excluded() {
+	local g
+	for g in "${EXCLUDE[@]}"; do
+		# shellcheck disable=SC2053 # $g is a glob
+		[[ "$1" == $g ]] && return 0
+	done
+	return 1
+}
+
 if [ "$#" -gt 0 ]; then
-	tests=("$@")
+	candidates=("$@")
 else
-	tests=()
+	candidates=()
 	for t in "$E2E_DIR"/*.t; do
-		[ -x "$t" ] && tests+=("$t")
+		[ -x "$t" ] && candidates+=("$t")
 	done
 fi
+tests=()
+for t in "${candidates[@]}"; do
+	if excluded "$(basename "$t")"; then
+		echo "# $(basename "$t"): excluded (--exclude)"
+		continue
+	fi
+	tests+=("$t")
+done
 
+if [ -e "$KMEMLEAK" ]; then
+	# Reports from the boot (before any of our modules load) are not ours.
+	if kmemleak_scan 2>/tmp/e2e-kmemleak.err && echo clear >"$KMEMLEAK" 2>>/tmp/e2e-kmemleak.err; then
+		point OK "kmemleak: scan and clear before the suite ($(grep -c '^unreferenced object' /tmp/e2e-kmemleak.now) boot-time report(s) cleared)"
+	else
+		point FAIL "kmemleak: scan and clear before the suite"
+		indent </tmp/e2e-kmemleak.err
+	fi
+fi
+
+up=0
 if setup >/tmp/e2e-setup.out 2>&1; then
-	point OK "setup: load ib_core, ib_uverbs, orca_soft.ko, orca.ko; rdma link add $ORCA_DEV type orca netdev $ORCA_NETDEV"
-	up=1
+	RES_BASELINE=$(res_counts)
+	if [ -n "$RES_BASELINE" ]; then
+		point OK "setup: load ib_core, ib_uverbs, orca_soft.ko, orca.ko; rdma link add $ORCA_DEV type orca netdev $ORCA_NETDEV"
+		echo "# rdma resource show baseline of a fresh $ORCA_DEV: $RES_BASELINE"
+		up=1
+	else
+		point FAIL "setup: $ORCA_DEV is not listed by rdma resource show"
+		rdma resource show 2>&1 | indent
+	fi
 else
 	point FAIL "setup: load ib_core, ib_uverbs, orca_soft.ko, orca.ko; rdma link add $ORCA_DEV type orca netdev $ORCA_NETDEV"
 	indent </tmp/e2e-setup.out
-	up=0
 fi
 
 [ "${#tests[@]}" -gt 0 ] || point FAIL "no executable tests/e2e/*.t found"
@@ -110,8 +293,9 @@ for t in "${tests[@]}"; do
 	fi
 	echo "# --- $name"
 	start=$(date +%s)
-	timeout -k 10 "$T_TIMEOUT" "$t" </dev/null >/tmp/e2e-t.out 2>/tmp/e2e-t.err
-	rc=$?
+	rc=0
+	timeout -k 10 "$T_TIMEOUT" "$t" </dev/null >/tmp/e2e-t.out 2>/tmp/e2e-t.err || rc=$?
+	end=$(date +%s)
 	planned=
 	ran=0
 	while IFS= read -r line; do
@@ -146,11 +330,12 @@ for t in "${tests[@]}"; do
 		! grep -q '^not ok' /tmp/e2e-t.out; then
 		point FAIL "$name: exited with status $rc although every point passed"
 	fi
-	echo "# $name took $(($(date +%s) - start)) s"
+	echo "# $name took $((end - start)) s"
+	leak_points "$name" "$end"
 done
 
 # Teardown: the harness checks afterwards that these are gone.
-rdma link delete "$ORCA_DEV" >/dev/null 2>&1
+rdma link delete "$ORCA_DEV" >/dev/null 2>&1 || true
 td=OK
 for m in orca orca_soft; do
 	if is_loaded "$m" && ! timeout 120 rmmod "$m" 2>/tmp/e2e-rmmod.err; then

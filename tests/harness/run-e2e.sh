@@ -7,7 +7,17 @@
 # harness itself checks: no kernel report, no hang, orca and orca_soft
 # unloaded.  Prints TAP.
 #
-#   run-e2e.sh [--timeout SEC] [--out DIR] [run-guest.sh options...] [-- T...]
+#   run-e2e.sh [--debug-kernel] [--exclude GLOB]... [--test-timeout SEC]
+#              [--timeout SEC] [--out DIR] [run-guest.sh options...] [-- T...]
+#
+# --debug-kernel   boot the KUnit/debug kernel (KASAN, lockdep, kmemleak,
+#                  DEBUG_OBJECTS: tests/kunit/build-kernel.sh) instead of
+#                  the stock one, with a 1 GiB guest and the modules built
+#                  against it by tests/kunit/build-modules.sh (in
+#                  build/kunit/src, as run-kunit.sh does); the userspace
+#                  programs are the same.  Artifacts go to build/e2e-debug.
+# --exclude GLOB   do not run the .t files whose name matches GLOB
+# --test-timeout   per-.t time limit in the guest (default 300 s)
 
 set -euo pipefail
 
@@ -15,16 +25,25 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$REPO/build}
 TIMEOUT=1800
-OUT=$BUILD_DIR/e2e
+OUT=
+DEBUG=0
 ARGS=()
+GUEST_ARGS=()
 while [ "$#" -gt 0 ]; do
 	case "$1" in
 	--timeout) TIMEOUT=$2; shift 2 ;;
 	--out) OUT=$2; shift 2 ;;
+	--debug-kernel) DEBUG=1; shift ;;
+	--exclude) GUEST_ARGS+=(--exclude "$2"); shift 2 ;;
+	--test-timeout) GUEST_ARGS+=(--test-timeout "$2"); shift 2 ;;
 	--) shift; break ;;
 	*) ARGS+=("$1"); shift ;;
 	esac
 done
+if [ -z "$OUT" ]; then
+	OUT=$BUILD_DIR/e2e
+	[ "$DEBUG" -eq 0 ] || OUT=$BUILD_DIR/e2e-debug
+fi
 rm -rf "$OUT"
 mkdir -p "$OUT"
 
@@ -39,10 +58,26 @@ if [ -f "$REPO/tests/e2e/Makefile" ]; then
 	fi
 fi
 
+KERNEL_ARGS=()
+if [ "$DEBUG" -eq 1 ]; then
+	n=$((n + 1))
+	if env_lines=$("$REPO/tests/kunit/build-modules.sh" 2>"$OUT/modules-build.err"); then
+		eval "$env_lines"
+		echo "ok $n - modules build against the debug kernel $KUNIT_KREL"
+		KERNEL_ARGS=(--kernel-image "$KUNIT_KERNEL_IMAGE" --modules-dir "$KUNIT_MODROOT" --mem 1024)
+		GUEST_ARGS+=(--ko-root "$KUNIT_MODSRC")
+	else
+		echo "not ok $n - modules build against the debug kernel"
+		tail -n 20 "$OUT/modules-build.err" | sed 's/^/#   /'
+		echo "1..$n"
+		exit 1
+	fi
+fi
+
 # The guest's TAP is renumbered after our own points.
 rc=0
-"$HERE/run-guest.sh" "${ARGS[@]}" --timeout "$TIMEOUT" --out "$OUT/guest" \
-	--unload "orca orca_soft" -- tests/e2e/run-in-guest.sh "$@" \
+"$HERE/run-guest.sh" "${KERNEL_ARGS[@]}" "${ARGS[@]}" --timeout "$TIMEOUT" --out "$OUT/guest" \
+	--unload "orca orca_soft" -- tests/e2e/run-in-guest.sh "${GUEST_ARGS[@]}" -- "$@" \
 	>"$OUT/guest.tap" 2>"$OUT/harness.err" || rc=$?
 ran=0
 while IFS= read -r line; do

@@ -8,7 +8,8 @@
 # 1. builds (or reuses) the kernel: tests/kunit/build-kernel.sh;
 # 2. builds all of Orca's kernel modules against it with W=1, in a copy of
 #    the module sources under build/kunit/src, so that the objects in the
-#    work tree (built for the stock kernel) are left alone;
+#    work tree (built for the stock kernel) are left alone (steps 1 and 2
+#    are tests/kunit/build-modules.sh, shared with run-e2e.sh --debug-kernel);
 # 3. boots the kernel with tests/harness/run-guest.sh over the host root,
 #    loads every test module of tests/kunit after modprobing the modules
 #    it depends on (their suites run at load),
@@ -52,31 +53,15 @@ done
 RUNNER=$REPO/tests/harness/run-guest.sh
 [ -x "$RUNNER" ] || die "$RUNNER is missing"
 
-# ---- 1. the kernel -------------------------------------------------------
-ENV_LINES=$("$HERE/build-kernel.sh" --print-env) || die "building the KUnit kernel failed"
+# ---- 1./2. the kernel and the modules (shared with run-e2e.sh) -------------
+ENV_LINES=$("$HERE/build-modules.sh") || die "building the KUnit kernel or the modules against it failed"
 eval "$ENV_LINES"
-for v in KUNIT_KERNEL_IMAGE KUNIT_KDIR KUNIT_MODROOT KUNIT_KREL; do
-	[ -n "${!v:-}" ] || die "build-kernel.sh did not report $v"
+for v in KUNIT_KERNEL_IMAGE KUNIT_KDIR KUNIT_MODROOT KUNIT_KREL KUNIT_MODSRC KUNIT_MODLOG; do
+	[ -n "${!v:-}" ] || die "build-modules.sh did not report $v"
 done
-
-# ---- 2. the modules -------------------------------------------------------
 WORK=$BUILD_DIR/kunit
-SRC=$WORK/src
-mkdir -p "$SRC"
-# Only the inputs of the kernel build; mtimes are kept, so the build
-# stays incremental.
-rsync -a --delete --prune-empty-dirs \
-	--exclude=/build/ --exclude=/userspace/ --exclude=.git/ \
-	--include='*/' --include=Kbuild --include='*.c' --include='*.h' \
-	--exclude='*' "$REPO/" "$SRC/"
-
-BLOG=$WORK/modules-build.log
-echo "run-kunit: building modules against $KUNIT_KREL (log: $BLOG)" >&2
-if ! make -C "$KUNIT_KDIR" M="$SRC" W=1 modules >"$BLOG" 2>&1; then
-	tail -n 30 "$BLOG" >&2
-	die "module build against $KUNIT_KDIR failed"
-fi
-if grep -E '^[^ ]*tests/kunit/[^ ]*: (warning|error):' "$BLOG" >&2; then
+SRC=$KUNIT_MODSRC
+if grep -E '^[^ ]*tests/kunit/[^ ]*: (warning|error):' "$KUNIT_MODLOG" >&2; then
 	die "the KUnit test modules do not build cleanly with W=1"
 fi
 
