@@ -12,10 +12,15 @@
 LINK=$ORCA_DEV/1
 COUNTERS="cmds_completed cmds_failed async_events async_events_dropped pds mrs cqs qps srqs ahs tx_packets tx_bytes rx_packets rx_bytes"
 
-# counter NAME: its value in "rdma statistic show link orca0/1".
+# snapshot FILE: "rdma statistic show link orca0/1" into FILE, one word
+# per line (each call costs a QUERY_STATS command and a netlink dump).
+snapshot() {
+	rdma statistic show link "$LINK" 2>/dev/null | tr ' ' '\n' >"$1"
+}
+
+# counter NAME FILE: the value of counter NAME in a snapshot.
 counter() {
-	rdma statistic show link "$LINK" 2>/dev/null |
-		tr ' ' '\n' | sed -n "/^$1\$/{n;p;q}"
+	sed -n "/^$1\$/{n;p;q}" "$2"
 }
 
 # words FILE: number of words in FILE.
@@ -28,14 +33,15 @@ before=$(res_summary)
 rdma statistic show link "$LINK" >/tmp/stat.out 2>&1
 ok $? "rdma statistic show link $LINK"
 sed 's/^/# /' /tmp/stat.out
+snapshot /tmp/stat0.words
 for c in $COUNTERS; do
-	[[ "$(counter "$c")" =~ ^[0-9]+$ ]]
-	ok $? "counter $c is reported ($(counter "$c"))"
+	[[ "$(counter "$c" /tmp/stat0.words)" =~ ^[0-9]+$ ]]
+	ok $? "counter $c is reported ($(counter "$c" /tmp/stat0.words))"
 done
 
 declare -A c0
 for c in pds mrs cqs qps srqs ahs cmds_completed; do
-	c0[$c]=$(counter "$c")
+	c0[$c]=$(counter "$c" /tmp/stat0.words)
 done
 
 rm -f /tmp/hold.fifo
@@ -82,14 +88,15 @@ for obj in cq mr; do
 done
 
 # --- the device counters moved ---
+snapshot /tmp/stat1.words
 for c in pds cqs qps srqs mrs ahs; do
 	want=1
 	[ "$c" = pds ] && want=4
-	now=$(counter "$c")
+	now=$(counter "$c" /tmp/stat1.words)
 	[ -n "$now" ] && [ -n "${c0[$c]}" ] && [ "$now" -ge $((c0[$c] + want)) ]
 	ok $? "counter $c went from ${c0[$c]:-?} to ${now:-?} (+$want at least)"
 done
-now=$(counter cmds_completed)
+now=$(counter cmds_completed /tmp/stat1.words)
 [ -n "$now" ] && [ -n "${c0[cmds_completed]}" ] && [ "$now" -gt "${c0[cmds_completed]}" ]
 ok $? "counter cmds_completed moved (${c0[cmds_completed]:-?} -> ${now:-?})"
 
