@@ -364,6 +364,7 @@ int orca_cmd_mcast(struct orca_dev *dev, u8 opcode, const u8 *gid, u32 qpn);
 /* orca_verbs.c */
 int orca_udata_get_req(struct ib_udata *udata, void *req, size_t len);
 int orca_udata_no_req(struct ib_udata *udata);
+int orca_udata_basic_req(struct ib_udata *udata, size_t resp_len);
 int orca_udata_put_resp(struct ib_udata *udata, void *resp, size_t len);
 struct orca_qmem *orca_qmem_alloc(struct orca_dev *dev, size_t size);
 void orca_qmem_put(struct orca_qmem *qmem);

@@ -35,7 +35,6 @@ int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	struct orca_dev *dev = to_odev(ibcq->device);
 	struct orca_cq *cq = to_ocq(ibcq);
 	struct orca_create_cq_resp resp = {};
-	struct orca_create_cq_req req;
 	struct orca_ucontext *uctx;
 	size_t ring_bytes;
 	u64 key = 0;
@@ -43,13 +42,9 @@ int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	int ret;
 
 	if (udata) {
-		ret = orca_udata_get_req(udata, &req, sizeof(req));
+		ret = orca_udata_basic_req(udata, sizeof(resp));
 		if (ret)
 			return ret;
-		if (req.comp_mask || req.reserved)
-			return -EINVAL;
-		if (udata->outlen < sizeof(resp))
-			return -EINVAL;
 	}
 	if (attr->flags)
 		return -EOPNOTSUPP;
@@ -118,7 +113,6 @@ int orca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	struct orca_cq *cq = to_ocq(ibcq);
 	struct orca_resize_cq_resp resp = {};
 	struct orca_mmap_entry *mentry = NULL;
-	struct orca_resize_cq_req req;
 	struct orca_ucontext *uctx;
 	struct orca_qmem *qmem;
 	size_t ring_bytes;
@@ -127,13 +121,9 @@ int orca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	int ret;
 
 	if (udata) {
-		ret = orca_udata_get_req(udata, &req, sizeof(req));
+		ret = orca_udata_basic_req(udata, sizeof(resp));
 		if (ret)
 			return ret;
-		if (req.comp_mask || req.reserved)
-			return -EINVAL;
-		if (udata->outlen < sizeof(resp))
-			return -EINVAL;
 	}
 	depth = orca_cq_depth(dev, cqe);
 	if (!depth || cqe < 1)

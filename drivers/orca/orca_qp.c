@@ -134,7 +134,6 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	struct orca_qp *qp = to_oqp(ibqp);
 	struct orca_create_qp_resp resp = {};
 	struct orca_hw_create_qp hw = {};
-	struct orca_create_qp_req req;
 	struct orca_ucontext *uctx;
 	size_t sq_bytes, rq_bytes;
 	u64 key = 0;
@@ -143,13 +142,9 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	int ret;
 
 	if (udata) {
-		ret = orca_udata_get_req(udata, &req, sizeof(req));
+		ret = orca_udata_basic_req(udata, sizeof(resp));
 		if (ret)
 			return ret;
-		if (req.comp_mask || req.reserved)
-			return -EINVAL;
-		if (udata->outlen < sizeof(resp))
-			return -EINVAL;
 	}
 	ret = orca_qp_type(attr, !!udata, &qp->hw_type);
 	if (ret)
@@ -602,7 +597,6 @@ int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 	const struct orca_hw_device_attr *hwa = &dev->hw_attr;
 	struct orca_srq *srq = to_osrq(ibsrq);
 	struct orca_create_srq_resp resp = {};
-	struct orca_create_srq_req req;
 	struct orca_hw_srq hw = {};
 	struct orca_ucontext *uctx;
 	size_t ring_bytes;
@@ -611,13 +605,9 @@ int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 	int ret;
 
 	if (udata) {
-		ret = orca_udata_get_req(udata, &req, sizeof(req));
+		ret = orca_udata_basic_req(udata, sizeof(resp));
 		if (ret)
 			return ret;
-		if (req.comp_mask || req.reserved)
-			return -EINVAL;
-		if (udata->outlen < sizeof(resp))
-			return -EINVAL;
 	}
 	if (attr->srq_type != IB_SRQT_BASIC)
 		return -EOPNOTSUPP;

@@ -35,6 +35,43 @@ int orca_udata_get_req(struct ib_udata *udata, void *req, size_t len)
 	return ib_copy_from_udata(req, udata, len);
 }
 
+/*
+ * The driver requests of ALLOC_UCONTEXT, CREATE_CQ, RESIZE_CQ, CREATE_QP
+ * and CREATE_SRQ share one form: a comp_mask with no bits defined yet and
+ * a reserved word, both zero.  Check it, and that userspace offered room
+ * for a response of @resp_len bytes.
+ */
+struct orca_basic_req {
+	__u32 comp_mask;
+	__u32 reserved;
+};
+
+static_assert(sizeof(struct orca_basic_req) ==
+	      sizeof(struct orca_alloc_ucontext_req));
+static_assert(sizeof(struct orca_basic_req) ==
+	      sizeof(struct orca_create_cq_req));
+static_assert(sizeof(struct orca_basic_req) ==
+	      sizeof(struct orca_resize_cq_req));
+static_assert(sizeof(struct orca_basic_req) ==
+	      sizeof(struct orca_create_qp_req));
+static_assert(sizeof(struct orca_basic_req) ==
+	      sizeof(struct orca_create_srq_req));
+
+int orca_udata_basic_req(struct ib_udata *udata, size_t resp_len)
+{
+	struct orca_basic_req req;
+	int ret;
+
+	ret = orca_udata_get_req(udata, &req, sizeof(req));
+	if (ret)
+		return ret;
+	if (req.comp_mask || req.reserved)
+		return -EINVAL;
+	if (udata->outlen < resp_len)
+		return -EINVAL;
+	return 0;
+}
+
 /* Commands without a driver request accept only empty or zeroed input. */
 int orca_udata_no_req(struct ib_udata *udata)
 {
@@ -190,17 +227,12 @@ static int orca_alloc_ucontext(struct ib_ucontext *ibuctx,
 {
 	struct orca_dev *dev = to_odev(ibuctx->device);
 	struct orca_alloc_ucontext_resp resp = {};
-	struct orca_alloc_ucontext_req req;
 	int ret;
 
-	ret = orca_udata_get_req(udata, &req, sizeof(req));
-	if (ret)
+	ret = orca_udata_basic_req(udata, sizeof(resp));
+	if (ret) {
+		ibdev_dbg(&dev->ibdev, "alloc_ucontext: bad udata: %d\n", ret);
 		return ret;
-	if (req.comp_mask || req.reserved) {
-		ibdev_dbg(&dev->ibdev,
-			  "alloc_ucontext: unknown comp_mask 0x%x or reserved 0x%x\n",
-			  req.comp_mask, req.reserved);
-		return -EINVAL;
 	}
 
 	resp.abi_version = ORCA_UVERBS_ABI_VERSION;
