@@ -19,6 +19,7 @@
 #define ORCA_QP_INFO_ALL	(ORCA_QP_INFO_TYPE | ORCA_QP_INFO_SQ_SIG_ALL | \
 				 ORCA_QP_INFO_USE_SRQ)
 #define ORCA_SOFT_PSN_MASK	GENMASK(23, 0)
+#define ORCA_SOFT_QPN_MASK	GENMASK(23, 0)
 #define ORCA_SOFT_MAX_TIMEOUT	31
 #define ORCA_SOFT_MAX_RETRY	7
 #define ORCA_SOFT_MAX_RNR_TIMER	31
@@ -198,7 +199,7 @@ static u8 orca_soft_qp_values_ok(struct orca_soft_dev *sdev,
 	    (le32_to_cpu(in->sq_psn) & ~ORCA_SOFT_PSN_MASK))
 		return ORCA_AQ_STS_BAD_PARAM;
 	if ((mask & ORCA_QP_ATTR_DEST_QPN) &&
-	    (le32_to_cpu(in->dest_qpn) & ~ORCA_SOFT_PSN_MASK))
+	    (le32_to_cpu(in->dest_qpn) & ~ORCA_SOFT_QPN_MASK))
 		return ORCA_AQ_STS_BAD_PARAM;
 	if ((mask & ORCA_QP_ATTR_MAX_QP_RD_ATOMIC) &&
 	    in->max_rd_atomic > ORCA_SOFT_MAX_RD_ATOM)
