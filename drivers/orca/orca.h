@@ -297,7 +297,7 @@ static inline void orca_reg_write(struct orca_dev *dev, u32 reg, u32 val)
 {
 	writel(val, dev->regs + reg);
 	if (dev->bdev->ops && dev->bdev->ops->notify)
-		dev->bdev->ops->notify(dev->bdev, reg);
+		dev->bdev->ops->notify(dev->bdev, reg, val);
 }
 
 /* orca_admin.c */

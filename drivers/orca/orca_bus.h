@@ -10,8 +10,11 @@
  * provides the DMA ops.
  *
  * The only call the driver makes through this binding is notify(): it
- * follows every register write, and the device acts on those with a side
- * effect (control, doorbells).  On silicon the MMIO write itself is the
+ * follows every register write and carries the value written, as the
+ * MMIO write itself would, and the device acts on those with a side
+ * effect (control, doorbells).  Doorbell registers may be written from
+ * any context, concurrently, so notify must not sleep and must not
+ * re-read a doorbell register.  On silicon the MMIO write itself is the
  * notification and notify is NULL; a software implementation of the
  * device uses it to wake its engine.
  */
@@ -27,7 +30,7 @@
 struct orca_bus_device;
 
 struct orca_bus_ops {
-	void (*notify)(struct orca_bus_device *bdev, u32 reg);
+	void (*notify)(struct orca_bus_device *bdev, u32 reg, u32 val);
 };
 
 struct orca_bus_device {

@@ -36,13 +36,17 @@
 #define ORCA_REG_AEQ_BASE_HI		0x044
 #define ORCA_REG_AEQ_CFG		0x048	/* RW: async event queue config */
 #define ORCA_REG_AEQ_DB			0x04c	/* WO: consumer index + arm */
+/* Data-path doorbells (interface 1.1). */
+#define ORCA_REG_QP_DB			0x050	/* WO: ORCA_QP_DB_QPN */
+#define ORCA_REG_CQ_DB			0x054	/* WO: ORCA_CQ_DB_CQN */
+#define ORCA_REG_EQ_DB			0x058	/* WO: completion EQ cons + arm */
 
 #define ORCA_ID_MAGIC			0x4f524341	/* "ORCA" */
 
 #define ORCA_VERSION_MAJOR		GENMASK(31, 16)
 #define ORCA_VERSION_MINOR		GENMASK(15, 0)
 #define ORCA_IFACE_VERSION_MAJOR	1
-#define ORCA_IFACE_VERSION_MINOR	0
+#define ORCA_IFACE_VERSION_MINOR	1
 
 #define ORCA_CAPS_NUM_VECTORS		GENMASK(7, 0)
 #define ORCA_CAPS_AQ_MAX_LOG2		GENMASK(15, 8)
@@ -62,6 +66,33 @@
 
 #define ORCA_AEQ_DB_CONS_IDX		GENMASK(23, 0)
 #define ORCA_AEQ_DB_ARM			BIT(31)
+
+/*
+ * QP doorbell: "QP qpn has new work the device may not be polling for".
+ * Written after a poster updated the prod index of the QP's SQ or RQ
+ * doorbell record and found ORCA_DB_DEV_POLLING clear in that record
+ * (uapi/rdma/orca-abi.h).  The device then looks at both queues of the
+ * QP.  Writes for unknown QPNs are ignored.
+ */
+#define ORCA_QP_DB_QPN			GENMASK(23, 0)
+
+/*
+ * CQ doorbell: "CQ cqn's arm word changed while completions may already
+ * be waiting".  The device re-evaluates the arm word of the CQ's doorbell
+ * record against the entries between the record's cons and its own
+ * producer index, and raises the completion event at once if one of them
+ * satisfies the arm.  Writes for unknown CQNs are ignored.
+ */
+#define ORCA_CQ_DB_CQN			GENMASK(23, 0)
+
+/*
+ * Completion EQ doorbell: the driver consumed EQ eqn up to CONS_IDX; with
+ * ARM the device raises the EQ's vector once for the next entry, at once
+ * if entries past CONS_IDX are already there.  An EQ starts disarmed.
+ */
+#define ORCA_EQ_DB_CONS_IDX		GENMASK(23, 0)
+#define ORCA_EQ_DB_EQN			GENMASK(30, 24)
+#define ORCA_EQ_DB_ARM			BIT(31)
 
 /* Ring base addresses must be aligned to this. */
 #define ORCA_RING_ALIGN			64
@@ -630,5 +661,26 @@ struct orca_eqe {
 
 #define ORCA_EQE_SIZE			16
 static_assert(sizeof(struct orca_eqe) == ORCA_EQE_SIZE);
+
+/* ---------------------------------------------------------------------
+ * Kernel-only send WQE segment: ORCA_WQE_OP_REG_MR (fast register).  It
+ * overlays orca_send_wqe.seg (uapi/rdma/orca-abi.h).  key names a
+ * FAST_REG region of the QP's PD (ORCA_MR_KEY_INDEX) and carries its new
+ * variant; the region must be invalid.  pbl_addr points at
+ * ceil((iova mod 2^page_shift + length) / 2^page_shift) __le64 page DMA
+ * addresses, no more than the region was created for.  On success the
+ * region becomes valid with the new key, iova, length and access.
+ */
+struct orca_wqe_reg_mr {
+	__le64 iova;
+	__le64 length;
+	__le64 pbl_addr;
+	__le32 key;
+	__le32 info;		/* ORCA_WQE_REG_MR_ACCESS, _PAGE_SHIFT */
+};
+
+#define ORCA_WQE_REG_MR_ACCESS		GENMASK(7, 0)	/* ORCA_ACCESS_* */
+#define ORCA_WQE_REG_MR_PAGE_SHIFT	GENMASK(15, 8)
+static_assert(sizeof(struct orca_wqe_reg_mr) == 32);
 
 #endif /* ORCA_HW_H */

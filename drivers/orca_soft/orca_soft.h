@@ -267,7 +267,7 @@ static inline struct device *sdev_dev(struct orca_soft_dev *sdev)
 void orca_soft_regs_init(struct orca_soft_dev *sdev);
 u32 orca_soft_reg_read(struct orca_soft_dev *sdev, u32 reg);
 void orca_soft_reg_write(struct orca_soft_dev *sdev, u32 reg, u32 val);
-void orca_soft_notify(struct orca_bus_device *bdev, u32 reg);
+void orca_soft_notify(struct orca_bus_device *bdev, u32 reg, u32 val);
 void orca_soft_engine_work(struct work_struct *work);
 void orca_soft_disable(struct orca_soft_dev *sdev);
 void orca_soft_raise_irq(struct orca_soft_dev *sdev, u8 vector);

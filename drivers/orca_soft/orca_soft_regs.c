@@ -316,7 +316,7 @@ void orca_soft_engine_work(struct work_struct *work)
 		orca_soft_admin_process(sdev);
 }
 
-void orca_soft_notify(struct orca_bus_device *bdev, u32 reg)
+void orca_soft_notify(struct orca_bus_device *bdev, u32 reg, u32 val)
 {
 	struct orca_soft_dev *sdev = bdev_to_sdev(bdev);
 

@@ -120,16 +120,19 @@ static void orca_hw_test_registers(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ORCA_REG_AEQ_BASE_HI, 0x044);
 	KUNIT_EXPECT_EQ(test, ORCA_REG_AEQ_CFG, 0x048);
 	KUNIT_EXPECT_EQ(test, ORCA_REG_AEQ_DB, 0x04c);
-	KUNIT_EXPECT_LE(test, ORCA_REG_AEQ_DB + 4, ORCA_REG_BLOCK_SIZE);
+	KUNIT_EXPECT_EQ(test, ORCA_REG_QP_DB, 0x050);
+	KUNIT_EXPECT_EQ(test, ORCA_REG_CQ_DB, 0x054);
+	KUNIT_EXPECT_EQ(test, ORCA_REG_EQ_DB, 0x058);
+	KUNIT_EXPECT_LE(test, ORCA_REG_EQ_DB + 4, ORCA_REG_BLOCK_SIZE);
 
 	/* The ID register spells "ORCA" when its bytes are read MSB first. */
 	magic = cpu_to_be32(ORCA_ID_MAGIC);
 	KUNIT_EXPECT_EQ(test, memcmp(&magic, "ORCA", 4), 0);
 
-	/* VERSION 1.0 as the device reports it. */
-	v = 0x00010000;
+	/* VERSION 1.1 as the device reports it. */
+	v = 0x00010001;
 	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_VERSION_MAJOR, v), 1U);
-	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_VERSION_MINOR, v), 0U);
+	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_VERSION_MINOR, v), 1U);
 	KUNIT_EXPECT_EQ(test, FIELD_PREP(ORCA_VERSION_MAJOR, ORCA_IFACE_VERSION_MAJOR) |
 			      FIELD_PREP(ORCA_VERSION_MINOR, ORCA_IFACE_VERSION_MINOR), v);
 	v = 0x00020003;

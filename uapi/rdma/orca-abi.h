@@ -47,12 +47,31 @@ struct orca_alloc_pd_resp {
  * length to map, and the offset of each part within the mapping.
  */
 
-/* Doorbell record: 64 bytes, one per SQ, RQ, SRQ and CQ. */
+/*
+ * Doorbell record: 64 bytes, one per SQ, RQ, SRQ and CQ.
+ *
+ * Work queues (SQ, RQ, SRQ): software writes prod after the WQEs it
+ * covers are complete in the ring (store barrier first); the device
+ * writes cons and dev_flags.  cons counts WQEs the device is done with:
+ * for an RQ or SRQ, WQEs it has taken (and copied); for an SQ, WQEs whose
+ * execution has finished and whose completion, if any, is in the CQ.  A
+ * slot below cons may be reused.  prod - cons never exceeds the ring
+ * depth; a device that finds it does moves the QP to the error state.
+ *
+ * After writing prod, a poster issues a full barrier and reads
+ * dev_flags: if ORCA_DB_DEV_POLLING is clear it must notify the device
+ * (the QP doorbell register, through the driver for userspace).  The
+ * device clears the flag, issues a full barrier and re-reads prod before
+ * it stops polling, so one of the two always sees the other's store.
+ *
+ * CQ: software writes cons (entries consumed, free-running) and arm; the
+ * device never writes the CQ record.
+ */
 struct orca_db_record {
-	__le32 prod;		/* SQ/RQ/SRQ: producer index (free-running) */
-	__le32 cons;		/* CQ: consumer index (free-running) */
-	__le32 arm;		/* CQ: ORCA_CQ_ARM_* */
-	__le32 dev_flags;	/* written by the device: ORCA_DB_DEV_* */
+	__le32 prod;		/* WQ: producer index (software) */
+	__le32 cons;		/* WQ: done index (device); CQ: consumer index (software) */
+	__le32 arm;		/* CQ: ORCA_CQ_ARM_* (software) */
+	__le32 dev_flags;	/* WQ: ORCA_DB_DEV_* (device) */
 	__le32 reserved[12];
 };
 
@@ -60,7 +79,17 @@ struct orca_db_record {
 /* The device is polling this queue: posting needs no notify (kick). */
 #define ORCA_DB_DEV_POLLING		0x00000001U
 
-/* CQ arm word: sequence number, solicited-only, and the request itself. */
+/*
+ * CQ arm word.  To request one completion event, software writes cons
+ * first, then arm = (previous SEQ + 1) | REQUEST [| SOLICITED], then
+ * issues a full barrier and looks at the CQE at cons: if it is valid, it
+ * notifies the device (CQ doorbell register).  The device treats the arm
+ * as pending while REQUEST is set and SEQ differs from the SEQ of the
+ * last arm it fired; it fires (one completion EQ entry) for the next CQE
+ * it writes, or with SOLICITED only for a CQE with ORCA_CQE_FLAG_SOLICITED
+ * or a status other than success.  After writing each CQE the device
+ * issues a full barrier and reads the arm word.
+ */
 #define ORCA_CQ_ARM_SEQ_MASK		0x0000ffffU
 #define ORCA_CQ_ARM_SOLICITED		0x00010000U
 #define ORCA_CQ_ARM_REQUEST		0x00020000U
@@ -94,10 +123,21 @@ struct orca_wqe_ud {
 	__le32 reserved;
 };
 
+/*
+ * imm_inv of a WQE and a CQE holds immediate data as the host value of
+ * the big-endian imm_data (be32_to_cpu), stored little-endian; or a key
+ * (SEND_INV, LOCAL_INV, and the invalidated rkey of a receive CQE).
+ * Send WQE opcodes and the segment each uses:
+ *   SEND, SEND_IMM, SEND_INV   seg.ud on UD QPs, unused otherwise
+ *   RDMA_WRITE[_IMM], READ     seg.rdma
+ *   ATOMIC_*                   seg.atomic; one 8-byte SGE gets the old value
+ *   LOCAL_INV                  imm_inv = key, no SGE
+ *   REG_MR                     kernel only (drivers/orca/orca_hw.h)
+ */
 struct orca_send_wqe {
 	__le64 wr_id;
 	__le32 ctrl;		/* ORCA_WQE_CTRL_* */
-	__le32 imm_inv;		/* immediate data (as sent) or rkey to invalidate */
+	__le32 imm_inv;		/* immediate data or key, see above */
 	__le32 inline_len;	/* with ORCA_WQE_FLAG_INLINE */
 	__le32 reserved[3];
 	union {
@@ -144,26 +184,64 @@ struct orca_recv_wqe {
 
 #define ORCA_RECV_WQE_HDR_SIZE		16
 
-/* Completion queue entry: 32 bytes; the owner bit is written last. */
+/*
+ * Completion queue entry: 32 bytes.  The device writes everything else,
+ * issues a store barrier, then writes status_owner.  Entry i of a ring of
+ * 2^n entries is valid when its OWNER bit equals ((i >> n) & 1) ^ 1, i.e.
+ * 1 on the first pass (rings start zeroed).
+ */
 struct orca_cqe {
 	__le64 wr_id;
 	__le32 byte_len;
-	__le32 imm_inv;		/* immediate data (as received) or invalidated rkey */
-	__le32 qpn;
-	__le32 src_qp;		/* UD receives */
+	__le32 imm_inv;		/* immediate data or invalidated rkey */
+	__le32 qpn;		/* the local QP */
+	__le32 src_qp;		/* UD receives: the sender's QPN */
 	__le32 info;		/* ORCA_CQE_INFO_* */
 	__le32 status_owner;	/* ORCA_CQE_STATUS_MASK, ORCA_CQE_OWNER */
 };
 
 #define ORCA_CQE_SIZE			32
-#define ORCA_CQE_INFO_OPCODE_MASK	0x000000ffU
+#define ORCA_CQE_INFO_OPCODE_MASK	0x000000ffU	/* enum orca_cqe_opcode */
 #define ORCA_CQE_INFO_FLAGS_SHIFT	8
 #define ORCA_CQE_INFO_FLAGS_MASK	0x0000ff00U
 #define ORCA_CQE_FLAG_IMM		0x00000001U
 #define ORCA_CQE_FLAG_INV		0x00000002U
-#define ORCA_CQE_FLAG_GRH		0x00000004U
-#define ORCA_CQE_STATUS_MASK		0x000000ffU
+#define ORCA_CQE_FLAG_GRH		0x00000004U	/* UD: GRH area filled */
+#define ORCA_CQE_FLAG_SOLICITED		0x00000008U	/* receive, SE bit set */
+#define ORCA_CQE_FLAG_IPV4		0x00000010U	/* GRH area holds IPv4 */
+#define ORCA_CQE_STATUS_MASK		0x000000ffU	/* enum orca_cqe_status */
 #define ORCA_CQE_OWNER			0x80000000U
+
+enum orca_cqe_opcode {
+	ORCA_CQE_OP_SEND		= 0x00,
+	ORCA_CQE_OP_RDMA_WRITE		= 0x01,
+	ORCA_CQE_OP_RDMA_READ		= 0x02,
+	ORCA_CQE_OP_ATOMIC_CMP_SWP	= 0x03,
+	ORCA_CQE_OP_ATOMIC_FETCH_ADD	= 0x04,
+	ORCA_CQE_OP_LOCAL_INV		= 0x05,
+	ORCA_CQE_OP_REG_MR		= 0x06,
+	ORCA_CQE_OP_RECV		= 0x80,
+	ORCA_CQE_OP_RECV_RDMA_IMM	= 0x81,
+};
+
+/* Completion status; the values are those of enum ibv_wc_status. */
+enum orca_cqe_status {
+	ORCA_CQE_ST_SUCCESS		= 0,
+	ORCA_CQE_ST_LOC_LEN_ERR		= 1,
+	ORCA_CQE_ST_LOC_QP_OP_ERR	= 2,
+	ORCA_CQE_ST_LOC_PROT_ERR	= 4,
+	ORCA_CQE_ST_WR_FLUSH_ERR	= 5,
+	ORCA_CQE_ST_MW_BIND_ERR		= 6,
+	ORCA_CQE_ST_BAD_RESP_ERR	= 7,
+	ORCA_CQE_ST_LOC_ACCESS_ERR	= 8,
+	ORCA_CQE_ST_REM_INV_REQ_ERR	= 9,
+	ORCA_CQE_ST_REM_ACCESS_ERR	= 10,
+	ORCA_CQE_ST_REM_OP_ERR		= 11,
+	ORCA_CQE_ST_RETRY_EXC_ERR	= 12,
+	ORCA_CQE_ST_RNR_RETRY_EXC_ERR	= 13,
+	ORCA_CQE_ST_FATAL_ERR		= 19,
+	ORCA_CQE_ST_GENERAL_ERR		= 21,
+};
 
 /* CREATE_CQ and RESIZE_CQ */
 struct orca_create_cq_req {
