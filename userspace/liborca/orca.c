@@ -31,24 +31,9 @@ static const struct verbs_match_ent orca_match_table[] = {
 static void orca_free_context(struct ibv_context *ibctx);
 
 /*
- * Polling is not implemented yet (the data path).  libibverbs' own stub
- * returns a positive EOPNOTSUPP, which ibv_poll_cq() callers would read
- * as a number of completions; ibv_poll_cq(3) requires a negative value
- * on failure.
- */
-static int orca_poll_cq_unsupported(struct ibv_cq *cq, int num_entries,
-				    struct ibv_wc *wc)
-{
-	(void)cq;
-	(void)num_entries;
-	(void)wc;
-	return -EOPNOTSUPP;
-}
-
-/*
- * The control path.  Posting and CQ notification (#4, #5) stay NULL:
- * libibverbs answers them with EOPNOTSUPP, which is their error
- * convention (a positive errno).
+ * The control path goes through uverbs commands; the data path (post,
+ * poll, arm) works on the mapped rings and makes no system call unless
+ * the device asks for a kick (datapath.c).
  */
 static const struct verbs_context_ops orca_ctx_ops = {
 	.alloc_pd = orca_alloc_pd,
@@ -68,12 +53,16 @@ static const struct verbs_context_ops orca_ctx_ops = {
 	.free_context = orca_free_context,
 	.modify_qp = orca_modify_qp,
 	.modify_srq = orca_modify_srq,
-	.poll_cq = orca_poll_cq_unsupported,
+	.poll_cq = orca_poll_cq,
+	.post_recv = orca_post_recv,
+	.post_send = orca_post_send,
+	.post_srq_recv = orca_post_srq_recv,
 	.query_device_ex = orca_query_device_ex,
 	.query_port = orca_query_port,
 	.query_qp = orca_query_qp,
 	.query_srq = orca_query_srq,
 	.reg_mr = orca_reg_mr,
+	.req_notify_cq = orca_req_notify_cq,
 	.resize_cq = orca_resize_cq,
 };
 

@@ -5,6 +5,8 @@
 #ifndef ORCA_PROVIDER_H
 #define ORCA_PROVIDER_H
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,7 +44,9 @@ struct orca_qmap {
 
 /*
  * A work queue ring as the kernel laid it out: SQ, RQ or SRQ.  The
- * producer index is free-running; the slot is prod & (depth - 1).
+ * producer index is free-running; the slot is prod & (depth - 1).  The
+ * lock serialises posters; the device only ever writes cons and
+ * dev_flags of the record.
  */
 struct orca_wq {
 	void *ring;			/* depth * stride bytes */
@@ -50,25 +54,45 @@ struct orca_wq {
 	uint32_t depth;			/* entries, a power of two */
 	uint32_t stride;		/* bytes per WQE, a power of two */
 	uint32_t max_sge;		/* SGEs that fit in one WQE */
-	uint32_t prod;			/* software producer index (#4) */
+	uint32_t max_wr;		/* reported max_*_wr: ENOMEM beyond */
+	uint32_t max_post_sge;		/* reported max_*_sge: EINVAL beyond */
+	uint32_t prod;			/* software producer index */
+	pthread_spinlock_t lock;
 };
 
 struct orca_cq {
 	struct verbs_cq vcq;
 	uint32_t cqn;
 	uint32_t depth;			/* entries, a power of two */
+	uint32_t log2_depth;
 	struct orca_cqe *ring;		/* depth entries of ORCA_CQE_SIZE */
 	struct orca_db_record *db;	/* cons and arm words */
-	uint32_t cons;			/* software consumer index (#4) */
+	uint32_t cons;			/* software consumer index */
+	uint16_t arm_seq;		/* SEQ of the last arm written */
+	bool ex_polling;		/* between start_poll and end_poll */
+	uint64_t wc_flags;		/* ibv_create_cq_ex() wc_flags */
+	struct ibv_wc ex_wc;		/* the entry start/next_poll found */
+	pthread_spinlock_t lock;
 	struct orca_qmap map;
+};
+
+/* State of the ibv_wr_*() sequence between wr_start and wr_complete. */
+struct orca_wr_batch {
+	uint32_t start_prod;		/* sq.prod at wr_start */
+	int err;			/* first error of the batch */
+	struct orca_send_wqe *wqe;	/* the WQE the wr_set_*() calls fill */
+	uint8_t opcode;			/* ORCA_WQE_OP_* of wqe */
 };
 
 struct orca_qp {
 	struct verbs_qp vqp;
 	uint32_t qpn;
-	uint32_t max_inline;		/* inline bytes that fit in a send WQE */
+	uint32_t max_inline;		/* reported max_inline_data */
+	bool sq_sig_all;
+	int state;			/* enum ibv_qp_state, atomic access */
 	struct orca_wq sq;
 	struct orca_wq rq;		/* depth 0 when the QP uses an SRQ */
+	struct orca_wr_batch wr;
 	struct orca_qmap map;
 };
 
@@ -160,5 +184,18 @@ int orca_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 		    int attr_mask);
 int orca_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
 int orca_destroy_srq(struct ibv_srq *ibsrq);
+
+/* datapath.c */
+int orca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		   struct ibv_send_wr **bad_wr);
+int orca_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		   struct ibv_recv_wr **bad_wr);
+int orca_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad_wr);
+int orca_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc);
+int orca_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
+void orca_qp_reset_indices(struct orca_qp *qp);
+int orca_wq_init(struct orca_wq *wq, uint32_t max_wr, uint32_t max_sge);
+void orca_wq_fini(struct orca_wq *wq);
 
 #endif /* ORCA_PROVIDER_H */

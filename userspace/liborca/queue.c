@@ -7,8 +7,7 @@
  * page of doorbell records (uapi/rdma/orca-abi.h).  The response is
  * checked before anything is mapped, the mapping is made on the command
  * fd with the key and length from the response, and the ring and
- * doorbell pointers are kept for the data path.  Posting and polling
- * are not implemented yet, so libibverbs answers them with EOPNOTSUPP.
+ * doorbell pointers are kept for the data path (datapath.c).
  *
  * A response that does not describe a usable layout means the kernel and
  * liborca disagree about the ABI: the object is destroyed again and the
@@ -246,6 +245,7 @@ static int orca_check_cq(struct orca_context *ctx, const struct ibv_cq *ibcq,
 static void orca_cq_set_ring(struct orca_cq *cq, const struct orca_cq_layout *l)
 {
 	cq->depth = l->cqe_count;
+	cq->log2_depth = __builtin_ctz(l->cqe_count);
 	cq->ring = orca_qmap_at(&cq->map, 0);
 	cq->db = orca_qmap_at(&cq->map, l->db_offset);
 }
@@ -307,12 +307,17 @@ struct ibv_cq *orca_create_cq(struct ibv_context *ibctx, int cqe,
 	if (err)
 		goto err_destroy;
 	orca_cq_set_ring(cq, &layout);
+	err = pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	if (err)
+		goto err_unmap;
 
 	orca_dbg("cq handle %u cqn %u: %u entries, cqe %d, mapping %u bytes\n",
 		 cq->vcq.cq.handle, cq->cqn, cq->depth, cq->vcq.cq.cqe,
 		 layout.mmap_len);
 	return &cq->vcq.cq;
 
+err_unmap:
+	orca_qmap_unmap(&cq->map);
 err_destroy:
 	orca_cq_undo_create(cq);
 err_free:
@@ -323,9 +328,12 @@ err_free:
 
 /*
  * RESIZE_CQ gives the CQ a new allocation; the device has moved the
- * unconsumed entries into it.  The old mapping is released once the new
- * one is in place.  Serialising this with polling is the data path's
- * job (#4).
+ * unconsumed entries into it, each at its same free-running index, so
+ * the consumer index and the arm sequence carry on.  The old mapping is
+ * released once the new one is in place.  The CQ lock is held across
+ * the command: nobody may poll or arm while the device moves entries,
+ * and the device reads cons from the record, which the lock keeps
+ * current.
  */
 int orca_resize_cq(struct ibv_cq *ibcq, int cqe)
 {
@@ -338,10 +346,11 @@ int orca_resize_cq(struct ibv_cq *ibcq, int cqe)
 	int old_cqe = ibcq->cqe;
 	int err;
 
+	pthread_spin_lock(&cq->lock);
 	err = ibv_cmd_resize_cq(ibcq, cqe, &cmd.ibv, sizeof(cmd), &resp.ibv,
 				sizeof(resp));
 	if (err)
-		return err;
+		goto out;
 
 	layout = (struct orca_cq_layout){
 		.cqe_count = resp.drv.cqe_count,
@@ -359,7 +368,7 @@ int orca_resize_cq(struct ibv_cq *ibcq, int cqe)
 		orca_err("cq %u: resized, but the new ring is unusable\n",
 			 cq->cqn);
 		ibcq->cqe = old_cqe;
-		return err;
+		goto out;
 	}
 
 	orca_qmap_unmap(&cq->map);
@@ -368,7 +377,9 @@ int orca_resize_cq(struct ibv_cq *ibcq, int cqe)
 
 	orca_dbg("cq %u: resized to %u entries, cqe %d\n", cq->cqn, cq->depth,
 		 ibcq->cqe);
-	return 0;
+out:
+	pthread_spin_unlock(&cq->lock);
+	return err;
 }
 
 int orca_destroy_cq(struct ibv_cq *ibcq)
@@ -380,6 +391,7 @@ int orca_destroy_cq(struct ibv_cq *ibcq)
 	if (err)
 		return err;
 
+	pthread_spin_destroy(&cq->lock);
 	orca_qmap_unmap(&cq->map);
 	free(cq);
 	return 0;
@@ -447,12 +459,13 @@ static int orca_check_qp(struct orca_context *ctx, const struct orca_qp *qp,
 }
 
 static void orca_qp_set_rings(struct orca_qp *qp, bool has_rq,
+			      const struct ibv_qp_cap *cap,
 			      const struct orca_create_qp_resp *r)
 {
 	struct orca_db_record *db = orca_qmap_at(&qp->map, r->db_offset);
 
 	qp->qpn = r->qpn;
-	qp->max_inline = r->max_inline;
+	qp->max_inline = cap->max_inline_data;
 	qp->sq = (struct orca_wq){
 		.ring = orca_qmap_at(&qp->map, r->sq_offset),
 		.db = &db[0],
@@ -460,6 +473,8 @@ static void orca_qp_set_rings(struct orca_qp *qp, bool has_rq,
 		.stride = r->sq_stride,
 		.max_sge = (r->sq_stride - ORCA_SEND_WQE_HDR_SIZE) /
 			   sizeof(struct orca_sge),
+		.max_wr = cap->max_send_wr,
+		.max_post_sge = cap->max_send_sge,
 	};
 	if (!has_rq)
 		return;
@@ -470,7 +485,23 @@ static void orca_qp_set_rings(struct orca_qp *qp, bool has_rq,
 		.stride = r->rq_stride,
 		.max_sge = (r->rq_stride - ORCA_RECV_WQE_HDR_SIZE) /
 			   sizeof(struct orca_sge),
+		.max_wr = cap->max_recv_wr,
+		.max_post_sge = cap->max_recv_sge,
 	};
+}
+
+/* The posting locks: one per work queue. */
+static int orca_qp_init_locks(struct orca_qp *qp)
+{
+	int err;
+
+	err = orca_wq_init(&qp->sq, qp->sq.max_wr, qp->sq.max_post_sge);
+	if (err)
+		return err;
+	err = orca_wq_init(&qp->rq, qp->rq.max_wr, qp->rq.max_post_sge);
+	if (err)
+		orca_wq_fini(&qp->sq);
+	return err;
 }
 
 /*
@@ -516,13 +547,20 @@ static struct ibv_qp *orca_create_qp_common(struct ibv_context *ibctx,
 			    resp.drv.mmap_len);
 	if (err)
 		goto err_destroy;
-	orca_qp_set_rings(qp, has_rq, &resp.drv);
+	orca_qp_set_rings(qp, has_rq, &attr->cap, &resp.drv);
+	qp->sq_sig_all = attr->sq_sig_all;
+	qp->state = IBV_QPS_RESET;
+	err = orca_qp_init_locks(qp);
+	if (err)
+		goto err_unmap;
 
 	orca_dbg("qp handle %u qpn %u: sq %ux%u rq %ux%u inline %u\n",
 		 qp->vqp.qp.handle, qp->qpn, qp->sq.depth, qp->sq.stride,
 		 qp->rq.depth, qp->rq.stride, qp->max_inline);
 	return &qp->vqp.qp;
 
+err_unmap:
+	orca_qmap_unmap(&qp->map);
 err_destroy:
 	if (ibv_cmd_destroy_qp(&qp->vqp.qp))
 		orca_err("qp %u: destroy after a failed create failed\n",
@@ -605,15 +643,27 @@ struct ibv_qp *orca_create_qp_ex(struct ibv_context *ibctx,
 }
 
 /*
- * No udata either way.  The device enforces the state machine; the
- * data path (#4) will reset its ring indices on a move to RESET.
+ * No udata either way.  The device enforces the state machine; liborca
+ * only remembers the state it set, for the posting rules of RESET, and
+ * restarts its ring indices on a move to RESET.  A move to ERR made by
+ * the device is not seen here, and needs not be: posting in ERR is
+ * allowed (the WRs complete with WR_FLUSH_ERR).
  */
 int orca_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		   int attr_mask)
 {
+	struct orca_qp *qp = to_oqp(ibqp);
 	struct ibv_modify_qp cmd = {};
+	int err;
 
-	return ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	err = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	if (err || !(attr_mask & IBV_QP_STATE))
+		return err;
+
+	if (attr->qp_state == IBV_QPS_RESET)
+		orca_qp_reset_indices(qp);
+	__atomic_store_n(&qp->state, attr->qp_state, __ATOMIC_RELEASE);
+	return 0;
 }
 
 int orca_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
@@ -635,6 +685,8 @@ int orca_destroy_qp(struct ibv_qp *ibqp)
 	if (err)
 		return err;
 
+	orca_wq_fini(&qp->rq);
+	orca_wq_fini(&qp->sq);
 	orca_qmap_unmap(&qp->map);
 	free(qp);
 	return 0;
@@ -703,11 +755,16 @@ struct ibv_srq *orca_create_srq(struct ibv_pd *ibpd,
 		.max_sge = (resp.drv.stride - ORCA_RECV_WQE_HDR_SIZE) /
 			   sizeof(struct orca_sge),
 	};
+	err = orca_wq_init(&srq->wq, attr->attr.max_wr, attr->attr.max_sge);
+	if (err)
+		goto err_unmap;
 
 	orca_dbg("srq handle %u srqn %u: %ux%u\n", srq->vsrq.srq.handle,
 		 srq->srqn, srq->wq.depth, srq->wq.stride);
 	return &srq->vsrq.srq;
 
+err_unmap:
+	orca_qmap_unmap(&srq->map);
 err_destroy:
 	if (ibv_cmd_destroy_srq(&srq->vsrq.srq))
 		orca_err("srq %u: destroy after a failed create failed\n",
@@ -745,6 +802,7 @@ int orca_destroy_srq(struct ibv_srq *ibsrq)
 	if (err)
 		return err;
 
+	orca_wq_fini(&srq->wq);
 	orca_qmap_unmap(&srq->map);
 	free(srq);
 	return 0;

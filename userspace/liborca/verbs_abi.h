@@ -502,6 +502,19 @@ int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, struct ibv_resize_cq *cmd,
 int ibv_cmd_destroy_cq(struct ibv_cq *cq);
 
 /*
+ * The data-path commands.  liborca uses them only with no WR, as the
+ * "kick" that tells orca.ko to ring a doorbell: post_send/post_recv
+ * then send a POST_SEND/POST_RECV with wr_count 0 and leave *bad_wr
+ * alone unless the command fails.  req_notify_cq sends REQ_NOTIFY_CQ
+ * (solicited_only normalised to 0/1).  All return 0 or an errno.
+ */
+int ibv_cmd_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		      struct ibv_send_wr **bad_wr);
+int ibv_cmd_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		      struct ibv_recv_wr **bad_wr);
+int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+
+/*
  * Queue pairs.  create_qp_ex accepts comp_mask PD, XRCD and
  * SEND_OPS_FLAGS only (EINVAL otherwise); it fills qp->qp completely
  * (context, handle, qp_num, pd, cqs, srq, type, state RESET, mutex, cond),

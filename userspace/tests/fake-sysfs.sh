@@ -13,7 +13,9 @@
 # refusal path is clean (message on stderr, no leak under valgrind).  Then
 # fake-uverbs (tests/fake-uverbs.c), which answers the uverbs commands
 # itself, checks that liborca validates CQ/QP/SRQ/AH responses before it
-# maps anything, and undoes the object when it refuses one.
+# maps anything, and undoes the object when it refuses one; and fake-dp
+# (tests/fake-dp.c) plays the device behind the mapped rings to check the
+# data path: WQE/CQE formats, posting rules, kicks, CQ arming.
 #
 # usage: fake-sysfs.sh <build/userspace dir>
 
@@ -123,3 +125,18 @@ sed 's/^/# /' "$T/fake-uverbs.out"
 [ "$rc" != 99 ] || fail "fake-uverbs: valgrind reports errors or leaks: $(cat "$T/fake-uverbs.err")"
 [ "$rc" = 0 ] || fail "fake-uverbs: $(grep -c '^not ok' "$T/fake-uverbs.out") failed checks: $(cat "$T/fake-uverbs.err")"
 echo "ok 3 - control path responses validated before mapping ($(grep -c '^ok' "$T/fake-uverbs.out") checks)"
+
+# --- 4: the data path against a fake device in memory -----------------------
+fake="$OUT/tests/fake-dp"
+[ -x "$fake" ] || fail "$fake is missing"
+run=$fake
+if command -v valgrind > /dev/null; then
+	run="valgrind -q --leak-check=full --errors-for-leak-kinds=definite --show-possibly-lost=no \
+	     --error-exitcode=99 $fake"
+fi
+rc=0
+$run > "$T/fake-dp.out" 2> "$T/fake-dp.err" < /dev/null || rc=$?
+sed 's/^/# /' "$T/fake-dp.out"
+[ "$rc" != 99 ] || fail "fake-dp: valgrind reports errors or leaks: $(cat "$T/fake-dp.err")"
+[ "$rc" = 0 ] || fail "fake-dp: $(grep -c '^not ok' "$T/fake-dp.out") failed checks: $(cat "$T/fake-dp.err")"
+echo "ok 4 - data path against a fake device ($(grep -c '^ok' "$T/fake-dp.out") checks)"

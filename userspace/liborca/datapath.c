@@ -1,0 +1,638 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * liborca: the data path.  Posting writes WQEs straight into the mapped
+ * rings and publishes the producer index in the queue's doorbell record;
+ * polling reads CQEs straight from the mapped CQ ring; arming writes the
+ * CQ's arm word.  None of them makes a system call unless the device has
+ * published that it is not looking (the "kick", see uapi/rdma/orca-abi.h):
+ *
+ *   post:  WQEs -> release store of prod -> full fence -> read dev_flags;
+ *          ORCA_DB_DEV_POLLING clear -> uverbs POST_SEND/POST_RECV with no
+ *          WR, which orca.ko turns into the QP doorbell register.
+ *   arm:   cons -> arm = (seq + 1) | REQUEST [| SOLICITED] -> full fence ->
+ *          CQE at cons valid -> uverbs REQ_NOTIFY_CQ, which orca.ko turns
+ *          into the CQ doorbell register.
+ *
+ * The device is on the other side of these fences: it clears POLLING,
+ * fences and re-reads prod before it stops polling a queue, and after
+ * writing a CQE it fences and reads the arm word.  So either the poster
+ * sees POLLING clear, or the device sees the new prod (resp. the arm).
+ *
+ * Locking follows libibverbs' rules: any verb may be called from several
+ * threads at once, so each SQ, RQ, SRQ and CQ has a spinlock.  Kicks are
+ * issued after the lock is dropped.  Nothing here allocates.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "datapath.h"
+
+/* --- work queues ------------------------------------------------------ */
+
+int orca_wq_init(struct orca_wq *wq, uint32_t max_wr, uint32_t max_sge)
+{
+	wq->max_wr = max_wr;
+	wq->max_post_sge = max_sge;
+	wq->prod = 0;
+	return pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE);
+}
+
+void orca_wq_fini(struct orca_wq *wq)
+{
+	pthread_spin_destroy(&wq->lock);
+}
+
+static void orca_kick_failed(const char *what, uint32_t qpn, int err)
+{
+	static int reported;
+
+	/*
+	 * The WRs are in the ring and stay posted; the device finds them the
+	 * next time it polls the queue.  Say so once, not per post.
+	 */
+	if (!__atomic_exchange_n(&reported, 1, __ATOMIC_RELAXED))
+		orca_err("qp %u: %s kick failed: %s\n", qpn, what,
+			 strerror(err));
+}
+
+void orca_kick_sq(struct orca_qp *qp)
+{
+	struct ibv_send_wr *bad = NULL;
+	int err;
+
+	err = ibv_cmd_post_send(&qp->vqp.qp, NULL, &bad);
+	if (err)
+		orca_kick_failed("send queue", qp->qpn, err);
+}
+
+static void orca_kick_rq(struct orca_qp *qp)
+{
+	struct ibv_recv_wr *bad = NULL;
+	int err;
+
+	err = ibv_cmd_post_recv(&qp->vqp.qp, NULL, &bad);
+	if (err)
+		orca_kick_failed("receive queue", qp->qpn, err);
+}
+
+/*
+ * After a successful move to RESET the device has dropped every WQE and
+ * its done index in the record is where it will continue from; the
+ * producer index restarts there, whatever the device chose.
+ */
+void orca_qp_reset_indices(struct orca_qp *qp)
+{
+	struct orca_wq *wqs[2] = { &qp->sq, &qp->rq };
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		struct orca_wq *wq = wqs[i];
+
+		if (!wq->depth)
+			continue;
+		pthread_spin_lock(&wq->lock);
+		wq->prod = orca_ld_acquire(&wq->db->cons);
+		orca_st_release(&wq->db->prod, wq->prod);
+		pthread_spin_unlock(&wq->lock);
+	}
+}
+
+/* --- send WQEs -------------------------------------------------------- */
+
+#define ORCA_QPT_RC	(1U << 0)
+#define ORCA_QPT_UC	(1U << 1)
+#define ORCA_QPT_UD	(1U << 2)
+#define ORCA_QPT_ALL	(ORCA_QPT_RC | ORCA_QPT_UC | ORCA_QPT_UD)
+
+/* ibv_wr_opcode -> the WQE opcode and the QP types it is valid on. */
+static const struct {
+	uint8_t valid;
+	uint8_t op;
+	uint8_t qpts;
+	uint8_t inl;		/* takes IBV_SEND_INLINE */
+} orca_send_ops[] = {
+	[IBV_WR_SEND] = { 1, ORCA_WQE_OP_SEND, ORCA_QPT_ALL, 1 },
+	[IBV_WR_SEND_WITH_IMM] = { 1, ORCA_WQE_OP_SEND_IMM, ORCA_QPT_ALL, 1 },
+	[IBV_WR_SEND_WITH_INV] = {
+		1, ORCA_WQE_OP_SEND_INV, ORCA_QPT_RC | ORCA_QPT_UC, 1
+	},
+	[IBV_WR_RDMA_WRITE] = {
+		1, ORCA_WQE_OP_RDMA_WRITE, ORCA_QPT_RC | ORCA_QPT_UC, 1
+	},
+	[IBV_WR_RDMA_WRITE_WITH_IMM] = {
+		1, ORCA_WQE_OP_RDMA_WRITE_IMM, ORCA_QPT_RC | ORCA_QPT_UC, 1
+	},
+	[IBV_WR_RDMA_READ] = { 1, ORCA_WQE_OP_RDMA_READ, ORCA_QPT_RC, 0 },
+	[IBV_WR_ATOMIC_CMP_AND_SWP] = {
+		1, ORCA_WQE_OP_ATOMIC_CMP_SWP, ORCA_QPT_RC, 0
+	},
+	[IBV_WR_ATOMIC_FETCH_AND_ADD] = {
+		1, ORCA_WQE_OP_ATOMIC_FETCH_ADD, ORCA_QPT_RC, 0
+	},
+	[IBV_WR_LOCAL_INV] = {
+		1, ORCA_WQE_OP_LOCAL_INV, ORCA_QPT_RC | ORCA_QPT_UC, 0
+	},
+};
+
+static inline unsigned int orca_qpt_bit(enum ibv_qp_type type)
+{
+	switch (type) {
+	case IBV_QPT_RC:
+		return ORCA_QPT_RC;
+	case IBV_QPT_UC:
+		return ORCA_QPT_UC;
+	case IBV_QPT_UD:
+		return ORCA_QPT_UD;
+	default:
+		return 0;
+	}
+}
+
+/* The WQE opcode for a verbs opcode on this QP, or -1 when invalid. */
+int orca_send_opcode(const struct orca_qp *qp, unsigned int wr_op,
+		     bool *inline_ok)
+{
+	if (wr_op >= sizeof(orca_send_ops) / sizeof(orca_send_ops[0]) ||
+	    !orca_send_ops[wr_op].valid ||
+	    !(orca_send_ops[wr_op].qpts & orca_qpt_bit(qp->vqp.qp.qp_type)))
+		return -1;
+	*inline_ok = orca_send_ops[wr_op].inl;
+	return orca_send_ops[wr_op].op;
+}
+
+uint32_t orca_send_flags(const struct orca_qp *qp, unsigned int flags)
+{
+	uint32_t f = 0;
+
+	if (flags & IBV_SEND_SIGNALED || qp->sq_sig_all)
+		f |= ORCA_WQE_FLAG_SIGNALED;
+	if (flags & IBV_SEND_SOLICITED)
+		f |= ORCA_WQE_FLAG_SOLICITED;
+	if (flags & IBV_SEND_FENCE)
+		f |= ORCA_WQE_FLAG_FENCE;
+	return f;
+}
+
+/*
+ * Copies the SGEs' data into the WQE after its header.  EINVAL when the
+ * total exceeds max_inline.
+ */
+int orca_copy_inline(const struct orca_qp *qp, struct orca_send_wqe *wqe,
+		     uint32_t used, const struct ibv_sge *sg, size_t n,
+		     uint32_t *total)
+{
+	char *dst = (char *)wqe + ORCA_SEND_WQE_HDR_SIZE;
+	uint32_t len = used;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (sg[i].length > qp->max_inline - len)
+			return EINVAL;
+		memcpy(dst + len, (const void *)(uintptr_t)sg[i].addr,
+		       sg[i].length);
+		len += sg[i].length;
+	}
+	*total = len;
+	return 0;
+}
+
+void orca_write_sges(struct orca_send_wqe *wqe, const struct ibv_sge *sg,
+		     size_t n)
+{
+	struct orca_sge *dst = (struct orca_sge *)(wqe + 1);
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct orca_sge s = {
+			.addr = htole64(sg[i].addr),
+			.length = htole32(sg[i].length),
+			.lkey = htole32(sg[i].lkey),
+		};
+
+		memcpy(&dst[i], &s, sizeof(s));
+	}
+}
+
+/* Writes the WQE for wr into the SQ slot at sq.prod; returns an errno. */
+static int orca_build_send(struct orca_qp *qp, const struct ibv_send_wr *wr)
+{
+	struct orca_send_wqe *wqe = orca_wq_slot(&qp->sq, qp->sq.prod);
+	struct orca_send_wqe hdr = { .wr_id = htole64(wr->wr_id) };
+	uint32_t flags, num_sge = 0, inline_len = 0;
+	bool inline_ok;
+	int op, err;
+
+	op = orca_send_opcode(qp, wr->opcode, &inline_ok);
+	if (op < 0 || wr->num_sge < 0 ||
+	    (uint32_t)wr->num_sge > qp->sq.max_post_sge)
+		return EINVAL;
+	flags = orca_send_flags(qp, wr->send_flags);
+
+	switch (op) {
+	case ORCA_WQE_OP_SEND_IMM:
+	case ORCA_WQE_OP_RDMA_WRITE_IMM:
+		hdr.imm_inv = htole32(be32toh(wr->imm_data));
+		break;
+	case ORCA_WQE_OP_SEND_INV:
+	case ORCA_WQE_OP_LOCAL_INV:
+		hdr.imm_inv = htole32(wr->invalidate_rkey);
+		break;
+	default:
+		break;
+	}
+
+	switch (op) {
+	case ORCA_WQE_OP_SEND:
+	case ORCA_WQE_OP_SEND_IMM:
+	case ORCA_WQE_OP_SEND_INV:
+		if (qp->vqp.qp.qp_type != IBV_QPT_UD)
+			break;
+		if (!wr->wr.ud.ah)
+			return EINVAL;
+		hdr.seg.ud.ahn = htole32(to_oah(wr->wr.ud.ah)->ahn);
+		hdr.seg.ud.remote_qpn = htole32(wr->wr.ud.remote_qpn);
+		hdr.seg.ud.remote_qkey = htole32(wr->wr.ud.remote_qkey);
+		break;
+	case ORCA_WQE_OP_RDMA_WRITE:
+	case ORCA_WQE_OP_RDMA_WRITE_IMM:
+	case ORCA_WQE_OP_RDMA_READ:
+		hdr.seg.rdma.remote_addr = htole64(wr->wr.rdma.remote_addr);
+		hdr.seg.rdma.rkey = htole32(wr->wr.rdma.rkey);
+		break;
+	case ORCA_WQE_OP_ATOMIC_CMP_SWP:
+	case ORCA_WQE_OP_ATOMIC_FETCH_ADD:
+		if (wr->num_sge != 1 || wr->sg_list[0].length != 8)
+			return EINVAL;
+		hdr.seg.atomic.remote_addr =
+			htole64(wr->wr.atomic.remote_addr);
+		hdr.seg.atomic.rkey = htole32(wr->wr.atomic.rkey);
+		hdr.seg.atomic.compare_add =
+			htole64(wr->wr.atomic.compare_add);
+		hdr.seg.atomic.swap = htole64(wr->wr.atomic.swap);
+		break;
+	default:
+		break;
+	}
+
+	if (op == ORCA_WQE_OP_LOCAL_INV) {
+		/* No data: the SGEs, if any, are not looked at. */
+	} else if (inline_ok && wr->send_flags & IBV_SEND_INLINE) {
+		err = orca_copy_inline(qp, wqe, 0, wr->sg_list, wr->num_sge,
+				       &inline_len);
+		if (err)
+			return err;
+		flags |= ORCA_WQE_FLAG_INLINE;
+	} else {
+		num_sge = wr->num_sge;
+		orca_write_sges(wqe, wr->sg_list, num_sge);
+	}
+
+	hdr.ctrl = htole32(orca_ctrl(op, flags, num_sge));
+	hdr.inline_len = htole32(inline_len);
+	memcpy(wqe, &hdr, sizeof(hdr));
+	return 0;
+}
+
+int orca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		   struct ibv_send_wr **bad_wr)
+{
+	struct orca_qp *qp = to_oqp(ibqp);
+	struct orca_wq *sq = &qp->sq;
+	uint32_t start, cons;
+	bool kick = false;
+	int err = 0;
+
+	pthread_spin_lock(&sq->lock);
+	if (orca_qp_in_reset(qp)) {
+		err = EINVAL;
+		goto out;
+	}
+
+	start = sq->prod;
+	cons = orca_ld_acquire(&sq->db->cons);
+	for (; wr; wr = wr->next) {
+		if (orca_wq_full(sq, &cons)) {
+			err = ENOMEM;
+			break;
+		}
+		err = orca_build_send(qp, wr);
+		if (err)
+			break;
+		sq->prod++;
+	}
+	if (sq->prod != start)
+		kick = orca_wq_publish(sq);
+out:
+	pthread_spin_unlock(&sq->lock);
+	if (err)
+		*bad_wr = wr;
+	if (kick)
+		orca_kick_sq(qp);
+	return err;
+}
+
+/* --- receive WQEs ----------------------------------------------------- */
+
+static int orca_build_recv(struct orca_wq *wq, const struct ibv_recv_wr *wr)
+{
+	struct orca_recv_wqe *wqe = orca_wq_slot(wq, wq->prod);
+	struct orca_sge *dst = (struct orca_sge *)(wqe + 1);
+	struct orca_recv_wqe hdr;
+	int i;
+
+	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > wq->max_post_sge)
+		return EINVAL;
+
+	for (i = 0; i < wr->num_sge; i++) {
+		struct orca_sge s = {
+			.addr = htole64(wr->sg_list[i].addr),
+			.length = htole32(wr->sg_list[i].length),
+			.lkey = htole32(wr->sg_list[i].lkey),
+		};
+
+		memcpy(&dst[i], &s, sizeof(s));
+	}
+	hdr = (struct orca_recv_wqe){
+		.wr_id = htole64(wr->wr_id),
+		.num_sge = htole32(wr->num_sge),
+	};
+	memcpy(wqe, &hdr, sizeof(hdr));
+	return 0;
+}
+
+/*
+ * Posts to an RQ or SRQ with wq->lock held.  Returns an errno, with *bad
+ * at the first WR not posted, and whether the device wants a kick.
+ */
+static int orca_post_recv_locked(struct orca_wq *wq, struct ibv_recv_wr *wr,
+				 struct ibv_recv_wr **bad, bool *kick)
+{
+	uint32_t start = wq->prod;
+	uint32_t cons = orca_ld_acquire(&wq->db->cons);
+	int err = 0;
+
+	for (; wr; wr = wr->next) {
+		if (orca_wq_full(wq, &cons)) {
+			err = ENOMEM;
+			break;
+		}
+		err = orca_build_recv(wq, wr);
+		if (err)
+			break;
+		wq->prod++;
+	}
+	if (wq->prod != start)
+		*kick = orca_wq_publish(wq);
+	if (err)
+		*bad = wr;
+	return err;
+}
+
+int orca_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		   struct ibv_recv_wr **bad_wr)
+{
+	struct orca_qp *qp = to_oqp(ibqp);
+	struct orca_wq *rq = &qp->rq;
+	bool kick = false;
+	int err;
+
+	/* A QP with an SRQ has no receive queue of its own. */
+	if (!rq->depth) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+
+	pthread_spin_lock(&rq->lock);
+	if (orca_qp_in_reset(qp)) {
+		/* IBA C10-97.2.1: posting to a QP in RESET is an error. */
+		*bad_wr = wr;
+		err = EINVAL;
+	} else {
+		err = orca_post_recv_locked(rq, wr, bad_wr, &kick);
+	}
+	pthread_spin_unlock(&rq->lock);
+
+	if (kick)
+		orca_kick_rq(qp);
+	return err;
+}
+
+/*
+ * The device always polls SRQs (it reads prod when a message needs a
+ * receive WQE), so an SRQ post never kicks.
+ */
+int orca_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad_wr)
+{
+	struct orca_srq *srq = to_osrq(ibsrq);
+	bool kick = false;
+	int err;
+
+	pthread_spin_lock(&srq->wq.lock);
+	err = orca_post_recv_locked(&srq->wq, wr, bad_wr, &kick);
+	pthread_spin_unlock(&srq->wq.lock);
+	return err;
+}
+
+/* --- completion queues ------------------------------------------------ */
+
+#define ORCA_ST_CHECK(orca, ibv) \
+	_Static_assert((int)(orca) == (int)(ibv), #orca " == " #ibv)
+ORCA_ST_CHECK(ORCA_CQE_ST_SUCCESS, IBV_WC_SUCCESS);
+ORCA_ST_CHECK(ORCA_CQE_ST_LOC_LEN_ERR, IBV_WC_LOC_LEN_ERR);
+ORCA_ST_CHECK(ORCA_CQE_ST_LOC_QP_OP_ERR, IBV_WC_LOC_QP_OP_ERR);
+ORCA_ST_CHECK(ORCA_CQE_ST_LOC_PROT_ERR, IBV_WC_LOC_PROT_ERR);
+ORCA_ST_CHECK(ORCA_CQE_ST_WR_FLUSH_ERR, IBV_WC_WR_FLUSH_ERR);
+ORCA_ST_CHECK(ORCA_CQE_ST_MW_BIND_ERR, IBV_WC_MW_BIND_ERR);
+ORCA_ST_CHECK(ORCA_CQE_ST_BAD_RESP_ERR, IBV_WC_BAD_RESP_ERR);
+ORCA_ST_CHECK(ORCA_CQE_ST_LOC_ACCESS_ERR, IBV_WC_LOC_ACCESS_ERR);
+ORCA_ST_CHECK(ORCA_CQE_ST_REM_INV_REQ_ERR, IBV_WC_REM_INV_REQ_ERR);
+ORCA_ST_CHECK(ORCA_CQE_ST_REM_ACCESS_ERR, IBV_WC_REM_ACCESS_ERR);
+ORCA_ST_CHECK(ORCA_CQE_ST_REM_OP_ERR, IBV_WC_REM_OP_ERR);
+ORCA_ST_CHECK(ORCA_CQE_ST_RETRY_EXC_ERR, IBV_WC_RETRY_EXC_ERR);
+ORCA_ST_CHECK(ORCA_CQE_ST_RNR_RETRY_EXC_ERR, IBV_WC_RNR_RETRY_EXC_ERR);
+ORCA_ST_CHECK(ORCA_CQE_ST_FATAL_ERR, IBV_WC_FATAL_ERR);
+ORCA_ST_CHECK(ORCA_CQE_ST_GENERAL_ERR, IBV_WC_GENERAL_ERR);
+
+static bool orca_wc_status(uint32_t st, enum ibv_wc_status *out)
+{
+	switch (st) {
+	case ORCA_CQE_ST_SUCCESS:
+	case ORCA_CQE_ST_LOC_LEN_ERR:
+	case ORCA_CQE_ST_LOC_QP_OP_ERR:
+	case ORCA_CQE_ST_LOC_PROT_ERR:
+	case ORCA_CQE_ST_WR_FLUSH_ERR:
+	case ORCA_CQE_ST_MW_BIND_ERR:
+	case ORCA_CQE_ST_BAD_RESP_ERR:
+	case ORCA_CQE_ST_LOC_ACCESS_ERR:
+	case ORCA_CQE_ST_REM_INV_REQ_ERR:
+	case ORCA_CQE_ST_REM_ACCESS_ERR:
+	case ORCA_CQE_ST_REM_OP_ERR:
+	case ORCA_CQE_ST_RETRY_EXC_ERR:
+	case ORCA_CQE_ST_RNR_RETRY_EXC_ERR:
+	case ORCA_CQE_ST_FATAL_ERR:
+	case ORCA_CQE_ST_GENERAL_ERR:
+		*out = (enum ibv_wc_status)st;
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool orca_wc_opcode(uint32_t op, enum ibv_wc_opcode *out)
+{
+	switch (op) {
+	case ORCA_CQE_OP_SEND:
+		*out = IBV_WC_SEND;
+		return true;
+	case ORCA_CQE_OP_RDMA_WRITE:
+		*out = IBV_WC_RDMA_WRITE;
+		return true;
+	case ORCA_CQE_OP_RDMA_READ:
+		*out = IBV_WC_RDMA_READ;
+		return true;
+	case ORCA_CQE_OP_ATOMIC_CMP_SWP:
+		*out = IBV_WC_COMP_SWAP;
+		return true;
+	case ORCA_CQE_OP_ATOMIC_FETCH_ADD:
+		*out = IBV_WC_FETCH_ADD;
+		return true;
+	case ORCA_CQE_OP_LOCAL_INV:
+		*out = IBV_WC_LOCAL_INV;
+		return true;
+	case ORCA_CQE_OP_RECV:
+		*out = IBV_WC_RECV;
+		return true;
+	case ORCA_CQE_OP_RECV_RDMA_IMM:
+		*out = IBV_WC_RECV_RDMA_WITH_IMM;
+		return true;
+	default:
+		/* REG_MR is kernel only: a user CQ never holds one. */
+		return false;
+	}
+}
+
+/*
+ * Fills wc from a copy of a CQE.  Anything the device should not have
+ * written becomes IBV_WC_GENERAL_ERR with the raw word in vendor_err.
+ */
+static void orca_cqe_to_wc(const struct orca_cqe *cqe, uint32_t status_owner,
+			   struct ibv_wc *wc)
+{
+	uint32_t info = le32toh(cqe->info);
+	uint32_t flags = (info & ORCA_CQE_INFO_FLAGS_MASK) >>
+			 ORCA_CQE_INFO_FLAGS_SHIFT;
+	uint32_t imm_inv = le32toh(cqe->imm_inv);
+
+	wc->wr_id = le64toh(cqe->wr_id);
+	wc->vendor_err = 0;
+	wc->byte_len = le32toh(cqe->byte_len);
+	wc->qp_num = le32toh(cqe->qpn);
+	wc->src_qp = le32toh(cqe->src_qp);
+	wc->wc_flags = 0;
+	wc->imm_data = 0;
+	wc->pkey_index = 0;
+	wc->slid = 0;
+	wc->sl = 0;
+	wc->dlid_path_bits = 0;
+
+	if (!orca_wc_status(status_owner & ORCA_CQE_STATUS_MASK,
+			    &wc->status)) {
+		wc->status = IBV_WC_GENERAL_ERR;
+		wc->vendor_err = status_owner & ORCA_CQE_STATUS_MASK;
+	}
+	if (!orca_wc_opcode(info & ORCA_CQE_INFO_OPCODE_MASK, &wc->opcode)) {
+		wc->opcode = IBV_WC_SEND;
+		wc->status = IBV_WC_GENERAL_ERR;
+		wc->vendor_err = info;
+	}
+
+	if (flags & ORCA_CQE_FLAG_IMM) {
+		wc->wc_flags |= IBV_WC_WITH_IMM;
+		wc->imm_data = htobe32(imm_inv);
+	} else if (flags & ORCA_CQE_FLAG_INV) {
+		wc->wc_flags |= IBV_WC_WITH_INV;
+		wc->invalidated_rkey = imm_inv;
+	}
+	if (flags & ORCA_CQE_FLAG_GRH)
+		wc->wc_flags |= IBV_WC_GRH;
+}
+
+/*
+ * Takes the CQE at cq->cons into wc if the device has written it.  The
+ * owner bit is read with acquire semantics, so the rest of the entry
+ * (written before it) is read after it; the entry is then copied, and
+ * only the copy is looked at.
+ */
+bool orca_cq_take(struct orca_cq *cq, struct ibv_wc *wc)
+{
+	const struct orca_cqe *slot = &cq->ring[cq->cons & (cq->depth - 1)];
+	uint32_t phase = (cq->cons >> cq->log2_depth) & 1;
+	struct orca_cqe cqe;
+	uint32_t so;
+
+	so = orca_ld_acquire(&slot->status_owner);
+	if (!!(so & ORCA_CQE_OWNER) != (phase ^ 1))
+		return false;
+	memcpy(&cqe, slot, sizeof(cqe));
+	orca_cqe_to_wc(&cqe, so, wc);
+	cq->cons++;
+	return true;
+}
+
+/* Tells the device how far software has consumed. */
+void orca_cq_update_cons(struct orca_cq *cq)
+{
+	orca_st_release(&cq->db->cons, cq->cons);
+}
+
+int orca_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
+{
+	struct orca_cq *cq = to_ocq(ibcq);
+	int n = 0;
+
+	pthread_spin_lock(&cq->lock);
+	while (n < num_entries && orca_cq_take(cq, &wc[n]))
+		n++;
+	if (n)
+		orca_cq_update_cons(cq);
+	pthread_spin_unlock(&cq->lock);
+	return n;
+}
+
+/*
+ * ibv_req_notify_cq(3): one event for the next (solicited) completion.
+ * The arm word is written after cons; the fence orders it before the
+ * look at the CQE at cons.  If that CQE is already there, the device may
+ * have written it before it could see the arm, so it is asked to look
+ * again (the kick); otherwise the device will see the arm after writing
+ * that CQE.
+ */
+int orca_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
+{
+	struct orca_cq *cq = to_ocq(ibcq);
+	const struct orca_cqe *slot;
+	uint32_t arm, phase, so;
+	bool kick;
+
+	pthread_spin_lock(&cq->lock);
+	orca_st_release(&cq->db->cons, cq->cons);
+	cq->arm_seq = (cq->arm_seq + 1) & ORCA_CQ_ARM_SEQ_MASK;
+	arm = cq->arm_seq | ORCA_CQ_ARM_REQUEST;
+	if (solicited_only)
+		arm |= ORCA_CQ_ARM_SOLICITED;
+	orca_st_relaxed(&cq->db->arm, arm);
+	atomic_thread_fence(memory_order_seq_cst);
+
+	slot = &cq->ring[cq->cons & (cq->depth - 1)];
+	phase = (cq->cons >> cq->log2_depth) & 1;
+	so = orca_ld_relaxed(&slot->status_owner);
+	kick = !!(so & ORCA_CQE_OWNER) == (phase ^ 1);
+	pthread_spin_unlock(&cq->lock);
+
+	if (!kick)
+		return 0;
+	return ibv_cmd_req_notify_cq(ibcq, solicited_only);
+}

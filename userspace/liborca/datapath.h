@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * liborca: helpers shared by the data path (datapath.c) and the extended
+ * verbs (exverbs.c).
+ */
+#ifndef ORCA_DATAPATH_H
+#define ORCA_DATAPATH_H
+
+#include <endian.h>
+#include <stdatomic.h>
+
+#include "orca.h"
+
+/* --- shared memory accessors ----------------------------------------- */
+
+static inline uint32_t orca_ld_acquire(const __le32 *p)
+{
+	return le32toh(__atomic_load_n(p, __ATOMIC_ACQUIRE));
+}
+
+static inline uint32_t orca_ld_relaxed(const __le32 *p)
+{
+	return le32toh(__atomic_load_n(p, __ATOMIC_RELAXED));
+}
+
+static inline void orca_st_release(__le32 *p, uint32_t v)
+{
+	__atomic_store_n(p, htole32(v), __ATOMIC_RELEASE);
+}
+
+static inline void orca_st_relaxed(__le32 *p, uint32_t v)
+{
+	__atomic_store_n(p, htole32(v), __ATOMIC_RELAXED);
+}
+
+/* --- work queues ------------------------------------------------------ */
+
+static inline void *orca_wq_slot(const struct orca_wq *wq, uint32_t idx)
+{
+	return (char *)wq->ring + (size_t)(idx & (wq->depth - 1)) * wq->stride;
+}
+
+/*
+ * Whether one more WQE would exceed the reported max_wr.  *cons caches
+ * the device's done index; it is only re-read (acquire: the device is
+ * done with the slots below it) when the cached value says full.  A
+ * device cons beyond prod makes prod - cons huge, which reads as full.
+ */
+static inline bool orca_wq_full(const struct orca_wq *wq, uint32_t *cons)
+{
+	if (wq->prod - *cons < wq->max_wr)
+		return false;
+	*cons = orca_ld_acquire(&wq->db->cons);
+	return wq->prod - *cons >= wq->max_wr;
+}
+
+/*
+ * Publishes wq->prod: the WQEs below it are complete in the ring.
+ * Returns whether the device asked to be notified.
+ */
+static inline bool orca_wq_publish(struct orca_wq *wq)
+{
+	orca_st_release(&wq->db->prod, wq->prod);
+	atomic_thread_fence(memory_order_seq_cst);
+	return !(orca_ld_relaxed(&wq->db->dev_flags) & ORCA_DB_DEV_POLLING);
+}
+
+static inline uint32_t orca_ctrl(unsigned int op, uint32_t flags,
+				 uint32_t num_sge)
+{
+	return (op & ORCA_WQE_CTRL_OPCODE_MASK) |
+	       ((flags << ORCA_WQE_CTRL_FLAGS_SHIFT) &
+		ORCA_WQE_CTRL_FLAGS_MASK) |
+	       ((num_sge << ORCA_WQE_CTRL_NUM_SGE_SHIFT) &
+		ORCA_WQE_CTRL_NUM_SGE_MASK);
+}
+
+static inline bool orca_qp_in_reset(const struct orca_qp *qp)
+{
+	return __atomic_load_n(&qp->state, __ATOMIC_ACQUIRE) == IBV_QPS_RESET;
+}
+
+void orca_kick_sq(struct orca_qp *qp);
+int orca_send_opcode(const struct orca_qp *qp, unsigned int wr_op,
+		     bool *inline_ok);
+uint32_t orca_send_flags(const struct orca_qp *qp, unsigned int flags);
+int orca_copy_inline(const struct orca_qp *qp, struct orca_send_wqe *wqe,
+		     uint32_t used, const struct ibv_sge *sg, size_t n,
+		     uint32_t *total);
+void orca_write_sges(struct orca_send_wqe *wqe, const struct ibv_sge *sg,
+		     size_t n);
+bool orca_cq_take(struct orca_cq *cq, struct ibv_wc *wc);
+void orca_cq_update_cons(struct orca_cq *cq);
+
+#endif /* ORCA_DATAPATH_H */

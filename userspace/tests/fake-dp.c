@@ -1,0 +1,1124 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * liborca's data path without a kernel.  Run by fake-sysfs.sh, where
+ * /dev/infiniband/uverbs0 is /dev/null, so libibverbs sends write()
+ * commands, which this program answers itself (as fake-uverbs.c does);
+ * an mmap of /dev/null gets anonymous memory, which this program then
+ * treats as the device would: it reads the WQEs and prod that liborca
+ * writes, and writes cons, dev_flags and CQEs.
+ *
+ * What is checked: the WQE and CQE formats of uapi/rdma/orca-abi.h, the
+ * posting rules of ibv_post_send(3)/ibv_post_recv(3) (ENOMEM at the
+ * reported limit, *bad_wr, EINVAL cases, RESET), the kick only when
+ * ORCA_DB_DEV_POLLING is clear (counted as POST_SEND/POST_RECV/
+ * REQ_NOTIFY_CQ commands), the CQ arm word sequence, the owner bit over
+ * several passes of the ring, resize, and posting from several threads.
+ * TAP output.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/orca-abi.h>
+
+#define PAGE	4096
+
+/* The geometry the fake kernel gives every QP, SRQ and CQ. */
+#define SQ_DEPTH	8
+#define SQ_STRIDE	128	/* 64-byte header + 4 SGEs */
+#define SQ_MAX_WR	6	/* reported: below the depth on purpose */
+#define SQ_MAX_SGE	4
+#define MAX_INLINE	64
+#define RQ_DEPTH	8
+#define RQ_STRIDE	64	/* 16-byte header + 3 SGEs */
+#define RQ_MAX_WR	6
+#define RQ_MAX_SGE	3
+#define SRQ_DEPTH	8
+#define SRQ_MAX_WR	5
+#define AHN		42
+
+/* --- the fake kernel --------------------------------------------------- */
+
+static unsigned int n_cmd[64];		/* commands seen, by number */
+static uint32_t last_wr_count;		/* of the last POST_SEND/RECV */
+static uint32_t last_solicited;		/* of the last REQ_NOTIFY_CQ */
+static uint64_t next_key = 16 * PAGE;
+static uint32_t next_qpn = 0x100;
+
+struct fake_map {
+	uint64_t key;
+	void *addr;
+	size_t len;
+};
+
+static struct fake_map maps[64];
+static uint64_t last_key;		/* of the last CREATE/RESIZE answered */
+
+static bool is_fake_uverbs(int fd)
+{
+	struct stat st, null_st;
+
+	return !fstat(fd, &st) && S_ISCHR(st.st_mode) &&
+	       !stat("/dev/null", &null_st) && st.st_rdev == null_st.st_rdev;
+}
+
+static void put(uint64_t resp, const void *core, size_t core_len,
+		const void *drv, size_t drv_len, size_t out_len)
+{
+	char buf[256] = {};
+
+	memcpy(buf, core, core_len);
+	if (drv)
+		memcpy(buf + core_len, drv, drv_len);
+	if (out_len > sizeof(buf))
+		out_len = sizeof(buf);
+	memcpy((void *)(uintptr_t)resp, buf, out_len);
+}
+
+static uint32_t cq_depth_for(uint32_t cqe)
+{
+	uint32_t depth = 2;
+
+	while (depth < cqe)
+		depth *= 2;
+	return depth;
+}
+
+static int answer(const void *cmd, size_t len)
+{
+	const struct ib_uverbs_cmd_hdr *hdr = cmd;
+	const uint64_t *core = (const void *)(hdr + 1);
+	size_t out_len = (size_t)hdr->out_words * 4;
+	uint64_t resp = len >= sizeof(*hdr) + 8 ? core[0] : 0;
+
+	if (hdr->command < 64)
+		n_cmd[hdr->command]++;
+
+	switch (hdr->command) {
+	case IB_USER_VERBS_CMD_GET_CONTEXT: {
+		struct ib_uverbs_get_context_resp c = {
+			.async_fd = open("/dev/null", O_RDONLY | O_CLOEXEC),
+			.num_comp_vectors = 1,
+		};
+		struct orca_alloc_ucontext_resp d = {
+			.abi_version = ORCA_UVERBS_ABI_VERSION,
+		};
+		put(resp, &c, sizeof(c), &d, sizeof(d), out_len);
+		return 0;
+	}
+	case IB_USER_VERBS_CMD_ALLOC_PD: {
+		struct ib_uverbs_alloc_pd_resp c = { .pd_handle = 1 };
+		struct orca_alloc_pd_resp d = { .pdn = 1 };
+
+		put(resp, &c, sizeof(c), &d, sizeof(d), out_len);
+		return 0;
+	}
+	case IB_USER_VERBS_CMD_CREATE_CQ: {
+		const struct ib_uverbs_create_cq *req = (const void *)core;
+		uint32_t depth = cq_depth_for(req->cqe);
+		struct ib_uverbs_create_cq_resp c = {
+			.cq_handle = 3, .cqe = depth,
+		};
+		struct orca_create_cq_resp d = {
+			.cqn = 7, .cqe_count = depth, .cqe_size = ORCA_CQE_SIZE,
+			.mmap_key = next_key,
+		};
+
+		d.db_offset = (depth * ORCA_CQE_SIZE + PAGE - 1) / PAGE * PAGE;
+		d.mmap_len = d.db_offset + PAGE;
+		last_key = next_key;
+		next_key += 64 * PAGE;
+		put(resp, &c, sizeof(c), &d, sizeof(d), out_len);
+		return 0;
+	}
+	case IB_USER_VERBS_CMD_RESIZE_CQ: {
+		const struct ib_uverbs_resize_cq *req = (const void *)core;
+		uint32_t depth = cq_depth_for(req->cqe);
+		struct ib_uverbs_resize_cq_resp c = { .cqe = depth };
+		struct orca_resize_cq_resp d = {
+			.cqe_count = depth, .mmap_key = next_key,
+		};
+
+		d.db_offset = (depth * ORCA_CQE_SIZE + PAGE - 1) / PAGE * PAGE;
+		d.mmap_len = d.db_offset + PAGE;
+		last_key = next_key;
+		next_key += 64 * PAGE;
+		put(resp, &c, sizeof(c), &d, sizeof(d), out_len);
+		return 0;
+	}
+	case IB_USER_VERBS_CMD_CREATE_QP: {
+		const struct ib_uverbs_create_qp *req = (const void *)core;
+		uint32_t qpn = next_qpn++;
+		struct ib_uverbs_create_qp_resp c = {
+			.qp_handle = qpn, .qpn = qpn,
+			.max_send_wr = SQ_MAX_WR,
+			.max_recv_wr = req->is_srq ? 0 : RQ_MAX_WR,
+			.max_send_sge = SQ_MAX_SGE,
+			.max_recv_sge = req->is_srq ? 0 : RQ_MAX_SGE,
+			.max_inline_data = MAX_INLINE,
+		};
+		struct orca_create_qp_resp d = {
+			.qpn = qpn, .sq_depth = SQ_DEPTH, .sq_stride = SQ_STRIDE,
+			.rq_depth = req->is_srq ? 0 : RQ_DEPTH,
+			.rq_stride = req->is_srq ? 0 : RQ_STRIDE,
+			.max_inline = MAX_INLINE, .sq_offset = 0,
+			.rq_offset = PAGE, .db_offset = 2 * PAGE,
+			.mmap_key = next_key, .mmap_len = 3 * PAGE,
+		};
+
+		last_key = next_key;
+		next_key += 64 * PAGE;
+		put(resp, &c, sizeof(c), &d, sizeof(d), out_len);
+		return 0;
+	}
+	case IB_USER_VERBS_CMD_CREATE_SRQ: {
+		struct ib_uverbs_create_srq_resp c = {
+			.srq_handle = 5, .max_wr = SRQ_MAX_WR,
+			.max_sge = RQ_MAX_SGE,
+		};
+		struct orca_create_srq_resp d = {
+			.srqn = 9, .depth = SRQ_DEPTH, .stride = RQ_STRIDE,
+			.mmap_key = next_key, .mmap_len = 2 * PAGE,
+			.db_offset = PAGE,
+		};
+
+		last_key = next_key;
+		next_key += 64 * PAGE;
+		put(resp, &c, sizeof(c), &d, sizeof(d), out_len);
+		return 0;
+	}
+	case IB_USER_VERBS_CMD_CREATE_AH: {
+		struct ib_uverbs_create_ah_resp c = { .ah_handle = 6 };
+		struct orca_create_ah_resp d = { .ahn = AHN };
+
+		put(resp, &c, sizeof(c), &d, sizeof(d), out_len);
+		return 0;
+	}
+	case IB_USER_VERBS_CMD_POST_SEND:
+	case IB_USER_VERBS_CMD_POST_RECV: {
+		const struct ib_uverbs_post_send *req = (const void *)core;
+		struct ib_uverbs_post_send_resp c = {};
+
+		last_wr_count = req->wr_count;
+		put(resp, &c, sizeof(c), NULL, 0, out_len);
+		return 0;
+	}
+	case IB_USER_VERBS_CMD_REQ_NOTIFY_CQ: {
+		const struct ib_uverbs_req_notify_cq *req = (const void *)core;
+
+		last_solicited = req->solicited_only;
+		return 0;
+	}
+	case IB_USER_VERBS_CMD_DESTROY_CQ: {
+		struct ib_uverbs_destroy_cq_resp c = {};
+
+		put(resp, &c, sizeof(c), NULL, 0, out_len);
+		return 0;
+	}
+	case IB_USER_VERBS_CMD_DESTROY_QP: {
+		struct ib_uverbs_destroy_qp_resp c = {};
+
+		put(resp, &c, sizeof(c), NULL, 0, out_len);
+		return 0;
+	}
+	case IB_USER_VERBS_CMD_DESTROY_SRQ: {
+		struct ib_uverbs_destroy_srq_resp c = {};
+
+		put(resp, &c, sizeof(c), NULL, 0, out_len);
+		return 0;
+	}
+	case IB_USER_VERBS_CMD_MODIFY_QP:
+	case IB_USER_VERBS_CMD_DEALLOC_PD:
+	case IB_USER_VERBS_CMD_DESTROY_AH:
+		return 0;
+	default:
+		return ENOSYS;
+	}
+}
+
+ssize_t write(int fd, const void *buf, size_t len)
+{
+	int err;
+
+	if (len < sizeof(struct ib_uverbs_cmd_hdr) + 4 || !is_fake_uverbs(fd))
+		return syscall(SYS_write, fd, buf, len);
+	err = answer(buf, len);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return len;
+}
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
+
+	if (!real_mmap)
+		real_mmap = (void *(*)(void *, size_t, int, int, int, off_t))
+			dlsym(RTLD_NEXT, "mmap");
+	if (fd >= 0 && is_fake_uverbs(fd)) {
+		void *p = real_mmap(addr, len, prot, MAP_PRIVATE | MAP_ANONYMOUS,
+				    -1, 0);
+
+		for (unsigned int i = 0; p != MAP_FAILED && i < 64; i++) {
+			if (!maps[i].addr) {
+				maps[i] = (struct fake_map){ off, p, len };
+				break;
+			}
+		}
+		return p;
+	}
+	return real_mmap(addr, len, prot, flags, fd, off);
+}
+
+int munmap(void *addr, size_t len)
+{
+	for (unsigned int i = 0; addr && i < 64; i++) {
+		if (maps[i].addr == addr)
+			maps[i].addr = NULL;
+	}
+	return syscall(SYS_munmap, addr, len);
+}
+
+static char *map_of(uint64_t key)
+{
+	for (unsigned int i = 0; i < 64; i++) {
+		if (maps[i].addr && maps[i].key == key)
+			return maps[i].addr;
+	}
+	return NULL;
+}
+
+/* --- the fake device's view of the queues ----------------------------- */
+
+struct dev_qp {
+	char *sq;
+	char *rq;
+	struct orca_db_record *sq_db;
+	struct orca_db_record *rq_db;
+};
+
+struct dev_cq {
+	struct orca_cqe *ring;
+	struct orca_db_record *db;
+	uint32_t depth;
+	uint32_t prod;			/* the device's producer index */
+};
+
+static struct dev_qp dev_qp_of(uint64_t key)
+{
+	char *m = map_of(key);
+	struct orca_db_record *db = (void *)(m + 2 * PAGE);
+
+	return (struct dev_qp){ m, m + PAGE, &db[0], &db[1] };
+}
+
+static uint32_t ld(const __le32 *p)
+{
+	return le32toh(__atomic_load_n(p, __ATOMIC_ACQUIRE));
+}
+
+static void st(__le32 *p, uint32_t v)
+{
+	__atomic_store_n(p, htole32(v), __ATOMIC_RELEASE);
+}
+
+static struct orca_send_wqe *sq_wqe(struct dev_qp *d, uint32_t idx)
+{
+	return (void *)(d->sq + (idx % SQ_DEPTH) * SQ_STRIDE);
+}
+
+static struct orca_recv_wqe *rq_wqe(char *ring, uint32_t idx)
+{
+	return (void *)(ring + (idx % RQ_DEPTH) * RQ_STRIDE);
+}
+
+static const struct orca_sge *wqe_sge(const void *wqe, size_t hdr)
+{
+	return (const void *)((const char *)wqe + hdr);
+}
+
+/* Writes one CQE the way the device does: body, barrier, owner word. */
+static void dev_cqe(struct dev_cq *c, uint64_t wr_id, uint32_t opcode,
+		    uint32_t flags, uint32_t status, uint32_t byte_len,
+		    uint32_t imm_inv, uint32_t qpn, uint32_t src_qp)
+{
+	struct orca_cqe *e = &c->ring[c->prod % c->depth];
+	uint32_t pass = c->prod / c->depth;
+	uint32_t owner = (pass & 1) ? 0 : ORCA_CQE_OWNER;
+
+	e->wr_id = htole64(wr_id);
+	e->byte_len = htole32(byte_len);
+	e->imm_inv = htole32(imm_inv);
+	e->qpn = htole32(qpn);
+	e->src_qp = htole32(src_qp);
+	e->info = htole32(opcode | flags << ORCA_CQE_INFO_FLAGS_SHIFT);
+	st(&e->status_owner, status | owner);
+	c->prod++;
+}
+
+static struct dev_cq dev_cq_of(uint64_t key, uint32_t depth)
+{
+	char *m = map_of(key);
+	uint32_t db_off = (depth * ORCA_CQE_SIZE + PAGE - 1) / PAGE * PAGE;
+
+	return (struct dev_cq){ (void *)m, (void *)(m + db_off), depth, 0 };
+}
+
+/* --- TAP --------------------------------------------------------------- */
+
+static int n_test, n_fail;
+
+static void ok(bool cond, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void ok(bool cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%sok %d - ", cond ? "" : "not ", ++n_test);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (!cond)
+		n_fail++;
+}
+
+/* --- helpers ----------------------------------------------------------- */
+
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static struct ibv_cq *cq;
+static uint64_t cq_key;
+
+static struct ibv_qp *make_qp(enum ibv_qp_type type, struct ibv_srq *srq,
+			      struct dev_qp *d)
+{
+	struct ibv_qp_init_attr a = {
+		.send_cq = cq, .recv_cq = cq, .srq = srq, .qp_type = type,
+		.cap = { .max_send_wr = SQ_MAX_WR, .max_recv_wr = RQ_MAX_WR,
+			 .max_send_sge = SQ_MAX_SGE,
+			 .max_recv_sge = RQ_MAX_SGE,
+			 .max_inline_data = MAX_INLINE },
+	};
+	struct ibv_qp *qp = ibv_create_qp(pd, &a);
+
+	if (qp)
+		*d = dev_qp_of(last_key);
+	return qp;
+}
+
+static int to_state(struct ibv_qp *qp, enum ibv_qp_state s)
+{
+	struct ibv_qp_attr a = { .qp_state = s };
+
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE);
+}
+
+/* Links n WRs of an array into a list. */
+static void link_send(struct ibv_send_wr *wr, int n)
+{
+	for (int i = 0; i < n; i++)
+		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
+}
+
+static void link_recv(struct ibv_recv_wr *wr, int n)
+{
+	for (int i = 0; i < n; i++)
+		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
+}
+
+/* --- tests ------------------------------------------------------------- */
+
+static void test_recv(void)
+{
+	struct ibv_sge sg[4] = {
+		{ 0x1000, 100, 0x11 }, { 0x2000, 200, 0x22 },
+		{ 0x3000, 300, 0x33 }, { 0x4000, 400, 0x44 },
+	};
+	struct ibv_recv_wr wr[4] = {}, *bad = NULL;
+	const struct orca_recv_wqe *w;
+	const struct orca_sge *s;
+	unsigned int before;
+	struct dev_qp d;
+	struct ibv_qp *qp;
+	int ret;
+
+	qp = make_qp(IBV_QPT_RC, NULL, &d);
+	if (!qp) {
+		ok(0, "rc qp created: %s", strerror(errno));
+		return;
+	}
+	d.rq_db->dev_flags = htole32(ORCA_DB_DEV_POLLING);
+	d.sq_db->dev_flags = htole32(ORCA_DB_DEV_POLLING);
+
+	wr[0] = (struct ibv_recv_wr){ .wr_id = 1 };
+	ret = ibv_post_recv(qp, wr, &bad);
+	ok(ret == EINVAL && bad == &wr[0] && ld(&d.rq_db->prod) == 0,
+	   "post_recv in RESET: EINVAL, bad_wr = the first WR, nothing posted (ret %d)",
+	   ret);
+
+	ok(!to_state(qp, IBV_QPS_INIT), "modify to INIT");
+	wr[0] = (struct ibv_recv_wr){ .wr_id = 0xa0, .num_sge = 0 };
+	wr[1] = (struct ibv_recv_wr){ .wr_id = 0xa1, .sg_list = sg, .num_sge = 1 };
+	wr[2] = (struct ibv_recv_wr){ .wr_id = 0xa2, .sg_list = sg + 1,
+				      .num_sge = 3 };
+	link_recv(wr, 3);
+	before = n_cmd[IB_USER_VERBS_CMD_POST_RECV];
+	bad = NULL;
+	ret = ibv_post_recv(qp, wr, &bad);
+	ok(ret == 0 && ld(&d.rq_db->prod) == 3 &&
+	   n_cmd[IB_USER_VERBS_CMD_POST_RECV] == before,
+	   "post_recv of 3 WRs (0, 1, 3 SGEs) with POLLING set: prod 3, no kick");
+
+	w = rq_wqe(d.rq, 0);
+	ok(le64toh(w->wr_id) == 0xa0 && le32toh(w->num_sge) == 0 && !w->reserved,
+	   "zero-length receive WQE: wr_id, num_sge 0");
+	w = rq_wqe(d.rq, 2);
+	s = wqe_sge(w, ORCA_RECV_WQE_HDR_SIZE);
+	ok(le64toh(w->wr_id) == 0xa2 && le32toh(w->num_sge) == 3 &&
+	   le64toh(s[0].addr) == 0x2000 && le32toh(s[0].length) == 200 &&
+	   le32toh(s[0].lkey) == 0x22 && le64toh(s[2].addr) == 0x4000 &&
+	   le32toh(s[2].length) == 400 && le32toh(s[2].lkey) == 0x44,
+	   "receive WQE with 3 SGEs: little-endian addr/length/lkey in order");
+
+	d.rq_db->dev_flags = 0;
+	before = n_cmd[IB_USER_VERBS_CMD_POST_RECV];
+	wr[0] = (struct ibv_recv_wr){ .wr_id = 0xa3 };
+	ret = ibv_post_recv(qp, wr, &bad);
+	ok(ret == 0 && n_cmd[IB_USER_VERBS_CMD_POST_RECV] == before + 1 &&
+	   last_wr_count == 0,
+	   "post_recv with POLLING clear: one POST_RECV kick with no WR");
+	d.rq_db->dev_flags = htole32(ORCA_DB_DEV_POLLING);
+
+	/* 4 outstanding of max_recv_wr 6: the 3rd of 4 fails. */
+	for (int i = 0; i < 4; i++)
+		wr[i] = (struct ibv_recv_wr){ .wr_id = 0xb0 + i };
+	link_recv(wr, 4);
+	ret = ibv_post_recv(qp, wr, &bad);
+	ok(ret == ENOMEM && bad == &wr[2] && ld(&d.rq_db->prod) == 6,
+	   "post_recv beyond max_recv_wr: ENOMEM at the 3rd WR, 2 posted (ret %d)",
+	   ret);
+
+	st(&d.rq_db->cons, 2);
+	wr[0] = (struct ibv_recv_wr){ .wr_id = 0xc0 };
+	wr[1] = (struct ibv_recv_wr){ .wr_id = 0xc1, .sg_list = sg,
+				      .num_sge = 4 };
+	wr[2] = (struct ibv_recv_wr){ .wr_id = 0xc2 };
+	link_recv(wr, 3);
+	ret = ibv_post_recv(qp, wr, &bad);
+	ok(ret == EINVAL && bad == &wr[1] && ld(&d.rq_db->prod) == 7 &&
+	   le64toh(rq_wqe(d.rq, 6)->wr_id) == 0xc0,
+	   "num_sge 4 > max_recv_sge 3: EINVAL at that WR, the one before posted");
+
+	st(&d.rq_db->cons, 3);
+	wr[0] = (struct ibv_recv_wr){ .wr_id = 0xd0 };
+	wr[1] = (struct ibv_recv_wr){ .wr_id = 0xd1 };
+	link_recv(wr, 2);
+	ret = ibv_post_recv(qp, wr, &bad);
+	ok(ret == 0 && ld(&d.rq_db->prod) == 9 &&
+	   le64toh(rq_wqe(d.rq, 7)->wr_id) == 0xd0 &&
+	   le64toh(rq_wqe(d.rq, 0)->wr_id) == 0xd1,
+	   "the ring wraps: index 8 is slot 0");
+	wr[0].next = NULL;
+	ret = ibv_post_recv(qp, wr, &bad);
+	ok(ret == ENOMEM, "6 outstanding again: ENOMEM (ret %d)", ret);
+
+	ok(!ibv_destroy_qp(qp), "destroy qp");
+}
+
+static void test_send_rules(void)
+{
+	uint64_t buf8 = 0;
+	char big[MAX_INLINE + 1];
+	struct ibv_sge sg[5] = {
+		{ (uintptr_t)&buf8, 8, 0x55 }, { 0x2000, 2, 0x2 },
+		{ 0x3000, 3, 0x3 }, { 0x4000, 4, 0x4 }, { 0x5000, 5, 0x5 },
+	};
+	struct ibv_sge sg_big = { (uintptr_t)big, sizeof(big), 1 };
+	struct ibv_send_wr wr[8] = {}, *bad = NULL;
+	unsigned int before;
+	struct dev_qp d;
+	struct ibv_qp *qp;
+	int ret;
+
+	memset(big, 'x', sizeof(big));
+	qp = make_qp(IBV_QPT_RC, NULL, &d);
+	if (!qp) {
+		ok(0, "rc qp created: %s", strerror(errno));
+		return;
+	}
+	d.sq_db->dev_flags = htole32(ORCA_DB_DEV_POLLING);
+
+	wr[0] = (struct ibv_send_wr){ .wr_id = 1, .opcode = IBV_WR_SEND };
+	ret = ibv_post_send(qp, wr, &bad);
+	ok(ret == EINVAL && bad == &wr[0] && ld(&d.sq_db->prod) == 0,
+	   "post_send in RESET: EINVAL, nothing posted (ret %d)", ret);
+
+	ok(!to_state(qp, IBV_QPS_INIT), "modify to INIT");
+	for (int i = 0; i < 8; i++)
+		wr[i] = (struct ibv_send_wr){ .wr_id = 0x100 + i,
+					      .opcode = IBV_WR_SEND };
+	link_send(wr, 8);
+	before = n_cmd[IB_USER_VERBS_CMD_POST_SEND];
+	ret = ibv_post_send(qp, wr, &bad);
+	ok(ret == ENOMEM && bad == &wr[6] && ld(&d.sq_db->prod) == 6 &&
+	   n_cmd[IB_USER_VERBS_CMD_POST_SEND] == before,
+	   "8 sends, max_send_wr 6: ENOMEM at the 7th, 6 posted, no kick while POLLING (ret %d)",
+	   ret);
+
+	/* The device finished 6; the poster must see it (acquire). */
+	st(&d.sq_db->cons, 6);
+	d.sq_db->dev_flags = 0;
+	link_send(wr, 3);
+	ret = ibv_post_send(qp, wr, &bad);
+	ok(ret == 0 && ld(&d.sq_db->prod) == 9 &&
+	   n_cmd[IB_USER_VERBS_CMD_POST_SEND] == before + 1 &&
+	   last_wr_count == 0,
+	   "3 sends with POLLING clear: one POST_SEND kick with no WR for the list");
+	d.sq_db->dev_flags = htole32(ORCA_DB_DEV_POLLING);
+	st(&d.sq_db->cons, 9);
+
+	/* Each invalid case fails at the 2nd WR; the 1st gets posted. */
+	struct {
+		struct ibv_send_wr wr;
+		const char *what;
+	} bads[] = {
+		{ { .opcode = IBV_WR_SEND, .sg_list = sg, .num_sge = 5 },
+		  "num_sge 5 > max_send_sge 4" },
+		{ { .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_INLINE,
+		    .sg_list = &sg_big, .num_sge = 1 },
+		  "inline data of max_inline + 1 bytes" },
+		{ { .opcode = IBV_WR_ATOMIC_FETCH_AND_ADD, .sg_list = sg + 1,
+		    .num_sge = 1 },
+		  "atomic with a 2-byte SGE" },
+		{ { .opcode = IBV_WR_ATOMIC_CMP_AND_SWP, .sg_list = sg,
+		    .num_sge = 2 },
+		  "atomic with 2 SGEs" },
+		{ { .opcode = IBV_WR_BIND_MW }, "BIND_MW (no memory windows)" },
+		{ { .opcode = (enum ibv_wr_opcode)77 }, "unknown opcode" },
+	};
+	for (unsigned int i = 0; i < sizeof(bads) / sizeof(bads[0]); i++) {
+		uint32_t prod = ld(&d.sq_db->prod);
+
+		wr[0] = (struct ibv_send_wr){ .wr_id = 0x200,
+					      .opcode = IBV_WR_SEND };
+		wr[1] = bads[i].wr;
+		link_send(wr, 2);
+		ret = ibv_post_send(qp, wr, &bad);
+		ok(ret == EINVAL && bad == &wr[1] &&
+		   ld(&d.sq_db->prod) == prod + 1,
+		   "%s: EINVAL at that WR, the one before posted (ret %d)",
+		   bads[i].what, ret);
+		st(&d.sq_db->cons, prod + 1);
+	}
+	ok(!ibv_destroy_qp(qp), "destroy qp");
+}
+
+static void test_send_format(void)
+{
+	char a[10], b[20];
+	uint64_t old = 0;
+	struct ibv_sge sg[3] = {
+		{ (uintptr_t)a, sizeof(a), 0x71 }, { (uintptr_t)b, sizeof(b), 0x72 },
+		{ (uintptr_t)&old, 8, 0x73 },
+	};
+	struct ibv_send_wr wr[6] = {}, *bad = NULL;
+	const struct orca_send_wqe *w;
+	const struct orca_sge *s;
+	struct dev_qp d;
+	struct ibv_qp *qp;
+	uint32_t ctrl;
+	int ret;
+
+	memset(a, 'a', sizeof(a));
+	memset(b, 'b', sizeof(b));
+	qp = make_qp(IBV_QPT_RC, NULL, &d);
+	if (!qp || to_state(qp, IBV_QPS_INIT)) {
+		ok(0, "rc qp in INIT");
+		return;
+	}
+	d.sq_db->dev_flags = htole32(ORCA_DB_DEV_POLLING);
+
+	wr[0] = (struct ibv_send_wr){
+		.wr_id = 0x1111222233334444ULL, .opcode = IBV_WR_SEND_WITH_IMM,
+		.send_flags = IBV_SEND_SIGNALED | IBV_SEND_SOLICITED |
+			      IBV_SEND_FENCE,
+		.sg_list = sg, .num_sge = 2, .imm_data = htobe32(0x11223344),
+	};
+	wr[1] = (struct ibv_send_wr){
+		.wr_id = 2, .opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_INLINE, .sg_list = sg, .num_sge = 2,
+		.wr.rdma = { .remote_addr = 0xabcdef0123ULL, .rkey = 0x777 },
+	};
+	wr[2] = (struct ibv_send_wr){
+		.wr_id = 3, .opcode = IBV_WR_RDMA_READ, .sg_list = sg + 1,
+		.num_sge = 1,
+		.wr.rdma = { .remote_addr = 0x5000, .rkey = 0x888 },
+	};
+	wr[3] = (struct ibv_send_wr){
+		.wr_id = 4, .opcode = IBV_WR_ATOMIC_CMP_AND_SWP,
+		.sg_list = sg + 2, .num_sge = 1,
+		.wr.atomic = { .remote_addr = 0x6000, .rkey = 0x999,
+			       .compare_add = 0x1234, .swap = 0x5678 },
+	};
+	wr[4] = (struct ibv_send_wr){
+		.wr_id = 5, .opcode = IBV_WR_LOCAL_INV,
+		.invalidate_rkey = 0xfeed,
+	};
+	wr[5] = (struct ibv_send_wr){
+		.wr_id = 6, .opcode = IBV_WR_SEND_WITH_INV,
+		.invalidate_rkey = 0xbeef,
+	};
+	link_send(wr, 6);
+	ret = ibv_post_send(qp, wr, &bad);
+	ok(ret == 0 && ld(&d.sq_db->prod) == 6, "6 WRs of 6 opcodes posted");
+
+	w = sq_wqe(&d, 0);
+	ctrl = le32toh(w->ctrl);
+	s = wqe_sge(w, ORCA_SEND_WQE_HDR_SIZE);
+	ok(le64toh(w->wr_id) == 0x1111222233334444ULL &&
+	   (ctrl & ORCA_WQE_CTRL_OPCODE_MASK) == ORCA_WQE_OP_SEND_IMM &&
+	   (ctrl & ORCA_WQE_CTRL_FLAGS_MASK) >> ORCA_WQE_CTRL_FLAGS_SHIFT ==
+	   (ORCA_WQE_FLAG_SIGNALED | ORCA_WQE_FLAG_SOLICITED |
+	    ORCA_WQE_FLAG_FENCE) &&
+	   (ctrl & ORCA_WQE_CTRL_NUM_SGE_MASK) >> ORCA_WQE_CTRL_NUM_SGE_SHIFT == 2 &&
+	   le32toh(w->imm_inv) == 0x11223344 && !w->inline_len &&
+	   le64toh(s[1].addr) == (uintptr_t)b && le32toh(s[1].length) == 20 &&
+	   le32toh(s[1].lkey) == 0x72,
+	   "SEND_WITH_IMM: wr_id, opcode, flags, num_sge, imm_inv = host value of imm_data, SGEs");
+
+	w = sq_wqe(&d, 1);
+	ctrl = le32toh(w->ctrl);
+	ok((ctrl & ORCA_WQE_CTRL_OPCODE_MASK) == ORCA_WQE_OP_RDMA_WRITE &&
+	   (ctrl & ORCA_WQE_CTRL_FLAGS_MASK) >> ORCA_WQE_CTRL_FLAGS_SHIFT ==
+	   ORCA_WQE_FLAG_INLINE &&
+	   !(ctrl & ORCA_WQE_CTRL_NUM_SGE_MASK) && le32toh(w->inline_len) == 30 &&
+	   !memcmp((const char *)w + 64, a, 10) &&
+	   !memcmp((const char *)w + 74, b, 20) &&
+	   le64toh(w->seg.rdma.remote_addr) == 0xabcdef0123ULL &&
+	   le32toh(w->seg.rdma.rkey) == 0x777,
+	   "inline RDMA_WRITE: the two SGEs' 30 bytes after the header, rdma segment");
+
+	w = sq_wqe(&d, 2);
+	ok((le32toh(w->ctrl) & ORCA_WQE_CTRL_OPCODE_MASK) == ORCA_WQE_OP_RDMA_READ &&
+	   !(le32toh(w->ctrl) & ORCA_WQE_CTRL_FLAGS_MASK) &&
+	   le64toh(w->seg.rdma.remote_addr) == 0x5000 &&
+	   le32toh(w->seg.rdma.rkey) == 0x888,
+	   "RDMA_READ: unsignaled, rdma segment");
+
+	w = sq_wqe(&d, 3);
+	s = wqe_sge(w, ORCA_SEND_WQE_HDR_SIZE);
+	ok((le32toh(w->ctrl) & ORCA_WQE_CTRL_OPCODE_MASK) ==
+	   ORCA_WQE_OP_ATOMIC_CMP_SWP &&
+	   le64toh(w->seg.atomic.remote_addr) == 0x6000 &&
+	   le32toh(w->seg.atomic.rkey) == 0x999 &&
+	   le64toh(w->seg.atomic.compare_add) == 0x1234 &&
+	   le64toh(w->seg.atomic.swap) == 0x5678 &&
+	   le32toh(s[0].length) == 8,
+	   "ATOMIC_CMP_AND_SWP: atomic segment, one 8-byte SGE");
+
+	w = sq_wqe(&d, 4);
+	ok((le32toh(w->ctrl) & ORCA_WQE_CTRL_OPCODE_MASK) == ORCA_WQE_OP_LOCAL_INV &&
+	   le32toh(w->imm_inv) == 0xfeed,
+	   "LOCAL_INV: imm_inv = the key");
+	w = sq_wqe(&d, 5);
+	ok((le32toh(w->ctrl) & ORCA_WQE_CTRL_OPCODE_MASK) == ORCA_WQE_OP_SEND_INV &&
+	   le32toh(w->imm_inv) == 0xbeef,
+	   "SEND_WITH_INV: imm_inv = the rkey to invalidate");
+
+	/* RESET: the device restarted at its cons; so does the producer. */
+	st(&d.sq_db->cons, 0);
+	ok(!to_state(qp, IBV_QPS_RESET) && ld(&d.sq_db->prod) == 0,
+	   "modify to RESET: prod restarts at the device's cons");
+	wr[0].next = NULL;
+	ok(ibv_post_send(qp, wr, &bad) == EINVAL, "post_send in RESET again: EINVAL");
+	ok(!ibv_destroy_qp(qp), "destroy qp");
+}
+
+static void test_qp_types(void)
+{
+	struct ibv_ah_attr aattr = { .is_global = 1, .port_num = 1 };
+	struct ibv_srq_init_attr sattr = {
+		.attr = { .max_wr = SRQ_MAX_WR, .max_sge = RQ_MAX_SGE },
+	};
+	struct ibv_send_wr wr = {}, *bad = NULL;
+	struct ibv_recv_wr rwr[6] = {}, *rbad = NULL;
+	const struct orca_send_wqe *w;
+	struct ibv_srq *srq;
+	struct ibv_ah *ah;
+	struct dev_qp d;
+	struct ibv_qp *qp;
+	unsigned int before;
+	char *srq_map;
+	int ret;
+
+	qp = make_qp(IBV_QPT_UC, NULL, &d);
+	if (!qp || to_state(qp, IBV_QPS_INIT)) {
+		ok(0, "uc qp in INIT");
+		return;
+	}
+	d.sq_db->dev_flags = htole32(ORCA_DB_DEV_POLLING);
+	wr = (struct ibv_send_wr){ .opcode = IBV_WR_RDMA_READ };
+	ok(ibv_post_send(qp, &wr, &bad) == EINVAL, "UC: RDMA_READ is EINVAL");
+	wr = (struct ibv_send_wr){ .opcode = IBV_WR_ATOMIC_FETCH_AND_ADD };
+	ok(ibv_post_send(qp, &wr, &bad) == EINVAL, "UC: atomics are EINVAL");
+	wr = (struct ibv_send_wr){ .opcode = IBV_WR_RDMA_WRITE_WITH_IMM };
+	ok(!ibv_post_send(qp, &wr, &bad) && ld(&d.sq_db->prod) == 1,
+	   "UC: RDMA_WRITE_WITH_IMM is posted");
+	ibv_destroy_qp(qp);
+
+	ah = ibv_create_ah(pd, &aattr);
+	qp = make_qp(IBV_QPT_UD, NULL, &d);
+	if (!ah || !qp || to_state(qp, IBV_QPS_INIT)) {
+		ok(0, "ud qp in INIT and an AH");
+		return;
+	}
+	d.sq_db->dev_flags = htole32(ORCA_DB_DEV_POLLING);
+	wr = (struct ibv_send_wr){ .opcode = IBV_WR_RDMA_WRITE,
+				   .wr.ud = { .ah = ah } };
+	ok(ibv_post_send(qp, &wr, &bad) == EINVAL, "UD: RDMA_WRITE is EINVAL");
+	wr = (struct ibv_send_wr){ .opcode = IBV_WR_SEND_WITH_INV,
+				   .wr.ud = { .ah = ah } };
+	ok(ibv_post_send(qp, &wr, &bad) == EINVAL, "UD: SEND_WITH_INV is EINVAL");
+	wr = (struct ibv_send_wr){
+		.wr_id = 9, .opcode = IBV_WR_SEND,
+		.wr.ud = { .ah = ah, .remote_qpn = 0xabcde,
+			   .remote_qkey = 0x80010002 },
+	};
+	ret = ibv_post_send(qp, &wr, &bad);
+	w = sq_wqe(&d, 0);
+	ok(!ret && le32toh(w->seg.ud.ahn) == AHN &&
+	   le32toh(w->seg.ud.remote_qpn) == 0xabcde &&
+	   le32toh(w->seg.ud.remote_qkey) == 0x80010002,
+	   "UD SEND: ud segment with the AH's ahn, remote QPN and Q_Key");
+	ibv_destroy_qp(qp);
+	ibv_destroy_ah(ah);
+
+	srq = ibv_create_srq(pd, &sattr);
+	srq_map = srq ? map_of(last_key) : NULL;
+	if (!srq_map) {
+		ok(0, "srq created");
+		return;
+	}
+	qp = make_qp(IBV_QPT_RC, srq, &d);
+	if (!qp || to_state(qp, IBV_QPS_INIT)) {
+		ok(0, "rc qp with srq in INIT");
+		return;
+	}
+	rwr[0] = (struct ibv_recv_wr){ .wr_id = 1 };
+	ret = ibv_post_recv(qp, rwr, &rbad);
+	ok(ret == EINVAL && rbad == &rwr[0],
+	   "post_recv on a QP with an SRQ: EINVAL");
+
+	for (int i = 0; i < 6; i++)
+		rwr[i] = (struct ibv_recv_wr){ .wr_id = 0x300 + i };
+	link_recv(rwr, 6);
+	before = n_cmd[IB_USER_VERBS_CMD_POST_RECV];
+	ret = ibv_post_srq_recv(srq, rwr, &rbad);
+	ok(ret == ENOMEM && rbad == &rwr[5] &&
+	   ld(&((struct orca_db_record *)(srq_map + PAGE))->prod) == 5 &&
+	   le64toh(rq_wqe(srq_map, 4)->wr_id) == 0x304 &&
+	   n_cmd[IB_USER_VERBS_CMD_POST_RECV] == before,
+	   "SRQ: ENOMEM at max_wr 5, WQEs in the ring, never a kick (ret %d)",
+	   ret);
+	ibv_destroy_qp(qp);
+	ibv_destroy_srq(srq);
+}
+
+static void test_poll(void)
+{
+	struct ibv_wc wc[8];
+	struct dev_cq c;
+	uint64_t expect;
+	bool seq_ok;
+	int n;
+
+	c = dev_cq_of(cq_key, 8);
+	ok(ibv_poll_cq(cq, 8, wc) == 0 && ld(&c.db->cons) == 0,
+	   "empty CQ: poll returns 0");
+
+	dev_cqe(&c, 0x10, ORCA_CQE_OP_SEND, 0, ORCA_CQE_ST_SUCCESS, 0, 0,
+		0x123, 0);
+	dev_cqe(&c, 0x11, ORCA_CQE_OP_RECV, ORCA_CQE_FLAG_IMM | ORCA_CQE_FLAG_GRH,
+		ORCA_CQE_ST_SUCCESS, 1064, 0x11223344, 0x124, 0x456);
+	dev_cqe(&c, 0x12, ORCA_CQE_OP_RECV, ORCA_CQE_FLAG_INV,
+		ORCA_CQE_ST_SUCCESS, 7, 0xcafe, 0x124, 0);
+	n = ibv_poll_cq(cq, 2, wc);
+	ok(n == 2 && ld(&c.db->cons) == 2, "poll of 2 with 3 there: 2, cons 2");
+	ok(wc[0].wr_id == 0x10 && wc[0].status == IBV_WC_SUCCESS &&
+	   wc[0].opcode == IBV_WC_SEND && wc[0].qp_num == 0x123 &&
+	   !wc[0].wc_flags,
+	   "send CQE: wr_id, status, opcode, qp_num, no flags");
+	ok(wc[1].wr_id == 0x11 && wc[1].opcode == IBV_WC_RECV &&
+	   wc[1].byte_len == 1064 && wc[1].src_qp == 0x456 &&
+	   wc[1].wc_flags == (IBV_WC_WITH_IMM | IBV_WC_GRH) &&
+	   wc[1].imm_data == htobe32(0x11223344) && !wc[1].slid &&
+	   !wc[1].sl && !wc[1].pkey_index && !wc[1].dlid_path_bits,
+	   "receive CQE with immediate and GRH: imm_data big-endian, src_qp, byte_len");
+	n = ibv_poll_cq(cq, 8, wc);
+	ok(n == 1 && wc[0].wc_flags == IBV_WC_WITH_INV &&
+	   wc[0].invalidated_rkey == 0xcafe && ld(&c.db->cons) == 3,
+	   "receive CQE with invalidation: invalidated_rkey");
+
+	dev_cqe(&c, 0x13, ORCA_CQE_OP_RDMA_READ, 0, 0x33, 0, 0, 1, 0);
+	dev_cqe(&c, 0x14, 0x42, 0, ORCA_CQE_ST_SUCCESS, 0, 0, 1, 0);
+	dev_cqe(&c, 0x15, ORCA_CQE_OP_RECV_RDMA_IMM, ORCA_CQE_FLAG_IMM,
+		ORCA_CQE_ST_REM_ACCESS_ERR, 0, 5, 1, 0);
+	n = ibv_poll_cq(cq, 8, wc);
+	ok(n == 3 && wc[0].status == IBV_WC_GENERAL_ERR &&
+	   wc[0].vendor_err == 0x33 && wc[1].status == IBV_WC_GENERAL_ERR &&
+	   wc[1].wr_id == 0x14 && wc[2].status == IBV_WC_REM_ACCESS_ERR &&
+	   wc[2].opcode == IBV_WC_RECV_RDMA_WITH_IMM,
+	   "unknown status / unknown opcode: IBV_WC_GENERAL_ERR; known error status kept");
+
+	/* Several passes over the 8-entry ring, 5 at a time. */
+	expect = 0x1000;
+	seq_ok = true;
+	for (int round = 0; round < 7; round++) {
+		for (int i = 0; i < 5; i++)
+			dev_cqe(&c, 0x1000 + round * 5 + i, ORCA_CQE_OP_SEND, 0,
+				0, 0, 0, 1, 0);
+		n = ibv_poll_cq(cq, 8, wc);
+		if (n != 5)
+			seq_ok = false;
+		for (int i = 0; i < n; i++)
+			if (wc[i].wr_id != expect++)
+				seq_ok = false;
+		if (ibv_poll_cq(cq, 8, wc) != 0)
+			seq_ok = false;
+	}
+	ok(seq_ok && ld(&c.db->cons) == c.prod,
+	   "41 entries over 5 passes of 8: owner bit flips per pass, stale entries not taken");
+}
+
+static void test_arm(void)
+{
+	struct dev_cq c = dev_cq_of(cq_key, 8);
+	unsigned int before = n_cmd[IB_USER_VERBS_CMD_REQ_NOTIFY_CQ];
+	struct ibv_wc wc[8];
+	uint32_t arm0, arm1, arm2;
+
+	c.prod = ld(&c.db->cons);
+	arm0 = ld(&c.db->arm);
+	ok(!ibv_req_notify_cq(cq, 0), "arm an empty CQ");
+	arm1 = ld(&c.db->arm);
+	ok(arm1 == (((arm0 + 1) & ORCA_CQ_ARM_SEQ_MASK) | ORCA_CQ_ARM_REQUEST) &&
+	   n_cmd[IB_USER_VERBS_CMD_REQ_NOTIFY_CQ] == before,
+	   "arm word = (seq + 1) | REQUEST (0x%x -> 0x%x), no system call",
+	   arm0, arm1);
+	ok(!ibv_req_notify_cq(cq, 1), "arm solicited-only");
+	arm2 = ld(&c.db->arm);
+	ok(arm2 == (((arm1 + 1) & ORCA_CQ_ARM_SEQ_MASK) | ORCA_CQ_ARM_REQUEST |
+		    ORCA_CQ_ARM_SOLICITED) &&
+	   n_cmd[IB_USER_VERBS_CMD_REQ_NOTIFY_CQ] == before,
+	   "arm word = (seq + 1) | REQUEST | SOLICITED (0x%x), no system call",
+	   arm2);
+
+	dev_cqe(&c, 0x77, ORCA_CQE_OP_SEND, 0, 0, 0, 0, 1, 0);
+	ok(!ibv_req_notify_cq(cq, 1) &&
+	   n_cmd[IB_USER_VERBS_CMD_REQ_NOTIFY_CQ] == before + 1 &&
+	   last_solicited == 1 &&
+	   ld(&c.db->arm) == (((arm2 + 1) & ORCA_CQ_ARM_SEQ_MASK) |
+			      ORCA_CQ_ARM_REQUEST | ORCA_CQ_ARM_SOLICITED),
+	   "arm with a CQE already at cons: arm written, then REQ_NOTIFY_CQ kick");
+	ok(ibv_poll_cq(cq, 8, wc) == 1 && ld(&c.db->cons) == c.prod,
+	   "poll it: cons published");
+	ok(!ibv_req_notify_cq(cq, 0) &&
+	   n_cmd[IB_USER_VERBS_CMD_REQ_NOTIFY_CQ] == before + 1,
+	   "arm again after polling: no system call");
+}
+
+static void test_resize(void)
+{
+	struct dev_cq c = dev_cq_of(cq_key, 8), n;
+	struct ibv_wc wc[8];
+	uint32_t cons, arm;
+	int got;
+	bool order = true;
+
+	c.prod = cons = ld(&c.db->cons);
+	arm = ld(&c.db->arm);
+	/* Two entries wait in the old ring when the CQ is resized. */
+	dev_cqe(&c, 0x500, ORCA_CQE_OP_SEND, 0, 0, 0, 0, 1, 0);
+	dev_cqe(&c, 0x501, ORCA_CQE_OP_SEND, 0, 0, 0, 0, 1, 0);
+	if (ibv_resize_cq(cq, 20)) {
+		ok(0, "resize to 20");
+		return;
+	}
+	cq_key = last_key;
+	n = dev_cq_of(cq_key, 32);
+	/*
+	 * The device moved them at their index, with the new phase, and
+	 * made every other slot read as not valid for the consumer.
+	 */
+	for (uint32_t i = cons; i != cons + 32; i++)
+		n.ring[i % 32].status_owner =
+			htole32((i / 32) & 1 ? ORCA_CQE_OWNER : 0);
+	n.prod = cons;
+	n.db->cons = htole32(cons);
+	n.db->arm = htole32(arm);
+	dev_cqe(&n, 0x500, ORCA_CQE_OP_SEND, 0, 0, 0, 0, 1, 0);
+	dev_cqe(&n, 0x501, ORCA_CQE_OP_SEND, 0, 0, 0, 0, 1, 0);
+	dev_cqe(&n, 0x502, ORCA_CQE_OP_SEND, 0, 0, 0, 0, 1, 0);
+	got = ibv_poll_cq(cq, 8, wc);
+	for (int i = 0; i < got; i++)
+		if (wc[i].wr_id != 0x500 + (uint64_t)i)
+			order = false;
+	ok(cq->cqe == 32 && got == 3 && order &&
+	   ld(&n.db->cons) == cons + 3,
+	   "resize: polling carries on in the new ring at the same index (got %d)",
+	   got);
+	ok(!ibv_req_notify_cq(cq, 0) &&
+	   ld(&n.db->arm) == (((arm + 1) & ORCA_CQ_ARM_SEQ_MASK) |
+			      ORCA_CQ_ARM_REQUEST),
+	   "resize: the arm sequence carries on in the new record");
+}
+
+/* Several threads post to one SQ; a device thread consumes. */
+#define MT_THREADS	4
+#define MT_PER_THREAD	3000
+
+struct mt {
+	struct ibv_qp *qp;
+	struct dev_qp d;
+	volatile bool stop;
+	unsigned char seen[MT_THREADS * MT_PER_THREAD];
+	unsigned int dups, bad_ids;
+	int errors;
+};
+
+static void *mt_device(void *arg)
+{
+	struct mt *m = arg;
+	uint32_t cons = 0;
+
+	while (!m->stop || cons != ld(&m->d.sq_db->prod)) {
+		uint32_t prod = ld(&m->d.sq_db->prod);
+
+		if (prod == cons) {
+			sched_yield();
+			continue;
+		}
+		for (; cons != prod; cons++) {
+			uint64_t id = le64toh(sq_wqe(&m->d, cons)->wr_id);
+
+			if (id >= MT_THREADS * MT_PER_THREAD)
+				m->bad_ids++;
+			else if (m->seen[id]++)
+				m->dups++;
+		}
+		st(&m->d.sq_db->cons, cons);
+	}
+	return NULL;
+}
+
+struct mt_poster {
+	struct mt *m;
+	int idx;
+};
+
+static void *mt_post(void *arg)
+{
+	struct mt_poster *p = arg;
+
+	for (int i = 0; i < MT_PER_THREAD; i++) {
+		struct ibv_send_wr wr = {
+			.wr_id = (uint64_t)p->idx * MT_PER_THREAD + i,
+			.opcode = IBV_WR_SEND,
+		}, *bad;
+		int ret;
+
+		while ((ret = ibv_post_send(p->m->qp, &wr, &bad)) == ENOMEM)
+			sched_yield();
+		if (ret)
+			__atomic_add_fetch(&p->m->errors, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+static void test_threads(void)
+{
+	static struct mt m;
+	struct mt_poster p[MT_THREADS];
+	pthread_t dev, th[MT_THREADS];
+	unsigned int missing = 0, before;
+
+	m.qp = make_qp(IBV_QPT_RC, NULL, &m.d);
+	if (!m.qp || to_state(m.qp, IBV_QPS_INIT)) {
+		ok(0, "rc qp in INIT");
+		return;
+	}
+	m.d.sq_db->dev_flags = htole32(ORCA_DB_DEV_POLLING);
+	before = n_cmd[IB_USER_VERBS_CMD_POST_SEND];
+	pthread_create(&dev, NULL, mt_device, &m);
+	for (int i = 0; i < MT_THREADS; i++) {
+		p[i] = (struct mt_poster){ &m, i };
+		pthread_create(&th[i], NULL, mt_post, &p[i]);
+	}
+	for (int i = 0; i < MT_THREADS; i++)
+		pthread_join(th[i], NULL);
+	m.stop = true;
+	pthread_join(dev, NULL);
+	for (unsigned int i = 0; i < MT_THREADS * MT_PER_THREAD; i++)
+		missing += !m.seen[i];
+	ok(!m.errors && !m.dups && !m.bad_ids && !missing &&
+	   n_cmd[IB_USER_VERBS_CMD_POST_SEND] == before,
+	   "%d threads x %d posts on one SQ: each WR seen once by the device (errors %d dups %u missing %u), no syscall",
+	   MT_THREADS, MT_PER_THREAD, m.errors, m.dups, missing);
+	ibv_destroy_qp(m.qp);
+}
+
+int main(void)
+{
+	struct ibv_device **list;
+
+	list = ibv_get_device_list(NULL);
+	if (!list || !list[0] || strcmp(ibv_get_device_name(list[0]), "orca0")) {
+		printf("Bail out! no orca0\n");
+		return 1;
+	}
+	ctx = ibv_open_device(list[0]);
+	pd = ctx ? ibv_alloc_pd(ctx) : NULL;
+	cq = pd ? ibv_create_cq(ctx, 8, NULL, NULL, 0) : NULL;
+	if (!cq) {
+		printf("Bail out! open/alloc_pd/create_cq: %s\n", strerror(errno));
+		return 1;
+	}
+	cq_key = last_key;
+
+	test_recv();
+	test_send_rules();
+	test_send_format();
+	test_qp_types();
+	test_poll();
+	test_arm();
+	test_resize();
+	test_threads();
+
+	ok(!ibv_destroy_cq(cq), "destroy cq");
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+	ibv_free_device_list(list);
+	printf("1..%d\n", n_test);
+	return n_fail ? 1 : 0;
+}
