@@ -57,6 +57,9 @@ struct orca_alloc_pd_resp {
  * execution has finished and whose completion, if any, is in the CQ.  A
  * slot below cons may be reused.  prod - cons never exceeds the ring
  * depth; a device that finds it does moves the QP to the error state.
+ * A move to RESET drops every WQE of the QP's SQ and RQ: when MODIFY_QP
+ * completes, the device has written to each record the cons it will
+ * continue from, and software restarts prod there.
  *
  * After writing prod, a poster issues a full barrier and reads
  * dev_flags: if ORCA_DB_DEV_POLLING is clear it must notify the device
