@@ -737,6 +737,31 @@ static void DP_UNUSED dp_ud_dest(struct ibv_send_wr *wr, struct dp_end *from,
 	wr->wr.ud.remote_qkey = DP_QKEY;
 }
 
+/* The 40-byte GRH area of a UD receive: our GID as source and dest. */
+static int DP_UNUSED dp_check_grh(const uint8_t *g, const char *what)
+{
+	int good;
+
+	if (dp.gid_ipv4) {
+		/* IPv4 header in the last 20 bytes. */
+		good = (g[20] >> 4) == 4 && !memcmp(g + 32, dp.gid.raw + 12, 4) &&
+		       !memcmp(g + 36, dp.gid.raw + 12, 4);
+	} else {
+		good = (g[0] >> 4) == 6 && !memcmp(g + 8, dp.gid.raw, 16) &&
+		       !memcmp(g + 24, dp.gid.raw, 16);
+	}
+	if (!good) {
+		int i;
+		char hex[3 * DP_GRH + 1];
+
+		for (i = 0; i < DP_GRH; i++)
+			sprintf(hex + 3 * i, "%02x ", g[i]);
+		diag("%s: GRH area does not carry our GID as source and destination (%s): %s",
+		     what, dp.gid_ipv4 ? "IPv4 header at byte 20" : "IPv6 GRH", hex);
+	}
+	return good;
+}
+
 /* ---- async events ----------------------------------------------------- */
 
 #define DP_MAX_PENDING_EV 32

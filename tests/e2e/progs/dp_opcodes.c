@@ -55,31 +55,6 @@ static void scatter(uint8_t *base, const struct dp_seg *s, int n,
 	}
 }
 
-/* The 40-byte GRH area of a UD receive: our GID as source and dest. */
-static int check_grh(const uint8_t *g, const char *what)
-{
-	int good;
-
-	if (dp.gid_ipv4) {
-		/* IPv4 header in the last 20 bytes. */
-		good = (g[20] >> 4) == 4 && !memcmp(g + 32, dp.gid.raw + 12, 4) &&
-		       !memcmp(g + 36, dp.gid.raw + 12, 4);
-	} else {
-		good = (g[0] >> 4) == 6 && !memcmp(g + 8, dp.gid.raw, 16) &&
-		       !memcmp(g + 24, dp.gid.raw, 16);
-	}
-	if (!good) {
-		int i;
-		char hex[3 * DP_GRH + 1];
-
-		for (i = 0; i < DP_GRH; i++)
-			sprintf(hex + 3 * i, "%02x ", g[i]);
-		diag("%s: GRH area does not carry our GID as source and destination (%s): %s",
-		     what, dp.gid_ipv4 ? "IPv4 header at byte 20" : "IPv6 GRH", hex);
-	}
-	return good;
-}
-
 static int wc_send_opcode(enum ibv_wr_opcode op)
 {
 	switch (op) {
@@ -266,7 +241,7 @@ static int xfer(struct dp_pair *p, const char *shape, enum ibv_wr_opcode op,
 
 		memmove(lin + DP_GRH, lin, len);
 		gather(grh, bbuf.p, dst, ndst, DP_GRH);
-		if (!check_grh(grh, what))
+		if (!dp_check_grh(grh, what))
 			good = 0;
 		memcpy(lin, grh, DP_GRH);
 		scatter(want, dst, ndst, lin, len + DP_GRH);
@@ -527,7 +502,7 @@ static int srq_one(struct dp_pair *p, int slot, size_t len, const char *what)
 		good = 0;
 	dp_fill(lin, len, seed);
 	if (!dp_cmp(dst, lin, len, what) ||
-	    (ud && !check_grh(bbuf.p + 65536 * slot, what)) || dst[len] != DP_POISON)
+	    (ud && !dp_check_grh(bbuf.p + 65536 * slot, what)) || dst[len] != DP_POISON)
 		good = 0;
 	return ok(good, "%s", what);
 }
