@@ -156,7 +156,9 @@ fi
 MODTREE=none
 if [ "$MODULES" != none ]; then
 	[ -d "$MODULES/lib/modules" ] || die "--modules-dir $MODULES has no lib/modules"
-	MODULES=$(cd "$MODULES" && pwd)
+	# Physical path: stage 1 resolves it before switch_root, where an
+	# absolute symlink (a worktree's build/kernel) points nowhere.
+	MODULES=$(cd "$MODULES" && pwd -P)
 	if [ -z "$RELEASE" ]; then
 		RELEASE=$(find "$MODULES/lib/modules" -mindepth 1 -maxdepth 1 \
 			-printf '%f\n' | head -n1)
