@@ -40,6 +40,7 @@ static const struct verbs_context_ops orca_ctx_ops = {
 	.attach_mcast = ibv_cmd_attach_mcast,
 	.create_ah = orca_create_ah,
 	.create_cq = orca_create_cq,
+	.create_cq_ex = orca_create_cq_ex,
 	.create_qp = orca_create_qp,
 	.create_qp_ex = orca_create_qp_ex,
 	.create_srq = orca_create_srq,

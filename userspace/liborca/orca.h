@@ -69,8 +69,7 @@ struct orca_cq {
 	struct orca_db_record *db;	/* cons and arm words */
 	uint32_t cons;			/* software consumer index */
 	uint16_t arm_seq;		/* SEQ of the last arm written */
-	bool ex_polling;		/* between start_poll and end_poll */
-	uint64_t wc_flags;		/* ibv_create_cq_ex() wc_flags */
+	uint32_t ex_start;		/* cons at start_poll */
 	struct ibv_wc ex_wc;		/* the entry start/next_poll found */
 	pthread_spinlock_t lock;
 	struct orca_qmap map;
@@ -79,9 +78,13 @@ struct orca_cq {
 /* State of the ibv_wr_*() sequence between wr_start and wr_complete. */
 struct orca_wr_batch {
 	uint32_t start_prod;		/* sq.prod at wr_start */
+	uint32_t cons;			/* device cons last read */
 	int err;			/* first error of the batch */
 	struct orca_send_wqe *wqe;	/* the WQE the wr_set_*() calls fill */
 	uint8_t opcode;			/* ORCA_WQE_OP_* of wqe */
+	bool inline_ok;			/* wqe's opcode takes inline data */
+	bool has_data;			/* SGEs or inline data were set */
+	bool has_ud;			/* wr_set_ud_addr() was called */
 };
 
 struct orca_qp {
@@ -164,6 +167,9 @@ struct ibv_ah *orca_create_ah(struct ibv_pd *ibpd, struct ibv_ah_attr *attr);
 int orca_destroy_ah(struct ibv_ah *ibah);
 
 /* queue.c */
+struct orca_cq *orca_create_cq_common(struct ibv_context *ibctx, int cqe,
+				      struct ibv_comp_channel *channel,
+				      int comp_vector);
 struct ibv_cq *orca_create_cq(struct ibv_context *ibctx, int cqe,
 			      struct ibv_comp_channel *channel,
 			      int comp_vector);
@@ -184,6 +190,12 @@ int orca_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 		    int attr_mask);
 int orca_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
 int orca_destroy_srq(struct ibv_srq *ibsrq);
+
+/* exverbs.c */
+struct ibv_cq_ex *orca_create_cq_ex(struct ibv_context *ibctx,
+				    struct ibv_cq_init_attr_ex *attr);
+uint64_t orca_qp_ex_send_ops(enum ibv_qp_type type);
+void orca_qp_init_ex(struct orca_qp *qp);
 
 /* datapath.c */
 int orca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,

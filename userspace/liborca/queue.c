@@ -270,9 +270,10 @@ static void orca_cq_undo_create(struct orca_cq *cq)
 	pthread_mutex_destroy(&ibcq->mutex);
 }
 
-struct ibv_cq *orca_create_cq(struct ibv_context *ibctx, int cqe,
-			      struct ibv_comp_channel *channel,
-			      int comp_vector)
+/* Both create verbs; the caller sets what is specific to each. */
+struct orca_cq *orca_create_cq_common(struct ibv_context *ibctx, int cqe,
+				      struct ibv_comp_channel *channel,
+				      int comp_vector)
 {
 	struct orca_context *ctx = to_octx(ibctx);
 	struct orca_create_cq_cmd_resp resp = {};
@@ -314,7 +315,7 @@ struct ibv_cq *orca_create_cq(struct ibv_context *ibctx, int cqe,
 	orca_dbg("cq handle %u cqn %u: %u entries, cqe %d, mapping %u bytes\n",
 		 cq->vcq.cq.handle, cq->cqn, cq->depth, cq->vcq.cq.cqe,
 		 layout.mmap_len);
-	return &cq->vcq.cq;
+	return cq;
 
 err_unmap:
 	orca_qmap_unmap(&cq->map);
@@ -324,6 +325,16 @@ err_free:
 	free(cq);
 	errno = err;
 	return NULL;
+}
+
+struct ibv_cq *orca_create_cq(struct ibv_context *ibctx, int cqe,
+			      struct ibv_comp_channel *channel,
+			      int comp_vector)
+{
+	struct orca_cq *cq;
+
+	cq = orca_create_cq_common(ibctx, cqe, channel, comp_vector);
+	return cq ? &cq->vcq.cq : NULL;
 }
 
 /*
@@ -597,9 +608,10 @@ struct ibv_qp *orca_create_qp(struct ibv_pd *ibpd,
 
 /*
  * ibv_create_qp_ex() only comes here for masks other than PD alone.  Orca
- * takes PD with an empty CREATE_FLAGS; extended send ops (#4), XRC, RSS
- * and TSO are not supported.  Only the fields these masks name are read:
- * the caller's struct may predate later members.
+ * takes PD with an empty CREATE_FLAGS, and SEND_OPS_FLAGS for the
+ * ibv_wr_*() API (exverbs.c) with the opcodes valid on the QP type; XRC,
+ * RSS and TSO are not supported.  Only the fields these masks name are
+ * read: the caller's struct may predate later members.
  */
 #define ORCA_QP_INIT_ATTR_KNOWN	(IBV_QP_INIT_ATTR_SEND_OPS_FLAGS * 2 - 1)
 
@@ -615,9 +627,13 @@ struct ibv_qp *orca_create_qp_ex(struct ibv_context *ibctx,
 		return NULL;
 	}
 	if (attr->comp_mask & ~(IBV_QP_INIT_ATTR_PD |
-				IBV_QP_INIT_ATTR_CREATE_FLAGS) ||
+				IBV_QP_INIT_ATTR_CREATE_FLAGS |
+				IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) ||
 	    (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS &&
-	     attr->create_flags)) {
+	     attr->create_flags) ||
+	    (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS &&
+	     attr->send_ops_flags &
+	     ~orca_qp_ex_send_ops(attr->qp_type))) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -637,8 +653,11 @@ struct ibv_qp *orca_create_qp_ex(struct ibv_context *ibctx,
 	attr_ex.pd = attr->pd;
 
 	qp = orca_create_qp_common(ibctx, &attr_ex);
-	if (qp)
-		attr->cap = attr_ex.cap;
+	if (!qp)
+		return NULL;
+	attr->cap = attr_ex.cap;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+		orca_qp_init_ex(to_oqp(qp));
 	return qp;
 }
 

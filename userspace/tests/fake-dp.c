@@ -1088,6 +1088,252 @@ static void test_threads(void)
 	ibv_destroy_qp(m.qp);
 }
 
+
+static void test_cq_ex(void)
+{
+	struct ibv_cq_init_attr_ex a = {
+		.cqe = 8, .wc_flags = IBV_WC_STANDARD_FLAGS,
+	};
+	struct ibv_poll_cq_attr pa = {};
+	struct ibv_cq_ex *cqx;
+	struct ibv_wc wc;
+	struct dev_cq c;
+	bool fields;
+
+	a.wc_flags |= IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+	errno = 0;
+	ok(!ibv_create_cq_ex(ctx, &a) && errno == EOPNOTSUPP,
+	   "create_cq_ex with completion timestamps: EOPNOTSUPP");
+	a.wc_flags = IBV_WC_STANDARD_FLAGS;
+	cqx = ibv_create_cq_ex(ctx, &a);
+	if (!cqx) {
+		ok(0, "create_cq_ex with the standard wc_flags: %s",
+		   strerror(errno));
+		return;
+	}
+	c = dev_cq_of(last_key, 8);
+	ok(ibv_start_poll(cqx, &pa) == ENOENT, "start_poll on an empty CQ: ENOENT");
+
+	dev_cqe(&c, 0x61, ORCA_CQE_OP_RECV, ORCA_CQE_FLAG_IMM | ORCA_CQE_FLAG_GRH,
+		ORCA_CQE_ST_SUCCESS, 99, 0xa1b2c3d4, 0x321, 0x654);
+	dev_cqe(&c, 0x62, ORCA_CQE_OP_RDMA_WRITE, 0, ORCA_CQE_ST_WR_FLUSH_ERR,
+		0, 0, 0x321, 0);
+	dev_cqe(&c, 0x63, ORCA_CQE_OP_RECV, ORCA_CQE_FLAG_INV,
+		ORCA_CQE_ST_SUCCESS, 5, 0x4455, 0x321, 0);
+	dev_cqe(&c, 0x64, ORCA_CQE_OP_SEND, 0, 0, 0, 0, 0x321, 0);
+
+	fields = ibv_start_poll(cqx, &pa) == 0 && cqx->wr_id == 0x61 &&
+		 cqx->status == IBV_WC_SUCCESS &&
+		 ibv_wc_read_opcode(cqx) == IBV_WC_RECV &&
+		 ibv_wc_read_byte_len(cqx) == 99 &&
+		 ibv_wc_read_imm_data(cqx) == htobe32(0xa1b2c3d4) &&
+		 ibv_wc_read_wc_flags(cqx) == (IBV_WC_WITH_IMM | IBV_WC_GRH) &&
+		 ibv_wc_read_qp_num(cqx) == 0x321 &&
+		 ibv_wc_read_src_qp(cqx) == 0x654 && !ibv_wc_read_slid(cqx) &&
+		 !ibv_wc_read_sl(cqx) && !ibv_wc_read_dlid_path_bits(cqx);
+	ok(fields, "start_poll: wr_id, status and every read_*() of a receive with immediate");
+	ok(ibv_next_poll(cqx) == 0 && cqx->wr_id == 0x62 &&
+	   cqx->status == IBV_WC_WR_FLUSH_ERR,
+	   "next_poll: the flushed RDMA_WRITE");
+	ok(ibv_next_poll(cqx) == 0 &&
+	   ibv_wc_read_wc_flags(cqx) == IBV_WC_WITH_INV &&
+	   ibv_wc_read_invalidated_rkey(cqx) == 0x4455,
+	   "next_poll: invalidated rkey");
+	ok(ld(&c.db->cons) == 0, "cons not published before end_poll");
+	ibv_end_poll(cqx);
+	ok(ld(&c.db->cons) == 3, "end_poll publishes cons 3");
+	ok(ibv_poll_cq(ibv_cq_ex_to_cq(cqx), 1, &wc) == 1 && wc.wr_id == 0x64,
+	   "the same CQ through ibv_poll_cq");
+	ok(ibv_start_poll(cqx, &pa) == ENOENT, "start_poll: ENOENT when drained");
+	ok(!ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)), "destroy the extended CQ");
+}
+
+static struct ibv_qp *make_qp_ex(enum ibv_qp_type type, uint64_t ops,
+				 struct dev_qp *d)
+{
+	struct ibv_qp_init_attr_ex a = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = type,
+		.cap = { .max_send_wr = SQ_MAX_WR, .max_recv_wr = RQ_MAX_WR,
+			 .max_send_sge = SQ_MAX_SGE,
+			 .max_recv_sge = RQ_MAX_SGE,
+			 .max_inline_data = MAX_INLINE },
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.pd = pd, .send_ops_flags = ops,
+	};
+	struct ibv_qp *qp = ibv_create_qp_ex(ctx, &a);
+
+	if (qp)
+		*d = dev_qp_of(last_key);
+	return qp;
+}
+
+static void test_qp_ex(void)
+{
+	const uint64_t rc_ops = IBV_QP_EX_WITH_RDMA_WRITE |
+		IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_SEND |
+		IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ |
+		IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
+		IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_LOCAL_INV |
+		IBV_QP_EX_WITH_SEND_WITH_INV;
+	struct ibv_ah_attr aattr = { .is_global = 1, .port_num = 1 };
+	char x[7] = "1234567", y[5] = "abcde";
+	struct ibv_data_buf bufs[2] = { { x, sizeof(x) }, { y, sizeof(y) } };
+	struct ibv_sge sg5[5] = {};
+	const struct orca_send_wqe *w;
+	const struct orca_sge *s;
+	struct ibv_qp_ex *qpx;
+	unsigned int before;
+	struct ibv_qp *qp;
+	struct ibv_ah *ah;
+	struct dev_qp d;
+	int ret;
+
+	errno = 0;
+	ok(!make_qp_ex(IBV_QPT_UD, IBV_QP_EX_WITH_SEND |
+		       IBV_QP_EX_WITH_RDMA_WRITE, &d) && errno == EOPNOTSUPP,
+	   "create_qp_ex: RDMA_WRITE in send_ops_flags of a UD QP is EOPNOTSUPP");
+	errno = 0;
+	ok(!make_qp_ex(IBV_QPT_RC, IBV_QP_EX_WITH_BIND_MW, &d) &&
+	   errno == EOPNOTSUPP, "create_qp_ex: BIND_MW is EOPNOTSUPP");
+
+	qp = make_qp_ex(IBV_QPT_RC, rc_ops, &d);
+	qpx = qp ? ibv_qp_to_qp_ex(qp) : NULL;
+	if (!qpx) {
+		ok(0, "create_qp_ex RC with every supported send op: %s",
+		   strerror(errno));
+		return;
+	}
+	ok(1, "create_qp_ex RC with every supported send op; ibv_qp_to_qp_ex works");
+
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	ret = ibv_wr_complete(qpx);
+	ok(ret == EINVAL && ld(&d.sq_db->prod) == 0,
+	   "wr_complete in RESET: EINVAL, nothing posted (ret %d)", ret);
+
+	to_state(qp, IBV_QPS_INIT);
+	d.sq_db->dev_flags = 0;
+	before = n_cmd[IB_USER_VERBS_CMD_POST_SEND];
+	ibv_wr_start(qpx);
+	qpx->wr_id = 0x71;
+	qpx->wr_flags = IBV_SEND_SIGNALED | IBV_SEND_SOLICITED;
+	ibv_wr_send_imm(qpx, htobe32(0x01020304));
+	ibv_wr_set_sge(qpx, 0x11, 0x1000, 100);
+	qpx->wr_id = 0x72;
+	qpx->wr_flags = IBV_SEND_INLINE;
+	ibv_wr_rdma_write(qpx, 0x99, 0x8000);
+	ibv_wr_set_inline_data_list(qpx, 2, bufs);
+	qpx->wr_id = 0x73;
+	qpx->wr_flags = 0;
+	ibv_wr_atomic_fetch_add(qpx, 0x98, 0x9000, 5);
+	ibv_wr_set_sge(qpx, 0x12, 0x2000, 8);
+	qpx->wr_id = 0x74;
+	ibv_wr_local_inv(qpx, 0xabc);
+	qpx->wr_id = 0x75;
+	ibv_wr_rdma_write_imm(qpx, 0x97, 0xa000, htobe32(0x0a0b0c0d));
+	ret = ibv_wr_complete(qpx);
+	ok(ret == 0 && ld(&d.sq_db->prod) == 5 &&
+	   n_cmd[IB_USER_VERBS_CMD_POST_SEND] == before + 1,
+	   "a batch of 5 WRs: posted, one kick with POLLING clear (ret %d)", ret);
+
+	w = sq_wqe(&d, 0);
+	s = wqe_sge(w, ORCA_SEND_WQE_HDR_SIZE);
+	ok(le64toh(w->wr_id) == 0x71 &&
+	   le32toh(w->ctrl) == (ORCA_WQE_OP_SEND_IMM |
+				(ORCA_WQE_FLAG_SIGNALED | ORCA_WQE_FLAG_SOLICITED) <<
+				ORCA_WQE_CTRL_FLAGS_SHIFT |
+				1 << ORCA_WQE_CTRL_NUM_SGE_SHIFT) &&
+	   le32toh(w->imm_inv) == 0x01020304 && le64toh(s[0].addr) == 0x1000 &&
+	   le32toh(s[0].length) == 100 && le32toh(s[0].lkey) == 0x11,
+	   "wr_send_imm + wr_set_sge: WQE as ibv_post_send writes it");
+	w = sq_wqe(&d, 1);
+	ok(le64toh(w->wr_id) == 0x72 &&
+	   le32toh(w->ctrl) == (ORCA_WQE_OP_RDMA_WRITE |
+				ORCA_WQE_FLAG_INLINE << ORCA_WQE_CTRL_FLAGS_SHIFT) &&
+	   le32toh(w->inline_len) == 12 && !memcmp((const char *)w + 64, x, 7) &&
+	   !memcmp((const char *)w + 71, y, 5) &&
+	   le64toh(w->seg.rdma.remote_addr) == 0x8000 &&
+	   le32toh(w->seg.rdma.rkey) == 0x99,
+	   "wr_rdma_write + wr_set_inline_data_list: 12 inline bytes");
+	w = sq_wqe(&d, 2);
+	ok((le32toh(w->ctrl) & ORCA_WQE_CTRL_OPCODE_MASK) ==
+	   ORCA_WQE_OP_ATOMIC_FETCH_ADD &&
+	   le64toh(w->seg.atomic.compare_add) == 5 &&
+	   le64toh(w->seg.atomic.remote_addr) == 0x9000,
+	   "wr_atomic_fetch_add: atomic segment");
+	w = sq_wqe(&d, 3);
+	ok((le32toh(w->ctrl) & ORCA_WQE_CTRL_OPCODE_MASK) == ORCA_WQE_OP_LOCAL_INV &&
+	   le32toh(w->imm_inv) == 0xabc, "wr_local_inv: key");
+	w = sq_wqe(&d, 4);
+	ok((le32toh(w->ctrl) & ORCA_WQE_CTRL_OPCODE_MASK) ==
+	   ORCA_WQE_OP_RDMA_WRITE_IMM && le32toh(w->imm_inv) == 0x0a0b0c0d &&
+	   le32toh(w->seg.rdma.rkey) == 0x97,
+	   "wr_rdma_write_imm: immediate and rdma segment");
+	st(&d.sq_db->cons, 5);
+	d.sq_db->dev_flags = htole32(ORCA_DB_DEV_POLLING);
+
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	ibv_wr_send(qpx);
+	ibv_wr_set_sge_list(qpx, 5, sg5);
+	ibv_wr_send(qpx);
+	ret = ibv_wr_complete(qpx);
+	ok(ret == EINVAL && ld(&d.sq_db->prod) == 5,
+	   "a batch with 5 SGEs on its 2nd WR: EINVAL, none of the 3 posted");
+
+	ibv_wr_start(qpx);
+	ibv_wr_atomic_cmp_swp(qpx, 1, 0x10, 1, 2);
+	ret = ibv_wr_complete(qpx);
+	ok(ret == EINVAL, "an atomic without its SGE: EINVAL");
+
+	ibv_wr_start(qpx);
+	for (int i = 0; i < SQ_MAX_WR + 1; i++)
+		ibv_wr_send(qpx);
+	ret = ibv_wr_complete(qpx);
+	ok(ret == ENOMEM && ld(&d.sq_db->prod) == 5,
+	   "a batch beyond max_send_wr: ENOMEM, none posted");
+
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	ibv_wr_abort(qpx);
+	ibv_wr_start(qpx);
+	qpx->wr_id = 0x80;
+	ibv_wr_send(qpx);
+	ret = ibv_wr_complete(qpx);
+	ok(ret == 0 && ld(&d.sq_db->prod) == 6 &&
+	   le64toh(sq_wqe(&d, 5)->wr_id) == 0x80,
+	   "wr_abort drops its WR; the next batch takes the slot");
+	ibv_destroy_qp(qp);
+
+	ah = ibv_create_ah(pd, &aattr);
+	qp = make_qp_ex(IBV_QPT_UD, IBV_QP_EX_WITH_SEND, &d);
+	qpx = qp ? ibv_qp_to_qp_ex(qp) : NULL;
+	if (!ah || !qpx || to_state(qp, IBV_QPS_INIT)) {
+		ok(0, "ud qp_ex in INIT and an AH");
+		return;
+	}
+	d.sq_db->dev_flags = htole32(ORCA_DB_DEV_POLLING);
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	ret = ibv_wr_complete(qpx);
+	ok(ret == EINVAL && ld(&d.sq_db->prod) == 0,
+	   "UD wr_send without wr_set_ud_addr: EINVAL");
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	ibv_wr_set_ud_addr(qpx, ah, 0x777, 0x11111111);
+	ibv_wr_set_inline_data(qpx, x, 3);
+	ret = ibv_wr_complete(qpx);
+	w = sq_wqe(&d, 0);
+	ok(ret == 0 && le32toh(w->seg.ud.ahn) == AHN &&
+	   le32toh(w->seg.ud.remote_qpn) == 0x777 &&
+	   le32toh(w->seg.ud.remote_qkey) == 0x11111111 &&
+	   le32toh(w->inline_len) == 3,
+	   "UD wr_send + wr_set_ud_addr + inline: ud segment");
+	ibv_destroy_qp(qp);
+	ibv_destroy_ah(ah);
+}
+
 int main(void)
 {
 	struct ibv_device **list;
@@ -1114,6 +1360,8 @@ int main(void)
 	test_arm();
 	test_resize();
 	test_threads();
+	test_cq_ex();
+	test_qp_ex();
 
 	ok(!ibv_destroy_cq(cq), "destroy cq");
 	ibv_dealloc_pd(pd);
