@@ -96,15 +96,17 @@ struct orca_ceq {
 
 /*
  * Queue memory of a CQ, QP or SRQ: one physically contiguous, zeroed,
- * page-aligned allocation, split into order-0 pages so that they can be
- * mapped to userspace page by page.  Referenced by the object and by its
- * mmap entry; the last reference unmaps and frees it.
+ * page-aligned allocation.  For a user object it is split into order-0
+ * pages so that they can be mapped to userspace page by page; a kernel
+ * object's is coherent DMA memory (dma_alloc_coherent), which the CPU and
+ * the device see alike on every platform.  Referenced by the object and
+ * by its mmap entry; the last reference unmaps and frees it.
  */
 struct orca_qmem {
 	struct kref ref;
 	struct device *dmadev;
 	struct list_head zombie;	/* on orca_dev.zombies */
-	struct page *page;
+	struct page *page;		/* NULL: coherent kernel memory */
 	unsigned int order;
 	size_t size;
 	void *va;
@@ -174,9 +176,31 @@ struct orca_cq {
 	u32 cqn;
 	u8 log2_depth;
 	u32 eqn;
+	bool user;
 	struct orca_qmem *qmem;
 	struct orca_mmap_entry *mentry;	/* user CQs */
 	struct mutex resize_lock;	/* qmem, mentry, log2_depth */
+
+	/* Kernel CQs: the consumer side of the ring. */
+	spinlock_t lock;		/* everything below, and log2_depth */
+	struct orca_cqe *ring;
+	struct orca_db_record *db;
+	u32 cons;
+	u16 arm_seq;
+	u32 arm_word;			/* last arm word written */
+	bool resizing;			/* poll_cq finds nothing meanwhile */
+};
+
+/* A kernel QP's send or receive queue, or a kernel SRQ: the poster's side. */
+struct orca_kwq {
+	spinlock_t lock;		/* prod and the ring slots */
+	void *ring;
+	struct orca_db_record *db;
+	u32 prod;
+	u32 max_wr;			/* reported capacity */
+	u32 max_sge;
+	u8 log2_depth;
+	u8 log2_stride;
 };
 
 struct orca_wq_geom {
@@ -199,6 +223,10 @@ struct orca_qp {
 	struct orca_mmap_entry *mentry;
 	struct ib_qp_cap cap;	/* as reported at create */
 	enum ib_sig_type sq_sig_type;
+	bool user;
+	bool in_reset;		/* last successful modify: RESET (or none) */
+	struct orca_kwq ksq;	/* kernel QPs */
+	struct orca_kwq krq;	/* kernel QPs without an SRQ */
 };
 
 struct orca_srq {
@@ -209,6 +237,8 @@ struct orca_srq {
 	u32 db_offset;
 	struct orca_qmem *qmem;
 	struct orca_mmap_entry *mentry;
+	bool user;
+	struct orca_kwq kwq;	/* kernel SRQs */
 };
 
 /* A REG_MR page list: level 1, or level 2 with the pages of entries. */
@@ -232,8 +262,12 @@ struct orca_mr {
 	u8 page_shift;
 	u32 num_pages;
 	struct ib_umem *umem;
-	/* Fast-reg MRs: the page list built by map_mr_sg. */
-	u64 *pages;
+	/*
+	 * Fast-reg MRs: the page list built by map_mr_sg, in coherent DMA
+	 * memory: a REG_MR work request points the device at it.
+	 */
+	__le64 *pages;
+	dma_addr_t pages_dma;
 	u32 max_pages;
 	u32 npages;
 	/* User MRs: the page list, only while REG_MR may still read it. */
@@ -366,7 +400,8 @@ int orca_udata_get_req(struct ib_udata *udata, void *req, size_t len);
 int orca_udata_no_req(struct ib_udata *udata);
 int orca_udata_basic_req(struct ib_udata *udata, size_t resp_len);
 int orca_udata_put_resp(struct ib_udata *udata, void *resp, size_t len);
-struct orca_qmem *orca_qmem_alloc(struct orca_dev *dev, size_t size);
+struct orca_qmem *orca_qmem_alloc(struct orca_dev *dev, size_t size,
+				  bool user);
 void orca_qmem_put(struct orca_qmem *qmem);
 void orca_qmem_destroyed(struct orca_dev *dev, struct orca_qmem *qmem,
 			 bool device_done);
@@ -385,6 +420,8 @@ int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 int orca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int orca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int orca_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
+int orca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int orca_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 
 /* orca_qp.c */
 int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
@@ -402,6 +439,16 @@ int orca_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 int orca_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
 int orca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 u32 orca_access_to_hw(int access);
+void orca_kwq_init(struct orca_kwq *wq, struct orca_qmem *qmem,
+		   const struct orca_wq_geom *g, u32 db_offset, u32 max_wr);
+
+/* orca_wr.c */
+int orca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		   const struct ib_send_wr **bad_wr);
+int orca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		   const struct ib_recv_wr **bad_wr);
+int orca_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+		       const struct ib_recv_wr **bad_wr);
 int orca_wq_geom(u32 max_wr, u32 max_sge, u32 hdr, u32 min_stride,
 		 u32 inline_len, struct orca_wq_geom *g);
 

@@ -7,6 +7,7 @@
  * CQ's doorbell record.  User CQs map all of it.
  */
 
+#include <linux/bitfield.h>
 #include <linux/log2.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/rdma_netlink.h>
@@ -14,6 +15,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "orca.h"
+#include "orca_ring.h"
 #include <rdma/orca-abi.h>
 
 static size_t orca_cq_ring_bytes(u32 depth)
@@ -27,6 +29,12 @@ static u32 orca_cq_depth(struct orca_dev *dev, int cqe)
 	if (cqe < 0 || cqe > le32_to_cpu(dev->hw_attr.max_cqe))
 		return 0;
 	return roundup_pow_of_two(max(cqe, 2));
+}
+
+static void orca_cq_kick(struct orca_dev *dev, struct orca_cq *cq)
+{
+	orca_reg_write(dev, ORCA_REG_CQ_DB,
+		       FIELD_PREP(ORCA_CQ_DB_CQN, cq->cqn));
 }
 
 int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
@@ -57,12 +65,18 @@ int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		return -EINVAL;
 
 	mutex_init(&cq->resize_lock);
+	spin_lock_init(&cq->lock);
+	cq->user = !!udata;
 	cq->log2_depth = ilog2(depth);
 	cq->eqn = dev->ceqs[attr->comp_vector].eqn;
 	ring_bytes = orca_cq_ring_bytes(depth);
-	cq->qmem = orca_qmem_alloc(dev, ring_bytes + PAGE_SIZE);
+	cq->qmem = orca_qmem_alloc(dev, ring_bytes + PAGE_SIZE, cq->user);
 	if (IS_ERR(cq->qmem))
 		return PTR_ERR(cq->qmem);
+	cq->ring = cq->qmem->va;
+	cq->db = cq->qmem->va + ring_bytes;
+	cq->cons = 0;
+	cq->arm_seq = 0;
 
 	ret = orca_cmd_create_cq(dev, cq->qmem->dma, cq->qmem->dma + ring_bytes,
 				 cq->log2_depth, cq->eqn, &cq->cqn);
@@ -130,7 +144,7 @@ int orca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 		return -EINVAL;
 
 	ring_bytes = orca_cq_ring_bytes(depth);
-	qmem = orca_qmem_alloc(dev, ring_bytes + PAGE_SIZE);
+	qmem = orca_qmem_alloc(dev, ring_bytes + PAGE_SIZE, cq->user);
 	if (IS_ERR(qmem))
 		return PTR_ERR(qmem);
 	if (udata) {
@@ -142,6 +156,13 @@ int orca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	}
 
 	mutex_lock(&cq->resize_lock);
+	/*
+	 * A kernel CQ is not polled while the device moves its entries:
+	 * the record's cons must not change under the move.
+	 */
+	spin_lock_irq(&cq->lock);
+	cq->resizing = true;
+	spin_unlock_irq(&cq->lock);
 	/* The new record starts where the old one is. */
 	memcpy(qmem->va + ring_bytes,
 	       cq->qmem->va + orca_cq_ring_bytes(1U << cq->log2_depth),
@@ -149,6 +170,9 @@ int orca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	ret = orca_cmd_resize_cq(dev, cq->cqn, qmem->dma,
 				 qmem->dma + ring_bytes, ilog2(depth));
 	if (ret) {
+		spin_lock_irq(&cq->lock);
+		cq->resizing = false;
+		spin_unlock_irq(&cq->lock);
 		mutex_unlock(&cq->resize_lock);
 		goto err_unexpose;
 	}
@@ -156,9 +180,21 @@ int orca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	orca_qmem_destroyed(dev, cq->qmem, true);
 	if (cq->mentry)
 		orca_qmem_unexpose(cq->mentry);
+	spin_lock_irq(&cq->lock);
 	cq->qmem = qmem;
-	cq->mentry = mentry;
+	cq->ring = qmem->va;
+	cq->db = qmem->va + ring_bytes;
 	cq->log2_depth = ilog2(depth);
+	cq->resizing = false;
+	if (!cq->user && (cq->arm_word & ORCA_CQ_ARM_REQUEST)) {
+		/* An arm written meanwhile may have missed the move. */
+		WRITE_ONCE(cq->db->arm, cpu_to_le32(cq->arm_word));
+		/* The arm word before the doorbell that re-evaluates it. */
+		mb();
+		orca_cq_kick(dev, cq);
+	}
+	spin_unlock_irq(&cq->lock);
+	cq->mentry = mentry;
 	ibcq->cqe = depth;
 	mutex_unlock(&cq->resize_lock);
 
@@ -209,4 +245,200 @@ int orca_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq)
 err:
 	nla_nest_cancel(msg, nest);
 	return -EMSGSIZE;
+}
+
+static enum ib_wc_status orca_wc_status(u32 status)
+{
+	switch (status) {
+	case ORCA_CQE_ST_SUCCESS:
+		return IB_WC_SUCCESS;
+	case ORCA_CQE_ST_LOC_LEN_ERR:
+		return IB_WC_LOC_LEN_ERR;
+	case ORCA_CQE_ST_LOC_QP_OP_ERR:
+		return IB_WC_LOC_QP_OP_ERR;
+	case ORCA_CQE_ST_LOC_PROT_ERR:
+		return IB_WC_LOC_PROT_ERR;
+	case ORCA_CQE_ST_WR_FLUSH_ERR:
+		return IB_WC_WR_FLUSH_ERR;
+	case ORCA_CQE_ST_MW_BIND_ERR:
+		return IB_WC_MW_BIND_ERR;
+	case ORCA_CQE_ST_BAD_RESP_ERR:
+		return IB_WC_BAD_RESP_ERR;
+	case ORCA_CQE_ST_LOC_ACCESS_ERR:
+		return IB_WC_LOC_ACCESS_ERR;
+	case ORCA_CQE_ST_REM_INV_REQ_ERR:
+		return IB_WC_REM_INV_REQ_ERR;
+	case ORCA_CQE_ST_REM_ACCESS_ERR:
+		return IB_WC_REM_ACCESS_ERR;
+	case ORCA_CQE_ST_REM_OP_ERR:
+		return IB_WC_REM_OP_ERR;
+	case ORCA_CQE_ST_RETRY_EXC_ERR:
+		return IB_WC_RETRY_EXC_ERR;
+	case ORCA_CQE_ST_RNR_RETRY_EXC_ERR:
+		return IB_WC_RNR_RETRY_EXC_ERR;
+	case ORCA_CQE_ST_FATAL_ERR:
+		return IB_WC_FATAL_ERR;
+	default:
+		return IB_WC_GENERAL_ERR;
+	}
+}
+
+static enum ib_wc_opcode orca_wc_opcode(u32 op)
+{
+	switch (op) {
+	case ORCA_CQE_OP_SEND:
+		return IB_WC_SEND;
+	case ORCA_CQE_OP_RDMA_WRITE:
+		return IB_WC_RDMA_WRITE;
+	case ORCA_CQE_OP_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	case ORCA_CQE_OP_ATOMIC_CMP_SWP:
+		return IB_WC_COMP_SWAP;
+	case ORCA_CQE_OP_ATOMIC_FETCH_ADD:
+		return IB_WC_FETCH_ADD;
+	case ORCA_CQE_OP_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
+	case ORCA_CQE_OP_REG_MR:
+		return IB_WC_REG_MR;
+	case ORCA_CQE_OP_RECV_RDMA_IMM:
+		return IB_WC_RECV_RDMA_WITH_IMM;
+	default:
+		return IB_WC_RECV;
+	}
+}
+
+/*
+ * Translate one CQE.  The QP is looked up by number: a CQE of a QP that
+ * has been destroyed meanwhile names no QP, and is dropped (false).  Only
+ * the address of the ib_qp is formed here, nothing is read through it.
+ */
+static bool orca_cqe_to_wc(struct orca_dev *dev, const struct orca_cqe *cqe,
+			   u32 status_owner, struct ib_wc *wc)
+{
+	u32 info = le32_to_cpu(cqe->info);
+	u32 flags = (info & ORCA_CQE_INFO_FLAGS_MASK) >>
+		    ORCA_CQE_INFO_FLAGS_SHIFT;
+	u32 imm_inv = le32_to_cpu(cqe->imm_inv);
+	struct orca_qp *qp;
+
+	qp = xa_load(&dev->qp_xa, le32_to_cpu(cqe->qpn) & ORCA_QP_DB_QPN);
+	if (!qp)
+		return false;
+
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = le64_to_cpu(cqe->wr_id);
+	wc->status = orca_wc_status(status_owner & ORCA_CQE_STATUS_MASK);
+	wc->opcode = orca_wc_opcode(info & ORCA_CQE_INFO_OPCODE_MASK);
+	wc->byte_len = le32_to_cpu(cqe->byte_len);
+	wc->qp = &qp->ibqp;
+	wc->src_qp = le32_to_cpu(cqe->src_qp) & ORCA_QP_DB_QPN;
+	wc->port_num = ORCA_PORT_NUM;
+	if (flags & ORCA_CQE_FLAG_IMM) {
+		wc->ex.imm_data = cpu_to_be32(imm_inv);
+		wc->wc_flags |= IB_WC_WITH_IMM;
+	} else if (flags & ORCA_CQE_FLAG_INV) {
+		wc->ex.invalidate_rkey = imm_inv;
+		wc->wc_flags |= IB_WC_WITH_INVALIDATE;
+	}
+	if (flags & ORCA_CQE_FLAG_GRH) {
+		wc->wc_flags |= IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE;
+		wc->network_hdr_type = (flags & ORCA_CQE_FLAG_IPV4) ?
+				       RDMA_NETWORK_IPV4 : RDMA_NETWORK_IPV6;
+	}
+	return true;
+}
+
+static bool orca_cqe_valid(struct orca_cq *cq, u32 idx, u32 *status_owner)
+{
+	struct orca_cqe *cqe = &cq->ring[orca_ring_slot(idx, cq->log2_depth)];
+	u32 so = le32_to_cpu(READ_ONCE(cqe->status_owner));
+
+	if (!!(so & ORCA_CQE_OWNER) != orca_ring_phase(idx, cq->log2_depth))
+		return false;
+	*status_owner = so;
+	return true;
+}
+
+/*
+ * Kernel CQs only: a user CQ is polled by its owner, in its own mapping
+ * (the uverbs POLL_CQ command on one is refused).
+ */
+int orca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
+{
+	struct orca_dev *dev = to_odev(ibcq->device);
+	struct orca_cq *cq = to_ocq(ibcq);
+	unsigned long flags;
+	u32 start, so;
+	int n = 0;
+
+	if (cq->user)
+		return -EOPNOTSUPP;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	if (cq->resizing)
+		goto out;
+	start = cq->cons;
+	while (n < num_entries && orca_cqe_valid(cq, cq->cons, &so)) {
+		struct orca_cqe *cqe;
+
+		cqe = &cq->ring[orca_ring_slot(cq->cons, cq->log2_depth)];
+		/* Read the entry only after its owner bit. */
+		dma_rmb();
+		if (orca_cqe_to_wc(dev, cqe, so, &wc[n]))
+			n++;
+		cq->cons++;
+	}
+	if (cq->cons != start) {
+		/* The entries are read before the device may reuse them. */
+		dma_mb();
+		WRITE_ONCE(cq->db->cons, cpu_to_le32(cq->cons));
+	}
+out:
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return n;
+}
+
+/*
+ * Arm the CQ for one completion event.  A user CQ's arm word was written
+ * by its owner (liborca), who found a completion already waiting: only
+ * the doorbell is left to ring.  A kernel CQ's arm follows the same
+ * protocol here: cons, then the arm word with a new sequence, a full
+ * barrier, then a look at the entry at cons.
+ */
+int orca_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
+{
+	struct orca_dev *dev = to_odev(ibcq->device);
+	struct orca_cq *cq = to_ocq(ibcq);
+	unsigned long irqflags;
+	u32 arm, so;
+	int ret = 0;
+
+	if (cq->user) {
+		orca_cq_kick(dev, cq);
+		return 0;
+	}
+
+	spin_lock_irqsave(&cq->lock, irqflags);
+	cq->arm_seq = (cq->arm_seq + 1) & ORCA_CQ_ARM_SEQ_MASK;
+	arm = cq->arm_seq | ORCA_CQ_ARM_REQUEST;
+	if ((flags & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED)
+		arm |= ORCA_CQ_ARM_SOLICITED;
+	cq->arm_word = arm;
+	if (cq->resizing) {
+		/* orca_resize_cq() writes it into the new record. */
+		spin_unlock_irqrestore(&cq->lock, irqflags);
+		return (flags & IB_CQ_REPORT_MISSED_EVENTS) ? 1 : 0;
+	}
+	WRITE_ONCE(cq->db->cons, cpu_to_le32(cq->cons));
+	WRITE_ONCE(cq->db->arm, cpu_to_le32(arm));
+	/* Pairs with the device's barrier between a CQE and reading arm. */
+	mb();
+	if (orca_cqe_valid(cq, cq->cons, &so)) {
+		if (flags & IB_CQ_REPORT_MISSED_EVENTS)
+			ret = 1;
+		else
+			orca_cq_kick(dev, cq);
+	}
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+	return ret;
 }

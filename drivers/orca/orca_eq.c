@@ -265,16 +265,32 @@ static void orca_handle_ceqe(struct orca_dev *dev, u8 type, u64 data)
 }
 
 /*
- * Completion vectors.  Interface v1 has no consumer doorbell for
- * completion EQs: the device raises the vector for every entry it writes
- * (a CQ raises at most one event per arm of its CQ doorbell), and the
- * handler consumes whatever is valid.
+ * Let the device raise @ceq's vector again: it consumed up to cons, and
+ * the device signals the next entry (at once if one is already there).
+ */
+static void orca_ceq_arm(struct orca_ceq *ceq)
+{
+	orca_reg_write(ceq->dev, ORCA_REG_EQ_DB,
+		       FIELD_PREP(ORCA_EQ_DB_EQN, ceq->eqn) |
+		       FIELD_PREP(ORCA_EQ_DB_CONS_IDX,
+				  ceq->eq.cons & ORCA_EQ_DB_CONS_IDX) |
+		       ORCA_EQ_DB_ARM);
+}
+
+/*
+ * Completion vectors.  The device raises a completion EQ's vector once
+ * per arm of the EQ doorbell (and a CQ produces at most one entry per arm
+ * of its own arm word): consume everything valid, call each CQ's
+ * completion handler, then re-arm with the new consumer index.  The
+ * handler runs under the CQ xarray's lock, which destroy_cq takes to
+ * unpublish the CQ: once that returned, no handler runs for it.
  */
 static irqreturn_t orca_ceq_irq_handler(int irq, void *data)
 {
 	struct orca_ceq *ceq = data;
 
 	orca_eq_consume(ceq->dev, &ceq->eq, orca_handle_ceqe);
+	orca_ceq_arm(ceq);
 	return IRQ_HANDLED;
 }
 
@@ -337,6 +353,14 @@ int orca_ceqs_create(struct orca_dev *dev)
 			goto err;
 		}
 		ceq->created = true;
+		if (ceq->eqn > FIELD_MAX(ORCA_EQ_DB_EQN)) {
+			dev_err(orca_device(dev),
+				"completion EQ number %u has no doorbell\n",
+				ceq->eqn);
+			ret = -EIO;
+			goto err;
+		}
+		orca_ceq_arm(ceq);
 	}
 	return 0;
 

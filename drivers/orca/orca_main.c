@@ -61,12 +61,22 @@ static int orca_identify(struct orca_dev *dev)
 		return -ENODEV;
 	}
 	dev->hw_version = orca_reg_read(dev, ORCA_REG_VERSION);
+	/*
+	 * 1.1 added the data-path doorbells (QP, CQ, completion EQ) that
+	 * posting, polling and completion events are built on.  A 1.0
+	 * device would take CQs and QPs that never make progress and
+	 * completion EQs that are never armed: refuse it.
+	 */
 	if (FIELD_GET(ORCA_VERSION_MAJOR, dev->hw_version) !=
-	    ORCA_IFACE_VERSION_MAJOR) {
+	    ORCA_IFACE_VERSION_MAJOR ||
+	    FIELD_GET(ORCA_VERSION_MINOR, dev->hw_version) <
+	    ORCA_IFACE_VERSION_MINOR) {
 		dev_err(orca_device(dev),
-			"unsupported interface version %lu.%lu\n",
+			"unsupported interface version %lu.%lu (need %u.%u or a later %u.x)\n",
 			FIELD_GET(ORCA_VERSION_MAJOR, dev->hw_version),
-			FIELD_GET(ORCA_VERSION_MINOR, dev->hw_version));
+			FIELD_GET(ORCA_VERSION_MINOR, dev->hw_version),
+			ORCA_IFACE_VERSION_MAJOR, ORCA_IFACE_VERSION_MINOR,
+			ORCA_IFACE_VERSION_MAJOR);
 		return -ENODEV;
 	}
 	caps = orca_reg_read(dev, ORCA_REG_CAPS);

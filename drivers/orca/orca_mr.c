@@ -92,7 +92,10 @@ static void orca_mr_free(struct orca_dev *dev, struct orca_mr *mr)
 	orca_pbl_free(dev, &mr->pbl);
 	if (mr->umem)
 		ib_umem_release(mr->umem);
-	kfree(mr->pages);
+	if (mr->pages)
+		dma_free_coherent(dev->dmadev,
+				  mr->max_pages * sizeof(*mr->pages),
+				  mr->pages, mr->pages_dma);
 	kfree(mr);
 }
 
@@ -283,7 +286,9 @@ struct ib_mr *orca_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	mr = orca_mr_alloc();
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	mr->pages = kcalloc(max_num_sg, sizeof(*mr->pages), GFP_KERNEL);
+	mr->pages = dma_alloc_coherent(dev->dmadev,
+				       max_num_sg * sizeof(*mr->pages),
+				       &mr->pages_dma, GFP_KERNEL);
 	if (!mr->pages) {
 		ret = -ENOMEM;
 		goto err_free;
@@ -298,7 +303,8 @@ struct ib_mr *orca_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	return &mr->ibmr;
 
 err_free_pages:
-	kfree(mr->pages);
+	dma_free_coherent(dev->dmadev, max_num_sg * sizeof(*mr->pages),
+			  mr->pages, mr->pages_dma);
 err_free:
 	kfree(mr);
 	return ERR_PTR(ret);
@@ -310,11 +316,14 @@ static int orca_set_page(struct ib_mr *ibmr, u64 addr)
 
 	if (mr->npages >= mr->max_pages)
 		return -ENOMEM;
-	mr->pages[mr->npages++] = addr;
+	mr->pages[mr->npages++] = cpu_to_le64(addr);
 	return 0;
 }
 
-/* The fast-register work request (issue #4) hands this list over. */
+/*
+ * Build the page list a fast-register work request points the device at.
+ * The consumer does not remap an MR while such a request is in flight.
+ */
 int orca_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		   unsigned int *sg_offset)
 {
@@ -335,8 +344,8 @@ int orca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 		ibdev_warn_ratelimited(ibmr->device,
 				       "DEREG_MR 0x%x failed: %d\n",
 				       mr->key, ret);
-		/* The device may still write to the pages. */
-		if (mr->umem) {
+		/* The device may still access the pages or the page list. */
+		if (mr->umem || mr->pages) {
 			orca_mr_zombie(dev, mr);
 			return 0;
 		}

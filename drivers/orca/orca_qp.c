@@ -45,6 +45,20 @@ int orca_wq_geom(u32 max_wr, u32 max_sge, u32 hdr, u32 min_stride,
 	return 0;
 }
 
+/* The poster's side of a kernel work queue in @qmem. */
+void orca_kwq_init(struct orca_kwq *wq, struct orca_qmem *qmem,
+		   const struct orca_wq_geom *g, u32 db_offset, u32 max_wr)
+{
+	spin_lock_init(&wq->lock);
+	wq->ring = qmem->va + g->offset;
+	wq->db = qmem->va + db_offset;
+	wq->prod = 0;
+	wq->max_wr = max_wr;
+	wq->max_sge = g->max_sge;
+	wq->log2_depth = g->log2_depth;
+	wq->log2_stride = g->log2_stride;
+}
+
 static size_t orca_wq_bytes(const struct orca_wq_geom *g)
 {
 	return PAGE_ALIGN((size_t)1 << (g->log2_depth + g->log2_stride));
@@ -168,9 +182,17 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	qp->sq.offset = 0;
 	qp->rq.offset = sq_bytes;
 	qp->db_offset = sq_bytes + rq_bytes;
-	qp->qmem = orca_qmem_alloc(dev, qp->db_offset + PAGE_SIZE);
+	qp->user = !!udata;
+	qp->in_reset = true;
+	qp->qmem = orca_qmem_alloc(dev, qp->db_offset + PAGE_SIZE, qp->user);
 	if (IS_ERR(qp->qmem))
 		return PTR_ERR(qp->qmem);
+	orca_kwq_init(&qp->ksq, qp->qmem, &qp->sq, qp->db_offset,
+		      attr->cap.max_send_wr);
+	if (qp->has_rq)
+		orca_kwq_init(&qp->krq, qp->qmem, &qp->rq,
+			      qp->db_offset + ORCA_RQ_DB_OFFSET,
+			      attr->cap.max_recv_wr);
 
 	info = FIELD_PREP(ORCA_QP_INFO_TYPE, qp->hw_type);
 	if (attr->sq_sig_type == IB_SIGNAL_ALL_WR)
@@ -493,8 +515,12 @@ int orca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	ret = orca_qp_attr_to_hw(attr, mask, &hw);
 	if (ret)
 		return ret;
-	return orca_cmd_modify_qp(to_odev(ibqp->device), to_oqp(ibqp)->qpn,
-				  &hw);
+	ret = orca_cmd_modify_qp(to_odev(ibqp->device), to_oqp(ibqp)->qpn,
+				 &hw);
+	if (!ret && (mask & IB_QP_STATE))
+		WRITE_ONCE(to_oqp(ibqp)->in_reset,
+			   attr->qp_state == IB_QPS_RESET);
+	return ret;
 }
 
 static void orca_av_from_hw(const struct orca_hw_qp_attr *hw,
@@ -626,9 +652,12 @@ int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 	ring_bytes = orca_wq_bytes(&srq->wq);
 	srq->db_offset = ring_bytes;
 	srq->max_sge = srq->wq.max_sge;
-	srq->qmem = orca_qmem_alloc(dev, ring_bytes + PAGE_SIZE);
+	srq->user = !!udata;
+	srq->wq.offset = 0;
+	srq->qmem = orca_qmem_alloc(dev, ring_bytes + PAGE_SIZE, srq->user);
 	if (IS_ERR(srq->qmem))
 		return PTR_ERR(srq->qmem);
+	orca_kwq_init(&srq->kwq, srq->qmem, &srq->wq, ring_bytes, depth);
 
 	hw.pdn = cpu_to_le32(to_opd(ibsrq->pd)->pdn);
 	hw.cfg = cpu_to_le32(orca_wq_cfg(&srq->wq));

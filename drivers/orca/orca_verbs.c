@@ -303,11 +303,14 @@ static int orca_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 }
 
 /*
- * Queue memory.  Allocated as one block so the device sees it contiguous,
- * then split into independent pages: each can be inserted into a user
- * mapping, which holds its own page reference.
+ * Queue memory.  A user object's is allocated as one block so the device
+ * sees it contiguous, then split into independent pages: each can be
+ * inserted into a user mapping, which holds its own page reference.  A
+ * kernel object's is coherent DMA memory: the driver polls it and writes
+ * it while the device does, with no sync calls on any platform.
  */
-struct orca_qmem *orca_qmem_alloc(struct orca_dev *dev, size_t size)
+struct orca_qmem *orca_qmem_alloc(struct orca_dev *dev, size_t size,
+				  bool user)
 {
 	struct orca_qmem *qmem;
 	unsigned int i, order;
@@ -320,6 +323,18 @@ struct orca_qmem *orca_qmem_alloc(struct orca_dev *dev, size_t size)
 	qmem = kzalloc(sizeof(*qmem), GFP_KERNEL);
 	if (!qmem)
 		return ERR_PTR(-ENOMEM);
+	qmem->size = size;
+	qmem->dmadev = dev->dmadev;
+	kref_init(&qmem->ref);
+	INIT_LIST_HEAD(&qmem->zombie);
+	if (!user) {
+		qmem->va = dma_alloc_coherent(dev->dmadev, size, &qmem->dma,
+					      GFP_KERNEL | __GFP_NOWARN);
+		if (!qmem->va)
+			goto err_free;
+		return qmem;
+	}
+
 	qmem->page = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN, order);
 	if (!qmem->page)
 		goto err_free;
@@ -327,15 +342,11 @@ struct orca_qmem *orca_qmem_alloc(struct orca_dev *dev, size_t size)
 	/* Give back what the power-of-two block has beyond @size. */
 	for (i = size >> PAGE_SHIFT; i < (1U << order); i++)
 		__free_page(qmem->page + i);
-	qmem->size = size;
 	qmem->va = page_address(qmem->page);
-	qmem->dmadev = dev->dmadev;
 	qmem->dma = dma_map_page(dev->dmadev, qmem->page, 0, size,
 				 DMA_BIDIRECTIONAL);
 	if (dma_mapping_error(dev->dmadev, qmem->dma))
 		goto err_free_pages;
-	kref_init(&qmem->ref);
-	INIT_LIST_HEAD(&qmem->zombie);
 	return qmem;
 
 err_free_pages:
@@ -351,6 +362,12 @@ static void orca_qmem_release(struct kref *ref)
 	struct orca_qmem *qmem = container_of(ref, struct orca_qmem, ref);
 	unsigned int i;
 
+	if (!qmem->page) {
+		dma_free_coherent(qmem->dmadev, qmem->size, qmem->va,
+				  qmem->dma);
+		kfree(qmem);
+		return;
+	}
 	dma_unmap_page(qmem->dmadev, qmem->dma, qmem->size, DMA_BIDIRECTIONAL);
 	for (i = 0; i < qmem->size >> PAGE_SHIFT; i++)
 		__free_page(qmem->page + i);
@@ -760,12 +777,17 @@ const struct ib_device_ops orca_dev_ops = {
 	.mmap_free = orca_mmap_free,
 	.modify_qp = orca_modify_qp,
 	.modify_srq = orca_modify_srq,
+	.poll_cq = orca_poll_cq,
+	.post_recv = orca_post_recv,
+	.post_send = orca_post_send,
+	.post_srq_recv = orca_post_srq_recv,
 	.query_device = orca_query_device,
 	.query_pkey = orca_query_pkey,
 	.query_port = orca_query_port,
 	.query_qp = orca_query_qp,
 	.query_srq = orca_query_srq,
 	.reg_user_mr = orca_reg_user_mr,
+	.req_notify_cq = orca_req_notify_cq,
 	.resize_cq = orca_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, orca_ah, ibah),
