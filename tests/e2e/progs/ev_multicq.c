@@ -3,7 +3,8 @@
  * Several CQs on one completion channel (ibv_create_comp_channel(3),
  * ibv_get_cq_event(3)): each event names the CQ that got it and that CQ's
  * cq_context; a CQ on another channel delivers there and not here; events
- * are acknowledged per CQ.
+ * are acknowledged per CQ; a channel with a CQ on it cannot be destroyed
+ * (ibv_create_comp_channel(3)).
  *
  * Three CQs on channel 1 (contexts tag[0..2]), a fourth on channel 2; each
  * is the receive CQ of its own QP pair.
@@ -108,6 +109,11 @@ int main(int argc, char **argv)
 		if (ibv_destroy_qp(qa[i]) || ibv_destroy_qp(qb[i]))
 			good = 0;
 	ok(good, "destroy the QPs");
+	i = ibv_destroy_comp_channel(ch2);
+	ok(i != 0, "ibv_destroy_comp_channel fails while a CQ still uses the channel (%s)",
+	   i ? strerror(i) : "it succeeded");
+	if (!i)
+		ev_bail("the channel is gone under its CQ");
 	for (i = 0; i < NCQ; i++)
 		if (ibv_destroy_cq(cq[i]))
 			good = 0;

@@ -8,6 +8,8 @@
  *     and its cq_context;
  *   - without a new arm, a further completion raises nothing;
  *   - re-armed, the next completion raises the next event;
+ *   - many arms in a row (enough to wrap a 16-bit arm sequence) still
+ *     yield the event of the last one;
  *   - ibv_ack_cq_events(3) acknowledges several events in one call, and
  *     the CQ is then destroyed without waiting.
  *
@@ -117,6 +119,27 @@ int main(int argc, char **argv)
 			ibv_ack_cq_events(cq, 2);
 		else if (r == 0 || r2 == 0)
 			ibv_ack_cq_events(cq, 1);
+	}
+
+	/*
+	 * Every call requests an event: the last of many arms in a row (no
+	 * completion in between; 65536 of them, enough to wrap any 16-bit
+	 * arm sequence back to the value of the arm that fired last) is
+	 * still honoured by the next completion.
+	 */
+	{
+		int i, fails = 0;
+
+		for (i = 0; i < 65536; i++)
+			if (ibv_req_notify_cq(cq, 0))
+				fails++;
+		ok(!fails, "65536 ibv_req_notify_cq calls in a row, no completion in between");
+		ok(one_completion(a, b, cq, aux, 1), "then a completion");
+		r = ev_get(ch, ev_wait_ms, &ecq, &ectx);
+		ok(event_is(r, ecq, ectx, cq), "it raises the event the last arm asked for");
+		if (r == 0)
+			ibv_ack_cq_events(ecq, 1);
+		ok(ev_silent(ch, ev_quiet_ms), "and only one");
 	}
 
 	ok(!ibv_destroy_qp(a) && !ibv_destroy_qp(b), "destroy the QPs");
