@@ -46,6 +46,7 @@ PKGS_COMMON=(
 	gcc make bc bison flex libelf-dev libssl-dev dwarves rsync xz-utils
 	pkg-config
 	shellcheck
+	strace
 )
 
 missing_pkgs() { # missing_pkgs PKG...: print those not installed
