@@ -66,6 +66,11 @@ struct orca_alloc_pd_resp {
  * (the QP doorbell register, through the driver for userspace).  The
  * device clears the flag, issues a full barrier and re-reads prod before
  * it stops polling, so one of the two always sees the other's store.
+ * Userspace notifies with a uverbs POST_SEND (SQ) or POST_RECV (RQ)
+ * carrying no WR, and arms a CQ whose next CQE is already there with
+ * REQ_NOTIFY_CQ.  Linux leaves these three commands out of the default
+ * ib_device.uverbs_cmd_mask, so orca.ko must add them; otherwise uverbs
+ * answers EOPNOTSUPP without calling the driver.
  *
  * CQ: software writes cons (entries consumed, free-running) and arm; the
  * device never writes the CQ record.

@@ -25,6 +25,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "datapath.h"
@@ -44,17 +45,25 @@ void orca_wq_fini(struct orca_wq *wq)
 	pthread_spin_destroy(&wq->lock);
 }
 
+/*
+ * The WRs are in the ring and stay posted, but the device may not look
+ * at the queue again until something else wakes it: the application is
+ * likely to wait forever.  Say so once per process, on stderr too (like
+ * the ABI mismatch in orca.c), since nothing else will.
+ */
 static void orca_kick_failed(const char *what, uint32_t qpn, int err)
 {
 	static int reported;
 
-	/*
-	 * The WRs are in the ring and stay posted; the device finds them the
-	 * next time it polls the queue.  Say so once, not per post.
-	 */
-	if (!__atomic_exchange_n(&reported, 1, __ATOMIC_RELAXED))
-		orca_err("qp %u: %s kick failed: %s\n", qpn, what,
-			 strerror(err));
+	if (__atomic_exchange_n(&reported, 1, __ATOMIC_RELAXED))
+		return;
+	orca_err("qp %u: %s kick failed: %s\n", qpn, what, strerror(err));
+	fprintf(stderr,
+		"liborca: qp %u: the kernel refused the %s doorbell kick (%s)%s\n",
+		qpn, what, strerror(err),
+		err == EOPNOTSUPP ?
+		"; orca.ko must enable POST_SEND, POST_RECV and REQ_NOTIFY_CQ in uverbs_cmd_mask" :
+		"");
 }
 
 void orca_kick_sq(struct orca_qp *qp)
