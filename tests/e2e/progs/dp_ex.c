@@ -5,7 +5,8 @@
  * ibv_create_qp_ex with send_ops_flags posted with the ibv_wr_* API: each
  * opcode of RC, UC and UD, ibv_wr_set_sge, _sge_list, _inline_data,
  * _inline_data_list, _ud_addr, several WRs in one batch, and
- * ibv_wr_abort discarding a batch.  Payloads checked byte for byte.
+ * ibv_wr_abort discarding a batch; ibv_wr_send_inv and ibv_wr_local_inv
+ * of keys that cannot be invalidated.  Payloads checked byte for byte.
  * Prints TAP.  Usage: dp_ex DEVICE
  */
 #include "dp_common.h"
@@ -52,6 +53,8 @@ static struct ibv_cq_ex *make_cq_ex(void)
 	return cq;
 }
 
+static uint64_t extra_ops;	/* added to ops_for() by xend_create */
+
 static int xend_create(struct xend *x, const struct dp_qp_cfg *c)
 {
 	struct ibv_qp_init_attr_ex qa = {
@@ -59,7 +62,7 @@ static int xend_create(struct xend *x, const struct dp_qp_cfg *c)
 		.cap = { .max_send_wr = 64, .max_recv_wr = 64, .max_send_sge = 4,
 			 .max_recv_sge = 4, .max_inline_data = 64 },
 		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
-		.send_ops_flags = ops_for(c->type),
+		.send_ops_flags = ops_for(c->type) | extra_ops,
 	};
 
 	memset(x, 0, sizeof(*x));
@@ -98,7 +101,7 @@ static int xpair_make(struct xpair *p, enum ibv_qp_type t)
 		goto fail;
 	return ok(1, "%s: two QPs from ibv_create_qp_ex (send_ops_flags 0x%llx) with "
 		  "ibv_create_cq_ex CQs, connected, RTS", dp_type_str(t),
-		  (unsigned long long)ops_for(t));
+		  (unsigned long long)(ops_for(t) | extra_ops));
 fail:
 	dp_end_destroy(&p->a.e);
 	dp_end_destroy(&p->b.e);
@@ -483,6 +486,54 @@ static void test_type(enum ibv_qp_type t)
 	xpair_destroy(&p);
 }
 
+/*
+ * ibv_wr_send_inv and ibv_wr_local_inv of keys that cannot be
+ * invalidated (userspace has neither MWs nor fast-register MRs): the
+ * statuses the Orca hardware interface documents, as in dp_opcodes.
+ */
+static void test_inv(void)
+{
+	struct ibv_sge rs = { (uintptr_t)bbuf.p, 64, bbuf.mr->lkey };
+	struct xpair p;
+	struct ibv_wc wc;
+	int got;
+
+	extra_ops = IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_LOCAL_INV;
+	if (!xpair_make(&p, IBV_QPT_RC))
+		goto out;
+	dp_post_recv(p.b.e.qp, 0x2e, &rs, 1);
+	ibv_wr_start(p.a.qpx);
+	p.a.qpx->wr_id = 0x1e;
+	p.a.qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send_inv(p.a.qpx, bbuf.mr->rkey);
+	ibv_wr_set_sge(p.a.qpx, abuf.mr->lkey, (uintptr_t)abuf.p, 16);
+	got = !ibv_wr_complete(p.a.qpx) && xpoll1(p.a.scx, &wc, "send_inv");
+	ok(got && wc.wr_id == 0x1e && wc.status == IBV_WC_REM_INV_REQ_ERR,
+	   "RC ibv_wr_send_inv of an ordinary MR's rkey: REM_INV_REQ_ERR (%s)",
+	   got ? ibv_wc_status_str(wc.status) : "no completion");
+	got = xpoll1(p.b.rcx, &wc, "send_inv responder");
+	ok(got && wc.wr_id == 0x2e && wc.status == IBV_WC_WR_FLUSH_ERR,
+	   "RC ibv_wr_send_inv: the responder's receive is flushed, not consumed (%s)",
+	   got ? ibv_wc_status_str(wc.status) : "no completion");
+	xpair_destroy(&p);
+	dp_ev_forget();
+
+	if (!xpair_make(&p, IBV_QPT_RC))
+		goto out;
+	ibv_wr_start(p.a.qpx);
+	p.a.qpx->wr_id = 0x1f;
+	p.a.qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_local_inv(p.a.qpx, abuf.mr->lkey);
+	got = !ibv_wr_complete(p.a.qpx) && xpoll1(p.a.scx, &wc, "local_inv");
+	ok(got && wc.wr_id == 0x1f && wc.status == IBV_WC_LOC_PROT_ERR,
+	   "RC ibv_wr_local_inv of an ordinary MR's key: LOC_PROT_ERR (%s)",
+	   got ? ibv_wc_status_str(wc.status) : "no completion");
+	xpair_destroy(&p);
+	dp_ev_forget();
+out:
+	extra_ops = 0;
+}
+
 int main(int argc, char **argv)
 {
 	dp_open(argc, argv);
@@ -493,6 +544,7 @@ int main(int argc, char **argv)
 	test_type(IBV_QPT_RC);
 	test_type(IBV_QPT_UC);
 	test_type(IBV_QPT_UD);
+	test_inv();
 	dp_buf_free(&abuf);
 	dp_buf_free(&bbuf);
 	free(lin);
