@@ -5,7 +5,10 @@
 #   make deps    install build and test dependencies (Debian packages only)
 #   make         build orca.ko, orca_soft.ko and liborca-rdmav34.so
 #   make check   build, style checks, KUnit suites and guest end-to-end tests
-#   make demo    boot a guest, bring up orca0 and show it with ibv_devinfo
+#   make demo    boot a guest, bring up orca0, show it with ibv_devinfo and
+#                run ibv_rc_pingpong and ib_write_bw on it
+#   make bench   perftest on orca0 and rxe0 in one guest: ratio table in
+#                build/bench/results.txt (targets are goals, not checks)
 #
 # KDIR selects the kernel build tree.  By default it is the headers package
 # of the Debian stock kernel ABI recorded by 'make deps' in build/kernel-abi.
@@ -17,7 +20,7 @@ KDIR		?= /usr/src/linux-headers-$(ORCA_KABI)
 
 export BUILD_DIR ORCA_KABI KDIR
 
-.PHONY: all modules userspace e2e-progs deps check demo kunit-kernel style clean
+.PHONY: all modules userspace e2e-progs deps check demo bench kunit-kernel style clean
 
 all: modules userspace e2e-progs
 
@@ -39,6 +42,9 @@ check:
 
 demo:
 	tests/demo.sh
+
+bench:
+	tests/bench/run-bench.sh
 
 kunit-kernel:
 	tests/kunit/build-kernel.sh
