@@ -203,7 +203,11 @@ else
 fi
 
 # --- orca0 ---
-if modprobe ib_uverbs && load_ko "$REPO/drivers/orca_soft/orca_soft.ko" &&
+# BENCH_DEVS (default "orca0 rxe0") can leave one out, e.g. to debug.
+DEVS=" ${BENCH_DEVS:-orca0 rxe0} "
+if [[ "$DEVS" != *" orca0 "* ]]; then
+	echo "bench: orca0 left out (BENCH_DEVS)"
+elif modprobe ib_uverbs && load_ko "$REPO/drivers/orca_soft/orca_soft.ko" &&
 	load_ko "$REPO/drivers/orca/orca.ko" &&
 	rdma link add orca0 type orca netdev eth0 && wait_for 30 port_active orca0; then
 	bench_dev orca0
@@ -221,7 +225,9 @@ for m in orca orca_soft; do
 done
 
 # --- rxe0 ---
-if modprobe rdma_rxe && rdma link add rxe0 type rxe netdev eth0 &&
+if [[ "$DEVS" != *" rxe0 "* ]]; then
+	echo "bench: rxe0 left out (BENCH_DEVS)"
+elif modprobe rdma_rxe && rdma link add rxe0 type rxe netdev eth0 &&
 	wait_for 30 port_active rxe0; then
 	bench_dev rxe0
 else
