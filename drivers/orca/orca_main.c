@@ -11,6 +11,7 @@
 
 #include <linux/bitfield.h>
 #include <linux/delay.h>
+#include <linux/dma-map-ops.h>
 #include <linux/interrupt.h>
 #include <linux/iopoll.h>
 #include <linux/module.h>
@@ -174,6 +175,13 @@ static int orca_register(struct orca_dev *dev)
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->phys_port_cnt = 1;
 	ibdev->num_comp_vectors = max_t(unsigned int, dev->num_ceqs, 1);
+	/*
+	 * liborca's kicks: POST_SEND and POST_RECV without WRs, and
+	 * REQ_NOTIFY_CQ, which ib_core leaves out of the default mask.
+	 */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				  BIT_ULL(IB_USER_VERBS_CMD_POST_RECV) |
+				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 	ibdev->node_guid = dev->hw_attr.node_guid;
 	ibdev->dev.parent = &bdev->adev.dev;
 	strscpy(ibdev->node_desc, "Orca HCA", sizeof(ibdev->node_desc));
@@ -227,6 +235,16 @@ static int orca_probe(struct auxiliary_device *adev,
 	ret = dma_set_mask_and_coherent(dev->dmadev, DMA_BIT_MASK(64));
 	if (ret) {
 		dev_err(orca_device(dev), "no usable DMA mask: %d\n", ret);
+		goto err_dealloc;
+	}
+	/*
+	 * User rings are ordinary pages mapped both to the device and,
+	 * cached, to userspace, which polls them with no sync calls: that
+	 * needs a cache-coherent DMA device.
+	 */
+	if (!dev_is_dma_coherent(dev->dmadev)) {
+		dev_err(orca_device(dev), "DMA is not cache-coherent\n");
+		ret = -ENODEV;
 		goto err_dealloc;
 	}
 
