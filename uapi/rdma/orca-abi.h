@@ -55,8 +55,15 @@ struct orca_alloc_pd_resp {
  * writes cons and dev_flags.  cons counts WQEs the device is done with:
  * for an RQ or SRQ, WQEs it has taken (and copied); for an SQ, WQEs whose
  * execution has finished and whose completion, if any, is in the CQ.  A
- * slot below cons may be reused.  prod - cons never exceeds the ring
- * depth; a device that finds it does moves the QP to the error state.
+ * slot below cons may be reused.  cons must be current by the time the
+ * completion can be polled: the device stores cons after a CQE's other
+ * fields and before its owner word (for an RQ/SRQ, a WQE is taken long
+ * before its CQE).  ibv_post_send(3) counts a WR as outstanding until
+ * its completion (or a later one) was polled, and applications such as
+ * perftest keep exactly max_send_wr in flight that way; a cons that
+ * lags the CQEs makes their next post fail with ENOMEM.  prod - cons
+ * never exceeds the ring depth; a device that finds it does moves the
+ * QP to the error state.
  * A move to RESET drops every WQE of the QP's SQ and RQ: when MODIFY_QP
  * completes, the device has written to each record the cons it will
  * continue from, and software restarts prod there.
