@@ -37,6 +37,7 @@ int orca_wq_init(struct orca_wq *wq, uint32_t max_wr, uint32_t max_sge)
 	wq->max_wr = max_wr;
 	wq->max_post_sge = max_sge;
 	wq->prod = 0;
+	wq->cons_seen = 0;
 	return pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE);
 }
 
@@ -103,6 +104,7 @@ void orca_qp_reset_indices(struct orca_qp *qp)
 			continue;
 		pthread_spin_lock(&wq->lock);
 		wq->prod = orca_ld_acquire(&wq->db->cons);
+		wq->cons_seen = wq->prod;
 		orca_st_release(&wq->db->prod, wq->prod);
 		pthread_spin_unlock(&wq->lock);
 	}
@@ -309,7 +311,7 @@ int orca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 {
 	struct orca_qp *qp = to_oqp(ibqp);
 	struct orca_wq *sq = &qp->sq;
-	uint32_t start, cons;
+	uint32_t start;
 	bool kick = false;
 	int err = 0;
 
@@ -320,9 +322,8 @@ int orca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	}
 
 	start = sq->prod;
-	cons = orca_ld_acquire(&sq->db->cons);
 	for (; wr; wr = wr->next) {
-		if (orca_wq_full(sq, &cons)) {
+		if (orca_wq_full(sq)) {
 			err = ENOMEM;
 			break;
 		}
@@ -379,11 +380,10 @@ static int orca_post_recv_locked(struct orca_wq *wq, struct ibv_recv_wr *wr,
 				 struct ibv_recv_wr **bad, bool *kick)
 {
 	uint32_t start = wq->prod;
-	uint32_t cons = orca_ld_acquire(&wq->db->cons);
 	int err = 0;
 
 	for (; wr; wr = wr->next) {
-		if (orca_wq_full(wq, &cons)) {
+		if (orca_wq_full(wq)) {
 			err = ENOMEM;
 			break;
 		}

@@ -41,17 +41,19 @@ static inline void *orca_wq_slot(const struct orca_wq *wq, uint32_t idx)
 }
 
 /*
- * Whether one more WQE would exceed the reported max_wr.  *cons caches
- * the device's done index; it is only re-read (acquire: the device is
- * done with the slots below it) when the cached value says full.  A
- * device cons beyond prod makes prod - cons huge, which reads as full.
+ * Whether one more WQE would exceed the reported max_wr.  The device's
+ * done index is only re-read (acquire: the device is done with the slots
+ * below it) when the value last seen says full, so a post that finds
+ * room touches no cache line the device writes until it reads
+ * dev_flags.  A device cons beyond prod makes prod - cons huge, which
+ * reads as full.
  */
-static inline bool orca_wq_full(const struct orca_wq *wq, uint32_t *cons)
+static inline bool orca_wq_full(struct orca_wq *wq)
 {
-	if (wq->prod - *cons < wq->max_wr)
+	if (wq->prod - wq->cons_seen < wq->max_wr)
 		return false;
-	*cons = orca_ld_acquire(&wq->db->cons);
-	return wq->prod - *cons >= wq->max_wr;
+	wq->cons_seen = orca_ld_acquire(&wq->db->cons);
+	return wq->prod - wq->cons_seen >= wq->max_wr;
 }
 
 /*

@@ -261,7 +261,7 @@ static struct orca_send_wqe *orca_wr_begin(struct orca_qp *qp,
 		orca_wr_fail(qp, EINVAL);
 		return NULL;
 	}
-	if (orca_wq_full(sq, &b->cons)) {
+	if (orca_wq_full(sq)) {
 		orca_wr_fail(qp, ENOMEM);
 		return NULL;
 	}
@@ -288,7 +288,6 @@ static void orca_wr_start(struct ibv_qp_ex *qpx)
 
 	pthread_spin_lock(&qp->sq.lock);
 	b->start_prod = qp->sq.prod;
-	b->cons = orca_ld_acquire(&qp->sq.db->cons);
 	b->err = orca_qp_in_reset(qp) ? EINVAL : 0;
 	b->wqe = NULL;
 }

@@ -57,6 +57,7 @@ struct orca_wq {
 	uint32_t max_wr;		/* reported max_*_wr: ENOMEM beyond */
 	uint32_t max_post_sge;		/* reported max_*_sge: EINVAL beyond */
 	uint32_t prod;			/* software producer index */
+	uint32_t cons_seen;		/* the device's cons when last read */
 	pthread_spinlock_t lock;
 };
 
@@ -78,7 +79,6 @@ struct orca_cq {
 /* State of the ibv_wr_*() sequence between wr_start and wr_complete. */
 struct orca_wr_batch {
 	uint32_t start_prod;		/* sq.prod at wr_start */
-	uint32_t cons;			/* device cons last read */
 	int err;			/* first error of the batch */
 	struct orca_send_wqe *wqe;	/* the WQE the wr_set_*() calls fill */
 	uint8_t opcode;			/* ORCA_WQE_OP_* of wqe */
