@@ -98,7 +98,9 @@ int main(int argc, char **argv)
 
 	/* 1. poll (empty), completion, arm, poll. */
 	ok(ev_drain(cq, wc, 64) == 0, "poll: the CQ is empty");
-	ok(!produce_one(1), "a message arrives after that poll (sender's completion seen)");
+	if (!ok(!produce_one(1),
+		"a message arrives after that poll (sender's completion seen)"))
+		ev_bail("no completions: nothing else can be tested");
 	ok(ibv_req_notify_cq(cq, 0) == 0, "then arm");
 	n = ev_drain(cq, wc, 64);
 	if (n == 0) {

@@ -84,7 +84,8 @@ int main(int argc, char **argv)
 			good = 0;
 	ok(good, "arm all four CQs");
 
-	ok(completion_on(1), "a completion on CQ 1 only");
+	if (!ok(completion_on(1), "a completion on CQ 1 only"))
+		ev_bail("no completions: nothing else can be tested");
 	ok(event_index(ch1) == 1, "channel 1 delivers an event naming CQ 1 and its context");
 	ok(ev_silent(ch1, ev_quiet_ms) && ev_silent(ch2, 0),
 	   "nothing else on either channel");

@@ -113,7 +113,8 @@ int main(int argc, char **argv)
 
 		ok(ready(how, 0) == 0, "%s: not readable with no event pending", hn);
 		ok(ibv_req_notify_cq(cq, 0) == 0, "%s: arm", hn);
-		ok(completion(), "%s: a completion", hn);
+		if (!ok(completion(), "%s: a completion", hn))
+			ev_bail("no completions: nothing else can be tested");
 		ok(ready(how, ev_wait_ms) == 1, "%s: readable once its event is pending", hn);
 		ok(ready(how, 0) == 1, "%s: still readable until the event is taken", hn);
 		ok(take_event(), "%s: ibv_get_cq_event takes it", hn);
