@@ -187,32 +187,24 @@ uint32_t orca_send_flags(const struct orca_qp *qp, unsigned int flags)
 }
 
 /*
- * Copies the SGEs' data into the WQE after its header.  EINVAL when the
- * total exceeds max_inline.
+ * Appends one buffer to the inline data after the WQE header; *len is
+ * the inline length so far.  EINVAL when the total would exceed
+ * max_inline.
  */
-int orca_copy_inline(const struct orca_qp *qp, struct orca_send_wqe *wqe,
-		     uint32_t used, const struct ibv_sge *sg, size_t n,
-		     uint32_t *total)
+int orca_inline_append(const struct orca_qp *qp, struct orca_send_wqe *wqe,
+		       uint32_t *len, const void *addr, size_t length)
 {
-	char *dst = (char *)wqe + ORCA_SEND_WQE_HDR_SIZE;
-	uint32_t len = used;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (sg[i].length > qp->max_inline - len)
-			return EINVAL;
-		memcpy(dst + len, (const void *)(uintptr_t)sg[i].addr,
-		       sg[i].length);
-		len += sg[i].length;
-	}
-	*total = len;
+	if (length > qp->max_inline - *len)
+		return EINVAL;
+	memcpy((char *)wqe + ORCA_SEND_WQE_HDR_SIZE + *len, addr, length);
+	*len += length;
 	return 0;
 }
 
-void orca_write_sges(struct orca_send_wqe *wqe, const struct ibv_sge *sg,
+/* The SGEs that follow a send or receive WQE header, little-endian. */
+void orca_write_sges(struct orca_sge *dst, const struct ibv_sge *sg,
 		     size_t n)
 {
-	struct orca_sge *dst = (struct orca_sge *)(wqe + 1);
 	size_t i;
 
 	for (i = 0; i < n; i++) {
@@ -290,14 +282,18 @@ static int orca_build_send(struct orca_qp *qp, const struct ibv_send_wr *wr)
 	if (op == ORCA_WQE_OP_LOCAL_INV) {
 		/* No data: the SGEs, if any, are not looked at. */
 	} else if (inline_ok && wr->send_flags & IBV_SEND_INLINE) {
-		err = orca_copy_inline(qp, wqe, 0, wr->sg_list, wr->num_sge,
-				       &inline_len);
-		if (err)
-			return err;
+		for (int i = 0; i < wr->num_sge; i++) {
+			err = orca_inline_append(qp, wqe, &inline_len,
+				(const void *)(uintptr_t)wr->sg_list[i].addr,
+				wr->sg_list[i].length);
+			if (err)
+				return err;
+		}
 		flags |= ORCA_WQE_FLAG_INLINE;
 	} else {
 		num_sge = wr->num_sge;
-		orca_write_sges(wqe, wr->sg_list, num_sge);
+		orca_write_sges((struct orca_sge *)(wqe + 1), wr->sg_list,
+				num_sge);
 	}
 
 	hdr.ctrl = htole32(orca_ctrl(op, flags, num_sge));
@@ -348,22 +344,12 @@ out:
 static int orca_build_recv(struct orca_wq *wq, const struct ibv_recv_wr *wr)
 {
 	struct orca_recv_wqe *wqe = orca_wq_slot(wq, wq->prod);
-	struct orca_sge *dst = (struct orca_sge *)(wqe + 1);
 	struct orca_recv_wqe hdr;
-	int i;
 
 	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > wq->max_post_sge)
 		return EINVAL;
 
-	for (i = 0; i < wr->num_sge; i++) {
-		struct orca_sge s = {
-			.addr = htole64(wr->sg_list[i].addr),
-			.length = htole32(wr->sg_list[i].length),
-			.lkey = htole32(wr->sg_list[i].lkey),
-		};
-
-		memcpy(&dst[i], &s, sizeof(s));
-	}
+	orca_write_sges((struct orca_sge *)(wqe + 1), wr->sg_list, wr->num_sge);
 	hdr = (struct orca_recv_wqe){
 		.wr_id = htole64(wr->wr_id),
 		.num_sge = htole32(wr->num_sge),

@@ -86,10 +86,9 @@ void orca_kick_sq(struct orca_qp *qp);
 int orca_send_opcode(const struct orca_qp *qp, unsigned int wr_op,
 		     bool *inline_ok);
 uint32_t orca_send_flags(const struct orca_qp *qp, unsigned int flags);
-int orca_copy_inline(const struct orca_qp *qp, struct orca_send_wqe *wqe,
-		     uint32_t used, const struct ibv_sge *sg, size_t n,
-		     uint32_t *total);
-void orca_write_sges(struct orca_send_wqe *wqe, const struct ibv_sge *sg,
+int orca_inline_append(const struct orca_qp *qp, struct orca_send_wqe *wqe,
+		       uint32_t *len, const void *addr, size_t length);
+void orca_write_sges(struct orca_sge *dst, const struct ibv_sge *sg,
 		     size_t n);
 bool orca_cq_take(struct orca_cq *cq, struct ibv_wc *wc);
 void orca_cq_update_cons(struct orca_cq *cq);

@@ -457,7 +457,7 @@ static void orca_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge,
 	default:
 		break;
 	}
-	orca_write_sges(b->wqe, sg_list, num_sge);
+	orca_write_sges((struct orca_sge *)(b->wqe + 1), sg_list, num_sge);
 	orca_wr_set_ctrl_data(b, 0, num_sge);
 }
 
@@ -475,7 +475,6 @@ static void orca_wr_set_inline_data_list(struct ibv_qp_ex *qpx,
 {
 	struct orca_qp *qp = to_oqp_ex(qpx);
 	struct orca_wr_batch *b = &qp->wr;
-	char *dst;
 	uint32_t len = 0;
 	size_t i;
 
@@ -483,14 +482,12 @@ static void orca_wr_set_inline_data_list(struct ibv_qp_ex *qpx,
 		orca_wr_fail(qp, EINVAL);
 		return;
 	}
-	dst = (char *)b->wqe + ORCA_SEND_WQE_HDR_SIZE;
 	for (i = 0; i < num_buf; i++) {
-		if (buf_list[i].length > qp->max_inline - len) {
+		if (orca_inline_append(qp, b->wqe, &len, buf_list[i].addr,
+				       buf_list[i].length)) {
 			orca_wr_fail(qp, EINVAL);
 			return;
 		}
-		memcpy(dst + len, buf_list[i].addr, buf_list[i].length);
-		len += buf_list[i].length;
 	}
 	b->wqe->inline_len = htole32(len);
 	orca_wr_set_ctrl_data(b, ORCA_WQE_FLAG_INLINE, 0);
