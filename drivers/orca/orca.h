@@ -193,10 +193,11 @@ struct orca_cq {
 
 /* A kernel QP's send or receive queue, or a kernel SRQ: the poster's side. */
 struct orca_kwq {
-	spinlock_t lock;		/* prod and the ring slots */
+	spinlock_t lock;		/* prod, cons and the ring slots */
 	void *ring;
 	struct orca_db_record *db;
 	u32 prod;
+	u32 cons;			/* the device's, as last read */
 	u32 max_wr;			/* reported capacity */
 	u32 max_sge;
 	u8 log2_depth;

@@ -53,6 +53,7 @@ void orca_kwq_init(struct orca_kwq *wq, struct orca_qmem *qmem,
 	wq->ring = qmem->va + g->offset;
 	wq->db = qmem->va + db_offset;
 	wq->prod = 0;
+	wq->cons = 0;
 	wq->max_wr = max_wr;
 	wq->max_sge = g->max_sge;
 	wq->log2_depth = g->log2_depth;

@@ -27,12 +27,27 @@ static void orca_qp_kick(struct orca_dev *dev, struct orca_qp *qp)
 		       FIELD_PREP(ORCA_QP_DB_QPN, qp->qpn));
 }
 
-/* Free slots: the reported capacity minus what the device has not done. */
-static u32 orca_kwq_room(struct orca_kwq *wq)
+static u32 orca_kwq_room_at(struct orca_kwq *wq, u32 cons)
 {
-	u32 used = wq->prod - le32_to_cpu(READ_ONCE(wq->db->cons));
+	u32 used = wq->prod - cons;
 
 	return used >= wq->max_wr ? 0 : wq->max_wr - used;
+}
+
+/*
+ * Free slots: the reported capacity minus what the device has not done.
+ * The device's cons is read only when the last value read says the
+ * queue is full, which keeps the poster off the cache line the device
+ * writes.
+ */
+static u32 orca_kwq_room(struct orca_kwq *wq)
+{
+	u32 room = orca_kwq_room_at(wq, wq->cons);
+
+	if (room)
+		return room;
+	wq->cons = le32_to_cpu(READ_ONCE(wq->db->cons));
+	return orca_kwq_room_at(wq, wq->cons);
 }
 
 static void *orca_kwq_slot(struct orca_kwq *wq, u32 idx)
