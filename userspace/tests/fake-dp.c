@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * liborca's data path without a kernel.  Run by fake-sysfs.sh, where
- * /dev/infiniband/uverbs0 is /dev/null, so libibverbs sends write()
- * commands, which this program answers itself (as fake-uverbs.c does);
- * an mmap of /dev/null gets anonymous memory, which this program then
- * treats as the device would: it reads the WQEs and prod that liborca
+ * liborca's data path without a kernel.  The uverbs commands are
+ * answered here, through fake-kernel.h (run by fake-sysfs.sh), and the
+ * anonymous memory that stands for each queue's mapping is treated as
+ * the device would: this program reads the WQEs and prod that liborca
  * writes, and writes cons, dev_flags and CQEs.
  *
  * What is checked: the WQE and CQE formats of uapi/rdma/orca-abi.h, the
@@ -16,26 +15,16 @@
  * TAP output.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <endian.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include <infiniband/verbs.h>
-#include <rdma/ib_user_verbs.h>
 #include <rdma/orca-abi.h>
+
+#include "fake-kernel.h"
 
 #define PAGE	4096
 
@@ -61,35 +50,7 @@ static uint32_t last_solicited;		/* of the last REQ_NOTIFY_CQ */
 static uint64_t next_key = 16 * PAGE;
 static uint32_t next_qpn = 0x100;
 
-struct fake_map {
-	uint64_t key;
-	void *addr;
-	size_t len;
-};
-
-static struct fake_map maps[64];
 static uint64_t last_key;		/* of the last CREATE/RESIZE answered */
-
-static bool is_fake_uverbs(int fd)
-{
-	struct stat st, null_st;
-
-	return !fstat(fd, &st) && S_ISCHR(st.st_mode) &&
-	       !stat("/dev/null", &null_st) && st.st_rdev == null_st.st_rdev;
-}
-
-static void put(uint64_t resp, const void *core, size_t core_len,
-		const void *drv, size_t drv_len, size_t out_len)
-{
-	char buf[256] = {};
-
-	memcpy(buf, core, core_len);
-	if (drv)
-		memcpy(buf + core_len, drv, drv_len);
-	if (out_len > sizeof(buf))
-		out_len = sizeof(buf);
-	memcpy((void *)(uintptr_t)resp, buf, out_len);
-}
 
 static uint32_t cq_depth_for(uint32_t cqe)
 {
@@ -252,60 +213,6 @@ static int answer(const void *cmd, size_t len)
 	}
 }
 
-ssize_t write(int fd, const void *buf, size_t len)
-{
-	int err;
-
-	if (len < sizeof(struct ib_uverbs_cmd_hdr) + 4 || !is_fake_uverbs(fd))
-		return syscall(SYS_write, fd, buf, len);
-	err = answer(buf, len);
-	if (err) {
-		errno = err;
-		return -1;
-	}
-	return len;
-}
-
-void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
-{
-	static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
-
-	if (!real_mmap)
-		real_mmap = (void *(*)(void *, size_t, int, int, int, off_t))
-			dlsym(RTLD_NEXT, "mmap");
-	if (fd >= 0 && is_fake_uverbs(fd)) {
-		void *p = real_mmap(addr, len, prot, MAP_PRIVATE | MAP_ANONYMOUS,
-				    -1, 0);
-
-		for (unsigned int i = 0; p != MAP_FAILED && i < 64; i++) {
-			if (!maps[i].addr) {
-				maps[i] = (struct fake_map){ off, p, len };
-				break;
-			}
-		}
-		return p;
-	}
-	return real_mmap(addr, len, prot, flags, fd, off);
-}
-
-int munmap(void *addr, size_t len)
-{
-	for (unsigned int i = 0; addr && i < 64; i++) {
-		if (maps[i].addr == addr)
-			maps[i].addr = NULL;
-	}
-	return syscall(SYS_munmap, addr, len);
-}
-
-static char *map_of(uint64_t key)
-{
-	for (unsigned int i = 0; i < 64; i++) {
-		if (maps[i].addr && maps[i].key == key)
-			return maps[i].addr;
-	}
-	return NULL;
-}
-
 /* --- the fake device's view of the queues ----------------------------- */
 
 struct dev_qp {
@@ -380,27 +287,6 @@ static struct dev_cq dev_cq_of(uint64_t key, uint32_t depth)
 	uint32_t db_off = (depth * ORCA_CQE_SIZE + PAGE - 1) / PAGE * PAGE;
 
 	return (struct dev_cq){ (void *)m, (void *)(m + db_off), depth, 0 };
-}
-
-/* --- TAP --------------------------------------------------------------- */
-
-static int n_test, n_fail;
-
-static void ok(bool cond, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void ok(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", cond ? "" : "not ", ++n_test);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!cond)
-		n_fail++;
 }
 
 /* --- helpers ----------------------------------------------------------- */

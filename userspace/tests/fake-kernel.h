@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A fake uverbs kernel for liborca's host tests (fake-uverbs.c,
+ * fake-dp.c), run by fake-sysfs.sh where /dev/infiniband/uverbs0 is
+ * /dev/null: ioctl() on it fails, so libibverbs falls back to write()
+ * commands.  This file's write() and mmap() interpose libibverbs' and
+ * liborca's (the executable's definitions come first in symbol lookup):
+ * a write of a uverbs command to /dev/null is handed to the including
+ * program's answer(), an mmap of /dev/null gets anonymous memory, which
+ * is recorded with its key (the mmap offset) so that a test can play
+ * the device behind it.  Also TAP output.
+ */
+#ifndef ORCA_FAKE_KERNEL_H
+#define ORCA_FAKE_KERNEL_H
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <rdma/ib_user_verbs.h>
+
+/* Answers one write() command; returns 0 or an errno. */
+static int answer(const void *cmd, size_t len);
+
+struct fake_map {
+	uint64_t key;
+	void *addr;
+	size_t len;
+};
+
+#define FAKE_MAPS	64
+static struct fake_map maps[FAKE_MAPS];	/* the fake queue mappings */
+static int live_maps;
+
+static bool is_fake_uverbs(int fd)
+{
+	struct stat st, null_st;
+
+	return !fstat(fd, &st) && S_ISCHR(st.st_mode) &&
+	       !stat("/dev/null", &null_st) && st.st_rdev == null_st.st_rdev;
+}
+
+/* Writes a core response and the Orca udata after it to the caller. */
+static void put(uint64_t resp, const void *core, size_t core_len,
+		const void *drv, size_t drv_len, size_t out_len)
+{
+	char buf[256] = {};
+
+	memcpy(buf, core, core_len);
+	if (drv)
+		memcpy(buf + core_len, drv, drv_len);
+	if (out_len > sizeof(buf))
+		out_len = sizeof(buf);
+	memcpy((void *)(uintptr_t)resp, buf, out_len);
+}
+
+ssize_t write(int fd, const void *buf, size_t len)
+{
+	int err;
+
+	if (len < sizeof(struct ib_uverbs_cmd_hdr) + 4 || !is_fake_uverbs(fd))
+		return syscall(SYS_write, fd, buf, len);
+	err = answer(buf, len);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return len;
+}
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
+
+	if (!real_mmap)
+		real_mmap = (void *(*)(void *, size_t, int, int, int, off_t))
+			dlsym(RTLD_NEXT, "mmap");
+	if (fd >= 0 && is_fake_uverbs(fd)) {
+		void *p = real_mmap(addr, len, prot, MAP_PRIVATE | MAP_ANONYMOUS,
+				    -1, 0);
+
+		for (unsigned int i = 0; p != MAP_FAILED && i < FAKE_MAPS; i++) {
+			if (!maps[i].addr) {
+				maps[i] = (struct fake_map){ off, p, len };
+				live_maps++;
+				break;
+			}
+		}
+		return p;
+	}
+	return real_mmap(addr, len, prot, flags, fd, off);
+}
+
+int munmap(void *addr, size_t len)
+{
+	for (unsigned int i = 0; addr && i < FAKE_MAPS; i++) {
+		if (maps[i].addr == addr) {
+			maps[i].addr = NULL;
+			live_maps--;
+		}
+	}
+	return syscall(SYS_munmap, addr, len);
+}
+
+/* The live mapping made with this key, or NULL. */
+static inline char *map_of(uint64_t key)
+{
+	for (unsigned int i = 0; i < FAKE_MAPS; i++) {
+		if (maps[i].addr && maps[i].key == key)
+			return maps[i].addr;
+	}
+	return NULL;
+}
+
+static int n_test, n_fail;
+
+static void ok(bool cond, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void ok(bool cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%sok %d - ", cond ? "" : "not ", ++n_test);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (!cond)
+		n_fail++;
+}
+
+#endif /* ORCA_FAKE_KERNEL_H */
