@@ -604,6 +604,17 @@ int orca_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
  * have written it before it could see the arm, so it is asked to look
  * again (the kick); otherwise the device will see the arm after writing
  * that CQE.
+ *
+ * The SEQ is 16 bits and the device ignores an arm whose SEQ is the one
+ * it fired last, so a new SEQ is only taken once the previous arm is
+ * known to have fired; until then the arm is rewritten with its SEQ
+ * (replacing a pending arm, solicited-only or not, is still one event).
+ * It is known to have fired when its event was read (cq_event), when it
+ * was not solicited-only and a CQE was already there or has been
+ * consumed since (the device fires such an arm for any CQE).  So any
+ * number of arms without an event never brings SEQ back to the one
+ * fired last.  An arm whose event is still unread is rewritten as is:
+ * that event already covers the completions that follow.
  */
 int orca_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
@@ -614,7 +625,10 @@ int orca_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 
 	pthread_spin_lock(&cq->lock);
 	orca_st_release(&cq->db->cons, cq->cons);
-	cq->arm_seq = (cq->arm_seq + 1) & ORCA_CQ_ARM_SEQ_MASK;
+	if (cq->arm_live && !cq->arm_solicited && cq->cons != cq->arm_cons)
+		cq->arm_live = false;
+	if (!cq->arm_live)
+		cq->arm_seq = (cq->arm_seq + 1) & ORCA_CQ_ARM_SEQ_MASK;
 	arm = cq->arm_seq | ORCA_CQ_ARM_REQUEST;
 	if (solicited_only)
 		arm |= ORCA_CQ_ARM_SOLICITED;
@@ -625,9 +639,23 @@ int orca_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	phase = (cq->cons >> cq->log2_depth) & 1;
 	so = orca_ld_relaxed(&slot->status_owner);
 	kick = !!(so & ORCA_CQE_OWNER) == (phase ^ 1);
+
+	cq->arm_live = !(kick && !solicited_only);
+	cq->arm_solicited = solicited_only;
+	cq->arm_cons = cq->cons;
 	pthread_spin_unlock(&cq->lock);
 
 	if (!kick)
 		return 0;
 	return ibv_cmd_req_notify_cq(ibcq, solicited_only);
+}
+
+/* ibv_get_cq_event() read an event of this CQ: its last arm fired. */
+void orca_cq_event(struct ibv_cq *ibcq)
+{
+	struct orca_cq *cq = to_ocq(ibcq);
+
+	pthread_spin_lock(&cq->lock);
+	cq->arm_live = false;
+	pthread_spin_unlock(&cq->lock);
 }

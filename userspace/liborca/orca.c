@@ -43,6 +43,7 @@ static const struct verbs_context_ops orca_ctx_ops = {
 	.create_cq_ex = orca_create_cq_ex,
 	.create_qp = orca_create_qp,
 	.create_qp_ex = orca_create_qp_ex,
+	.cq_event = orca_cq_event,
 	.create_srq = orca_create_srq,
 	.dealloc_pd = orca_dealloc_pd,
 	.dereg_mr = orca_dereg_mr,

@@ -70,6 +70,9 @@ struct orca_cq {
 	struct orca_db_record *db;	/* cons and arm words */
 	uint32_t cons;			/* software consumer index */
 	uint16_t arm_seq;		/* SEQ of the last arm written */
+	bool arm_live;			/* that arm may not have fired yet */
+	bool arm_solicited;		/* it was solicited-only */
+	uint32_t arm_cons;		/* cons when it was written */
 	uint32_t ex_start;		/* cons at start_poll */
 	struct ibv_wc ex_wc;		/* the entry start/next_poll found */
 	pthread_spinlock_t lock;
@@ -206,6 +209,7 @@ int orca_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 		       struct ibv_recv_wr **bad_wr);
 int orca_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc);
 int orca_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
+void orca_cq_event(struct ibv_cq *ibcq);
 void orca_qp_reset_indices(struct orca_qp *qp);
 int orca_wq_init(struct orca_wq *wq, uint32_t max_wr, uint32_t max_sge);
 void orca_wq_fini(struct orca_wq *wq);

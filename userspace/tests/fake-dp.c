@@ -50,7 +50,8 @@ static uint32_t last_solicited;		/* of the last REQ_NOTIFY_CQ */
 static uint64_t next_key = 16 * PAGE;
 static uint32_t next_qpn = 0x100;
 
-static uint64_t last_key;		/* of the last CREATE/RESIZE answered */
+static uint64_t last_key;
+static int chan_wfd = -1;	/* write end of the fake completion channel */		/* of the last CREATE/RESIZE answered */
 
 static uint32_t cq_depth_for(uint32_t cqe)
 {
@@ -162,6 +163,17 @@ static int answer(const void *cmd, size_t len)
 		last_key = next_key;
 		next_key += 64 * PAGE;
 		put(resp, &c, sizeof(c), &d, sizeof(d), out_len);
+		return 0;
+	}
+	case IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL: {
+		struct ib_uverbs_create_comp_channel_resp c;
+		int p[2];
+
+		if (pipe(p))
+			return errno;
+		chan_wfd = p[1];
+		c.fd = p[0];
+		put(resp, &c, sizeof(c), NULL, 0, out_len);
 		return 0;
 	}
 	case IB_USER_VERBS_CMD_CREATE_AH: {
@@ -797,41 +809,102 @@ static void test_poll(void)
 	   "41 entries over 5 passes of 8: owner bit flips per pass, stale entries not taken");
 }
 
+static uint32_t arm_word(uint32_t seq, bool solicited)
+{
+	return (seq & ORCA_CQ_ARM_SEQ_MASK) | ORCA_CQ_ARM_REQUEST |
+	       (solicited ? ORCA_CQ_ARM_SOLICITED : 0);
+}
+
 static void test_arm(void)
 {
 	struct dev_cq c = dev_cq_of(cq_key, 8);
 	unsigned int before = n_cmd[IB_USER_VERBS_CMD_REQ_NOTIFY_CQ];
 	struct ibv_wc wc[8];
-	uint32_t arm0, arm1, arm2;
+	uint32_t arm0, seq;
 
 	c.prod = ld(&c.db->cons);
 	arm0 = ld(&c.db->arm);
 	ok(!ibv_req_notify_cq(cq, 0), "arm an empty CQ");
-	arm1 = ld(&c.db->arm);
-	ok(arm1 == (((arm0 + 1) & ORCA_CQ_ARM_SEQ_MASK) | ORCA_CQ_ARM_REQUEST) &&
+	seq = (arm0 + 1) & ORCA_CQ_ARM_SEQ_MASK;
+	ok(ld(&c.db->arm) == arm_word(seq, false) &&
 	   n_cmd[IB_USER_VERBS_CMD_REQ_NOTIFY_CQ] == before,
 	   "arm word = (seq + 1) | REQUEST (0x%x -> 0x%x), no system call",
-	   arm0, arm1);
-	ok(!ibv_req_notify_cq(cq, 1), "arm solicited-only");
-	arm2 = ld(&c.db->arm);
-	ok(arm2 == (((arm1 + 1) & ORCA_CQ_ARM_SEQ_MASK) | ORCA_CQ_ARM_REQUEST |
-		    ORCA_CQ_ARM_SOLICITED) &&
+	   arm0, ld(&c.db->arm));
+	ok(!ibv_req_notify_cq(cq, 1) &&
+	   ld(&c.db->arm) == arm_word(seq, true) &&
 	   n_cmd[IB_USER_VERBS_CMD_REQ_NOTIFY_CQ] == before,
-	   "arm word = (seq + 1) | REQUEST | SOLICITED (0x%x), no system call",
-	   arm2);
+	   "arm again, solicited-only, before anything fired: the pending arm is replaced (same SEQ | SOLICITED), no system call");
 
 	dev_cqe(&c, 0x77, ORCA_CQE_OP_SEND, 0, 0, 0, 0, 1, 0);
 	ok(!ibv_req_notify_cq(cq, 1) &&
 	   n_cmd[IB_USER_VERBS_CMD_REQ_NOTIFY_CQ] == before + 1 &&
-	   last_solicited == 1 &&
-	   ld(&c.db->arm) == (((arm2 + 1) & ORCA_CQ_ARM_SEQ_MASK) |
-			      ORCA_CQ_ARM_REQUEST | ORCA_CQ_ARM_SOLICITED),
-	   "arm with a CQE already at cons: arm written, then REQ_NOTIFY_CQ kick");
+	   last_solicited == 1 && ld(&c.db->arm) == arm_word(seq, true),
+	   "arm with a CQE already at cons: arm written, then REQ_NOTIFY_CQ kick (solicited_only 1)");
 	ok(ibv_poll_cq(cq, 8, wc) == 1 && ld(&c.db->cons) == c.prod,
 	   "poll it: cons published");
-	ok(!ibv_req_notify_cq(cq, 0) &&
+	ok(!ibv_req_notify_cq(cq, 0) && ld(&c.db->arm) == arm_word(seq, false) &&
 	   n_cmd[IB_USER_VERBS_CMD_REQ_NOTIFY_CQ] == before + 1,
-	   "arm again after polling: no system call");
+	   "a solicited-only arm may still be pending after a CQE: same SEQ, no system call");
+
+	dev_cqe(&c, 0x78, ORCA_CQE_OP_SEND, 0, 0, 0, 0, 1, 0);
+	ok(ibv_poll_cq(cq, 8, wc) == 1 && !ibv_req_notify_cq(cq, 0) &&
+	   ld(&c.db->arm) == arm_word(seq + 1, false),
+	   "a CQE consumed after an arm for every completion: it fired, the next arm takes SEQ + 1");
+	seq++;
+
+	dev_cqe(&c, 0x79, ORCA_CQE_OP_SEND, 0, 0, 0, 0, 1, 0);
+	ok(!ibv_req_notify_cq(cq, 0) &&
+	   n_cmd[IB_USER_VERBS_CMD_REQ_NOTIFY_CQ] == before + 2 &&
+	   last_solicited == 0 && ld(&c.db->arm) == arm_word(seq, false),
+	   "arm again with a CQE at cons, nothing consumed since the last arm: same SEQ, REQ_NOTIFY_CQ kick (solicited_only 0)");
+	ok(ibv_poll_cq(cq, 8, wc) == 1 && !ibv_req_notify_cq(cq, 0) &&
+	   ld(&c.db->arm) == arm_word(seq + 1, false),
+	   "an arm for every completion that kicked for a waiting CQE has fired: the next takes SEQ + 1");
+}
+
+/*
+ * The SEQ must never come back to the value the device fired last, or
+ * the arm is ignored: 65536 arms in a row without an event (ev_oneshot
+ * does that) keep the SEQ of the pending arm; an event read through the
+ * channel retires it.
+ */
+static void test_arm_events(void)
+{
+	struct ibv_comp_channel *ch = ibv_create_comp_channel(ctx);
+	struct ibv_cq *ccq = ch ? ibv_create_cq(ctx, 8, NULL, ch, 0) : NULL;
+	struct ib_uverbs_comp_event_desc ev;
+	uint32_t fired, seq;
+	struct ibv_cq *ecq = NULL;
+	struct dev_cq c;
+	void *ectx;
+	bool same = true;
+
+	if (!ccq) {
+		ok(0, "a CQ on a fake completion channel: %s", strerror(errno));
+		return;
+	}
+	c = dev_cq_of(last_key, 8);
+	ok(!ibv_req_notify_cq(ccq, 0), "arm the channel's CQ");
+	/* The device fires that arm: one event into the channel. */
+	fired = ld(&c.db->arm) & ORCA_CQ_ARM_SEQ_MASK;
+	ev.cq_handle = (uintptr_t)ccq;
+	ok(write(chan_wfd, &ev, sizeof(ev)) == sizeof(ev) &&
+	   !ibv_get_cq_event(ch, &ecq, &ectx) && ecq == ccq,
+	   "ibv_get_cq_event returns its event");
+	ok(!ibv_req_notify_cq(ccq, 0) &&
+	   ld(&c.db->arm) == arm_word(fired + 1, false),
+	   "after the event, the next arm takes the next SEQ");
+	seq = fired + 1;
+	for (int i = 0; i < 65536; i++) {
+		if (ibv_req_notify_cq(ccq, i & 1) ||
+		    (ld(&c.db->arm) & ORCA_CQ_ARM_SEQ_MASK) !=
+		    (seq & ORCA_CQ_ARM_SEQ_MASK))
+			same = false;
+	}
+	ok(same && (ld(&c.db->arm) & ORCA_CQ_ARM_SEQ_MASK) != fired,
+	   "65536 more arms with no event: all keep the pending SEQ, which is not the fired one");
+	ok(!ibv_destroy_cq(ccq) && !ibv_destroy_comp_channel(ch),
+	   "destroy the CQ and the channel");
 }
 
 static void test_resize(void)
@@ -1244,6 +1317,7 @@ int main(void)
 	test_qp_types();
 	test_poll();
 	test_arm();
+	test_arm_events();
 	test_resize();
 	test_threads();
 	test_cq_ex();
@@ -1253,6 +1327,8 @@ int main(void)
 	ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);
 	ibv_free_device_list(list);
+	if (chan_wfd >= 0)
+		close(chan_wfd);
 	printf("1..%d\n", n_test);
 	return n_fail ? 1 : 0;
 }
