@@ -419,7 +419,18 @@ int orca_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	}
 
 	spin_lock_irqsave(&cq->lock, irqflags);
-	cq->arm_seq = (cq->arm_seq + 1) & ORCA_CQ_ARM_SEQ_MASK;
+	/*
+	 * The device ignores an arm whose SEQ is the one it fired last.  A
+	 * new SEQ is taken only once the previous arm's event came, so no
+	 * number of arms without an event brings SEQ back to that value;
+	 * until then the pending arm is rewritten with its SEQ (still one
+	 * event).  An event raised but not yet handled is on its way to the
+	 * completion handler, and covers what follows.
+	 */
+	if (!cq->arm_pending || READ_ONCE(cq->arm_fired))
+		cq->arm_seq = (cq->arm_seq + 1) & ORCA_CQ_ARM_SEQ_MASK;
+	cq->arm_pending = true;
+	WRITE_ONCE(cq->arm_fired, false);
 	arm = cq->arm_seq | ORCA_CQ_ARM_REQUEST;
 	if ((flags & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED)
 		arm |= ORCA_CQ_ARM_SOLICITED;

@@ -259,8 +259,12 @@ static void orca_handle_ceqe(struct orca_dev *dev, u8 type, u64 data)
 	}
 	xa_lock_irqsave(&dev->cq_xa, flags);
 	cq = xa_load(&dev->cq_xa, data);
-	if (cq && cq->ibcq.comp_handler)
-		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+	if (cq) {
+		/* The arm fired: the next one may take a new SEQ. */
+		WRITE_ONCE(cq->arm_fired, true);
+		if (cq->ibcq.comp_handler)
+			cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+	}
 	xa_unlock_irqrestore(&dev->cq_xa, flags);
 }
 
