@@ -502,9 +502,25 @@ static int orca_qp_attr_to_hw(const struct ib_qp_attr *attr, int mask,
 	return 0;
 }
 
+/*
+ * The device dropped every WQE of a QP moved to RESET and wrote into the
+ * record the cons it continues from: posting restarts there.
+ */
+static void orca_kwq_restart(struct orca_kwq *wq)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&wq->lock, flags);
+	wq->cons = le32_to_cpu(READ_ONCE(wq->db->cons));
+	wq->prod = wq->cons;
+	WRITE_ONCE(wq->db->prod, cpu_to_le32(wq->prod));
+	spin_unlock_irqrestore(&wq->lock, flags);
+}
+
 int orca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_udata *udata)
 {
+	struct orca_qp *qp = to_oqp(ibqp);
 	struct orca_hw_qp_attr hw = {};
 	int ret;
 
@@ -516,12 +532,16 @@ int orca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	ret = orca_qp_attr_to_hw(attr, mask, &hw);
 	if (ret)
 		return ret;
-	ret = orca_cmd_modify_qp(to_odev(ibqp->device), to_oqp(ibqp)->qpn,
-				 &hw);
-	if (!ret && (mask & IB_QP_STATE))
-		WRITE_ONCE(to_oqp(ibqp)->in_reset,
-			   attr->qp_state == IB_QPS_RESET);
-	return ret;
+	ret = orca_cmd_modify_qp(to_odev(ibqp->device), qp->qpn, &hw);
+	if (ret || !(mask & IB_QP_STATE))
+		return ret;
+	if (attr->qp_state == IB_QPS_RESET && !qp->user) {
+		orca_kwq_restart(&qp->ksq);
+		if (qp->has_rq)
+			orca_kwq_restart(&qp->krq);
+	}
+	WRITE_ONCE(qp->in_reset, attr->qp_state == IB_QPS_RESET);
+	return 0;
 }
 
 static void orca_av_from_hw(const struct orca_hw_qp_attr *hw,
