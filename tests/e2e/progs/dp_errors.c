@@ -187,6 +187,23 @@ static void prot_send(enum ibv_qp_type t, void *addr, uint32_t len, uint32_t lke
 	done(&p);
 }
 
+/* An unsignalled WR that fails still completes (with its error). */
+static void test_unsignalled_error(void)
+{
+	struct dp_qp_cfg c;
+	struct dp_pair p;
+
+	dp_cfg_default(&c, IBV_QPT_RC);
+	c.sq_sig_all = 0;
+	if (!ok(!dp_pair_make(&p, &c), "RC pair with sq_sig_all=0"))
+		return;
+	post_recv_b(&p, 0x10, bbuf.p, 64, bbuf.mr->lkey);
+	post_op(&p, IBV_WR_SEND, 0x20, abuf.p, 16, abuf.mr->lkey ^ 0x5a5a5a00, NULL, 0);
+	ok(wc_is(p.a.scq, 0x20, IBV_WC_LOC_PROT_ERR, p.a.qp, "unsignalled"),
+	   "RC sq_sig_all=0: an unsignalled SEND with a bad lkey completes with LOC_PROT_ERR");
+	done(&p);
+}
+
 static void test_prot(void)
 {
 	prot_send(IBV_QPT_RC, abuf.p, 16, abuf.mr->lkey ^ 0x5a5a5a00, "SEND with a bad lkey");
@@ -539,6 +556,7 @@ int main(int argc, char **argv)
 	test_len_uc();
 	test_len_ud();
 	test_prot();
+	test_unsignalled_error();
 	test_remote();
 	test_rnr();
 	test_flush();

@@ -470,6 +470,43 @@ static void test_ud(void)
 	dp_pair_destroy(&p);
 }
 
+/*
+ * UD through an IPv6 GID of the port (not IPv4-mapped): the GRH area
+ * holds a real IPv6 header then.  The port's link-local GID is one.
+ */
+static void test_ud_ipv6(void)
+{
+	struct dp_dev saved = dp;
+	union ibv_gid g;
+	struct dp_pair p;
+	int i, found = -1;
+
+	for (i = 0; i < dp.port.gid_tbl_len && found < 0; i++) {
+		struct ibv_gid_entry ent;
+
+		if (!ibv_query_gid(dp.ctx, 1, i, &g) && g.raw[0] == 0xfe &&
+		    g.raw[1] == 0x80 && !ibv_query_gid_ex(dp.ctx, 1, i, &ent, 0) &&
+		    ent.gid_type == IBV_GID_TYPE_ROCE_V2)
+			found = i;
+	}
+	if (!ok(found >= 0, "port 1 has a link-local RoCE v2 GID (index %d)", found))
+		return;
+	dp.gid = g;
+	dp.gid_index = found;
+	dp.gid_ipv4 = 0;
+	if (make_pair(&p, IBV_QPT_UD, 0)) {
+		struct dp_seg s = { 7, 300 }, d = { 4000, 400 };
+		struct dp_seg s3[3] = { { 1, 10 }, { 500, 20 }, { 900, 30 } };
+		struct dp_seg d2[2] = { { 8000, DP_GRH }, { 9001, 100 } };
+
+		xfer(&p, "IPv6 GID, 300 bytes", IBV_WR_SEND, &s, 1, &d, 1, 0);
+		xfer(&p, "IPv6 GID, 3 SGEs to GRH + payload SGEs", IBV_WR_SEND_WITH_IMM,
+		     s3, 3, d2, 2, 0);
+		dp_pair_destroy(&p);
+	}
+	dp = saved;
+}
+
 /* ---- SRQ ---------------------------------------------------------------- */
 
 /* Send @len bytes from @p->a; the SRQ WQE @slot must take it, on p->b. */
@@ -713,6 +750,7 @@ int main(int argc, char **argv)
 	test_connected(IBV_QPT_UC);
 	test_atomics();
 	test_ud();
+	test_ud_ipv6();
 	test_srq();
 	test_signal(IBV_QPT_RC);
 	test_signal(IBV_QPT_UC);
