@@ -22,11 +22,19 @@
  *   orca_soft_qp_fsm.c the QP state table (pure, tested by KUnit)
  *   orca_soft_srq.c    shared receive queues
  *   orca_soft_ah.c     address handles, the GID table, multicast groups
+ *   orca_soft_engine.c the data-path engine thread: kicks, polling,
+ *                      timers, error state and flushing, completion EQs
+ *   orca_soft_req.c    the requester: send WQEs, local fast path
+ *   orca_soft_resp.c   the responder: receive WQEs, RDMA and atomics
+ *   orca_soft_comp.c   CQE writer and CQ arm evaluation
+ *   orca_soft_mem.c    memory keys, SGE resolution, copies
+ *   orca_soft_dp.h     pure data-path arithmetic (tested by KUnit)
  *
- * All admin commands and the device reset run on the engine's ordered
- * workqueue, one at a time, so the object tables and the reference
- * counts below (users: how many objects refer to this one) need no lock
- * of their own on the control path.
+ * All admin commands and the device reset run on an ordered workqueue,
+ * one at a time, each holding the engine mutex (eng_mutex); the engine
+ * thread holds the same mutex for each bounded batch of data-path work.
+ * The object tables and the reference counts below (users: how many
+ * objects refer to this one) therefore need no lock of their own.
  */
 #ifndef ORCA_SOFT_H
 #define ORCA_SOFT_H
@@ -76,8 +84,12 @@
 #define ORCA_SOFT_PBL_ENTRIES		(ORCA_SOFT_PBL_PAGE_SIZE / sizeof(u64))
 /* Input mailboxes: the input half of a 512-byte admin mailbox. */
 #define ORCA_SOFT_MAX_IN_LEN		256
+/* Kicks (QP and CQ doorbells) the engine has not picked up yet. */
+#define ORCA_SOFT_KICK_FIFO		256
+#define ORCA_SOFT_KICK_CQ		BIT(31)
 
 struct orca_soft_dev;
+struct orca_soft_eng_scratch;
 
 struct orca_soft_vector {
 	struct irq_work work;
@@ -90,7 +102,7 @@ struct orca_soft_counts {
 	u64 cmds_completed;
 	u64 cmds_failed;
 	u64 async_events;		/* under orca_soft_dev.lock */
-	u64 tx_packets;			/* data path (later) */
+	u64 tx_packets;			/* data path, under eng_mutex */
 	u64 tx_bytes;
 	u64 rx_packets;
 	u64 rx_bytes;
@@ -107,13 +119,20 @@ struct orca_soft_pd {
 	u32 users;			/* MRs, QPs, SRQs, AHs */
 };
 
-/* A completion event queue on an interrupt vector. */
+/*
+ * A completion event queue on an interrupt vector.  prod, cons and armed
+ * are under orca_soft_dev.ceq_lock: the EQ doorbell is handled in the
+ * notify call, in any context.
+ */
 struct orca_soft_eq {
 	u32 eqn;
 	u64 ring_addr;
 	u8 log2_depth;
 	u8 vector;
 	u32 prod;			/* device producer index */
+	u32 cons;			/* low 24 bits, from ORCA_REG_EQ_DB */
+	bool armed;			/* raise the vector for the next entry */
+	u64 overflows;			/* entries dropped: ring full */
 	u32 users;			/* CQs */
 };
 
@@ -124,6 +143,8 @@ struct orca_soft_cq {
 	u8 log2_depth;
 	struct orca_soft_eq *eq;
 	u32 prod;			/* device producer index */
+	u16 fired_seq;			/* ORCA_CQ_ARM_SEQ of the last arm fired */
+	bool overrun;			/* CQ_ERR reported */
 	u32 users;			/* QPs (once per send/recv use) */
 };
 
@@ -135,6 +156,7 @@ struct orca_soft_wq {
 	u8 log2_stride;
 	u8 max_sge;
 	u32 cons;			/* device consumer index */
+	bool broken;			/* hostile prod seen: QP_FATAL/SRQ_ERR sent */
 };
 
 struct orca_soft_srq {
@@ -143,6 +165,36 @@ struct orca_soft_srq {
 	struct orca_soft_wq wq;
 	u32 limit;			/* armed limit, 0: not armed */
 	u32 users;			/* QPs */
+};
+
+/*
+ * Requester state of a QP, as the RoCEv2 transport keeps it.  On the
+ * local fast path a request is answered while it is executed, so nothing
+ * is ever outstanding there; the fields are those the wire transport
+ * needs too.
+ */
+struct orca_soft_req {
+	u32 sq_psn;			/* PSN of the next request packet */
+	u32 outstanding_rd_atomic;	/* READ/ATOMIC requests not answered */
+	u8 retry_left;			/* ACK timeouts left for the WQE at cons */
+	u8 rnr_retry_left;		/* RNR NAKs left; 7: infinite */
+	bool wqe_started;		/* the counters above are loaded */
+	u8 wait;			/* enum orca_soft_wait */
+	u64 wait_until;			/* ktime (ns) the WQE at cons retries */
+	u32 gid_gen;			/* dest_local is valid for this gen */
+	bool dest_local;		/* RC/UC: the AV's dgid is ours */
+};
+
+/* Responder state of a QP. */
+struct orca_soft_resp {
+	u32 rq_psn;			/* PSN expected in the next request */
+	u32 msn;			/* messages completed (AETH MSN) */
+};
+
+enum orca_soft_wait {
+	ORCA_SOFT_WAIT_NONE,
+	ORCA_SOFT_WAIT_RNR,		/* RNR NAK: the responder's timer */
+	ORCA_SOFT_WAIT_ACK,		/* no answer: local ACK timeout */
 };
 
 struct orca_soft_qp {
@@ -160,6 +212,13 @@ struct orca_soft_qp {
 	u32 attr_set;			/* ORCA_QP_ATTR_* set since RESET */
 	struct orca_hw_qp_attr attr;	/* the values set, as MODIFY_QP gave them */
 	u32 mcast_attached;		/* groups this QP is attached to */
+
+	/* Data path (under eng_mutex). */
+	struct orca_soft_req req;
+	struct orca_soft_resp resp;
+	struct list_head active_node;	/* on eng_active: polled */
+	struct list_head wait_node;	/* on eng_waiting: timer armed */
+	bool sq_polling;		/* ORCA_DB_DEV_POLLING set in the SQ record */
 };
 
 struct orca_soft_mr {
@@ -211,10 +270,26 @@ struct orca_soft_dev {
 	int irq_base;
 	struct orca_soft_vector vec[ORCA_SOFT_NUM_VECTORS];
 
-	/* The engine: serialises control and admin processing. */
+	/* Control: enable/disable and admin commands, one at a time. */
 	struct workqueue_struct *wq;
 	struct work_struct engine_work;
 	bool netdev_gone;		/* under orca_soft_list_lock */
+
+	/* The data-path engine (orca_soft_engine.c). */
+	struct mutex eng_mutex;		/* engine batches vs admin commands */
+	struct task_struct *eng_task;	/* under kick_lock */
+	bool eng_idle;			/* asleep, wants a wake-up; kick_lock */
+	spinlock_t kick_lock;		/* kick FIFO; taken in notify */
+	u32 kick_fifo[ORCA_SOFT_KICK_FIFO];
+	u32 kick_head;
+	u32 kick_tail;
+	bool kick_rescan;		/* FIFO overflowed: look at everything */
+	struct list_head eng_active;	/* QPs being polled */
+	struct list_head eng_waiting;	/* QPs waiting for a timer */
+	struct orca_soft_eng_scratch *scratch;
+	u32 gid_gen;			/* bumped on every GID table change */
+	spinlock_t ceq_lock;		/* completion EQ state, ceq[] */
+	struct orca_soft_eq *ceq[ORCA_SOFT_MAX_EQ + 1];
 
 	spinlock_t lock;		/* enabled, fatal, aeq */
 	bool enabled;
@@ -297,6 +372,7 @@ u8 orca_soft_get_input(struct orca_soft_dev *sdev, u64 in_addr, u32 in_len,
 		       void *in, size_t len);
 struct orca_soft_pd *orca_soft_pd_find(struct orca_soft_dev *sdev, u32 pdn);
 bool orca_soft_vlan_ok(u16 vlan);
+u32 orca_soft_active_mtu(struct net_device *ndev);
 
 /* orca_soft_mr.c */
 u8 orca_soft_reg_mr(struct orca_soft_dev *sdev, const union orca_aq_cmd *cmd,
@@ -350,6 +426,54 @@ u8 orca_soft_destroy_qp(struct orca_soft_dev *sdev,
 struct orca_soft_qp *orca_soft_qp_find(struct orca_soft_dev *sdev, u32 qpn);
 void orca_soft_qp_reset(struct orca_soft_dev *sdev);
 
+/* orca_soft_engine.c */
+int orca_soft_engine_start(struct orca_soft_dev *sdev);
+void orca_soft_engine_stop(struct orca_soft_dev *sdev);
+void orca_soft_engine_init(struct orca_soft_dev *sdev);
+void orca_soft_kick(struct orca_soft_dev *sdev, u32 entry);
+void orca_soft_eq_doorbell(struct orca_soft_dev *sdev, u32 val);
+void orca_soft_eq_post(struct orca_soft_dev *sdev, struct orca_soft_eq *eq,
+		       u32 cqn);
+void orca_soft_eq_publish(struct orca_soft_dev *sdev, struct orca_soft_eq *eq,
+			  bool add);
+void orca_soft_qp_activate(struct orca_soft_dev *sdev,
+			   struct orca_soft_qp *qp);
+void orca_soft_qp_set_err(struct orca_soft_dev *sdev, struct orca_soft_qp *qp);
+void orca_soft_qp_modified(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
+			   u8 cur, u32 mask);
+void orca_soft_qp_unlink(struct orca_soft_qp *qp);
+void orca_soft_qp_wait(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
+		       u8 kind, u64 delay_ns);
+int orca_soft_wq_set_flags(struct orca_soft_dev *sdev,
+			   const struct orca_soft_wq *wq, u32 flags);
+int orca_soft_dma_read32(struct orca_soft_dev *sdev, u64 addr, u32 *val);
+void orca_soft_wq_fatal(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
+			struct orca_soft_wq *wq);
+
+/* orca_soft_comp.c */
+struct orca_soft_cqe_info {
+	u64 wr_id;
+	u32 byte_len;
+	u32 imm_inv;
+	u32 qpn;
+	u32 src_qp;
+	u8 opcode;			/* enum orca_cqe_opcode */
+	u8 flags;			/* ORCA_CQE_FLAG_* */
+	u8 status;			/* enum orca_cqe_status */
+};
+
+void orca_soft_cq_complete(struct orca_soft_dev *sdev,
+			   struct orca_soft_cq *cq,
+			   const struct orca_soft_cqe_info *ci);
+void orca_soft_cq_doorbell(struct orca_soft_dev *sdev, u32 cqn);
+
+/* orca_soft_req.c */
+int orca_soft_sq_run(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
+		     int budget);
+u8 orca_soft_wqe_cqe_opcode(u8 wqe_opcode);
+
+/* orca_soft_resp.c: see orca_soft_engine.h */
+
 /* orca_soft_ah.c */
 u8 orca_soft_create_ah(struct orca_soft_dev *sdev,
 		       const union orca_aq_cmd *cmd,
@@ -365,6 +489,10 @@ u8 orca_soft_attach_mcast(struct orca_soft_dev *sdev,
 u8 orca_soft_detach_mcast(struct orca_soft_dev *sdev,
 			  const union orca_aq_cmd *cmd);
 bool orca_soft_sgid_ok(struct orca_soft_dev *sdev, u32 sgid_index);
+bool orca_soft_gid_is_local(struct orca_soft_dev *sdev, const u8 *gid);
+bool orca_soft_gid_is_mcast(const u8 *gid);
+struct orca_soft_mcg *orca_soft_mcg_find(struct orca_soft_dev *sdev,
+					 const u8 *gid);
 void orca_soft_ah_reset(struct orca_soft_dev *sdev);
 
 #endif /* ORCA_SOFT_H */

@@ -118,7 +118,7 @@ static u8 orca_soft_query_device(struct orca_soft_dev *sdev,
 	return orca_soft_put_output(sdev, cmd, &attr, sizeof(attr));
 }
 
-static u32 orca_soft_active_mtu(struct net_device *ndev)
+u32 orca_soft_active_mtu(struct net_device *ndev)
 {
 	int payload = READ_ONCE(ndev->mtu) - ORCA_SOFT_ROCE_OVERHEAD;
 	u32 mtu = ORCA_SOFT_MAX_MTU;
@@ -355,7 +355,10 @@ void orca_soft_admin_process(struct orca_soft_dev *sdev)
 		}
 		sdev->aq_sq_cons++;
 
+		/* Commands and data-path batches exclude each other. */
+		mutex_lock(&sdev->eng_mutex);
 		status = orca_soft_exec(sdev, &cmd, &out);
+		mutex_unlock(&sdev->eng_mutex);
 		if (status != ORCA_AQ_STS_OK) {
 			/* A failed command has no effect and no result. */
 			out.result = 0;
@@ -396,13 +399,14 @@ void orca_soft_admin_init(struct orca_soft_dev *sdev)
 /*
  * Device reset: destroy every object, users first (QPs and their
  * multicast attachments, SRQs, CQs, EQs, MRs, AHs), PDs last, and forget
- * the GID table and the counters.
+ * the GID table and the counters.  The caller holds the engine mutex.
  */
 void orca_soft_admin_reset(struct orca_soft_dev *sdev)
 {
 	struct orca_soft_pd *pd;
 	unsigned long idx;
 
+	lockdep_assert_held(&sdev->eng_mutex);
 	orca_soft_qp_reset(sdev);
 	orca_soft_srq_reset(sdev);
 	orca_soft_cq_reset(sdev);

@@ -115,6 +115,7 @@ u8 orca_soft_add_gid(struct orca_soft_dev *sdev,
 	ether_addr_copy(e->mac, c->mac);
 	e->vlan = le16_to_cpu(c->vlan);
 	e->valid = true;
+	sdev->gid_gen++;
 	return ORCA_AQ_STS_OK;
 }
 
@@ -130,12 +131,25 @@ u8 orca_soft_del_gid(struct orca_soft_dev *sdev,
 	if (!sdev->gids[index].valid)
 		return ORCA_AQ_STS_BAD_HANDLE;
 	memset(&sdev->gids[index], 0, sizeof(sdev->gids[index]));
+	sdev->gid_gen++;
 	return ORCA_AQ_STS_OK;
 }
 
 /* ---------------------------------------------------------- multicast */
 
-static bool orca_soft_mgid_ok(const u8 *gid)
+/* The data path: is @gid one of the port's own (valid) GIDs? */
+bool orca_soft_gid_is_local(struct orca_soft_dev *sdev, const u8 *gid)
+{
+	u32 i;
+
+	for (i = 0; i < ORCA_SOFT_GID_TBL_LEN; i++)
+		if (sdev->gids[i].valid &&
+		    !memcmp(sdev->gids[i].gid, gid, sizeof(sdev->gids[i].gid)))
+			return true;
+	return false;
+}
+
+bool orca_soft_gid_is_mcast(const u8 *gid)
 {
 	const struct in6_addr *a = (const struct in6_addr *)gid;
 
@@ -144,8 +158,8 @@ static bool orca_soft_mgid_ok(const u8 *gid)
 	return ipv6_addr_is_multicast(a);
 }
 
-static struct orca_soft_mcg *orca_soft_mcg_find(struct orca_soft_dev *sdev,
-						const u8 *gid)
+struct orca_soft_mcg *orca_soft_mcg_find(struct orca_soft_dev *sdev,
+					 const u8 *gid)
 {
 	struct orca_soft_mcg *mcg;
 
@@ -174,7 +188,7 @@ static u8 orca_soft_mcast_args(struct orca_soft_dev *sdev,
 	struct orca_soft_qp *qp;
 
 	if (!orca_soft_rsvd_clear(c->rsvd, sizeof(c->rsvd)) ||
-	    !orca_soft_mgid_ok(c->gid))
+	    !orca_soft_gid_is_mcast(c->gid))
 		return ORCA_AQ_STS_BAD_PARAM;
 	qp = orca_soft_qp_find(sdev, le32_to_cpu(c->qpn));
 	if (!qp)
@@ -260,4 +274,5 @@ void orca_soft_ah_reset(struct orca_soft_dev *sdev)
 	xa_for_each(&sdev->ahs, idx, ah)
 		orca_soft_ah_free(sdev, ah);
 	memset(sdev->gids, 0, sizeof(sdev->gids));
+	sdev->gid_gen++;
 }

@@ -59,6 +59,8 @@ u8 orca_soft_create_eq(struct orca_soft_dev *sdev,
 		kfree(eq);
 		return ORCA_AQ_STS_NO_RESOURCES;
 	}
+	/* Disarmed until the driver arms it through ORCA_REG_EQ_DB. */
+	orca_soft_eq_publish(sdev, eq, true);
 	out->result = eq->eqn;
 	return ORCA_AQ_STS_OK;
 }
@@ -76,6 +78,7 @@ u8 orca_soft_destroy_eq(struct orca_soft_dev *sdev,
 		return ORCA_AQ_STS_BAD_HANDLE;
 	if (eq->users)
 		return ORCA_AQ_STS_BUSY;
+	orca_soft_eq_publish(sdev, eq, false);
 	xa_erase(&sdev->eqs, eq->eqn);
 	kfree(eq);
 	return ORCA_AQ_STS_OK;
@@ -272,6 +275,7 @@ void orca_soft_cq_reset(struct orca_soft_dev *sdev)
 	xa_for_each(&sdev->cqs, idx, cq)
 		orca_soft_cq_free(sdev, cq);
 	xa_for_each(&sdev->eqs, idx, eq) {
+		orca_soft_eq_publish(sdev, eq, false);
 		xa_erase(&sdev->eqs, idx);
 		kfree(eq);
 	}

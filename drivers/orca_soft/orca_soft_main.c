@@ -4,7 +4,8 @@
  *
  * "rdma link add NAME type orca netdev DEV" creates an instance: a
  * platform device that stands for the function and performs its DMA, the
- * register block, the interrupt vectors, the engine, and the auxiliary
+ * register block, the interrupt vectors, the control workqueue, the
+ * data-path engine thread, and the auxiliary
  * device "orca_soft.hca.<id>" that orca.ko binds to.  The instance lives
  * until the module is unloaded or its netdev is unregistered.
  */
@@ -108,6 +109,7 @@ static void orca_soft_destroy(struct orca_soft_dev *sdev)
 	struct platform_device *pdev = sdev->pdev;
 
 	auxiliary_device_delete(&sdev->bdev.adev);
+	orca_soft_engine_stop(sdev);
 	orca_soft_vectors_fini(sdev);
 	destroy_workqueue(sdev->wq);
 	orca_soft_disable(sdev);
@@ -158,6 +160,7 @@ static struct orca_soft_dev *orca_soft_create(struct net_device *ndev,
 	strscpy(sdev->bdev.ibdev_name, ibdev_name,
 		sizeof(sdev->bdev.ibdev_name));
 	spin_lock_init(&sdev->lock);
+	orca_soft_engine_init(sdev);
 	orca_soft_admin_init(sdev);
 	orca_soft_regs_init(sdev);
 	INIT_WORK(&sdev->engine_work, orca_soft_engine_work);
@@ -171,6 +174,10 @@ static struct orca_soft_dev *orca_soft_create(struct net_device *ndev,
 	ret = orca_soft_vectors_init(sdev);
 	if (ret)
 		goto err_destroy_wq;
+
+	ret = orca_soft_engine_start(sdev);
+	if (ret)
+		goto err_vectors_fini;
 
 	netdev_hold(ndev, &sdev->netdev_tracker, GFP_KERNEL);
 
@@ -189,6 +196,7 @@ static struct orca_soft_dev *orca_soft_create(struct net_device *ndev,
 	return sdev;
 
 err_uninit:
+	orca_soft_engine_stop(sdev);
 	orca_soft_vectors_fini(sdev);
 	destroy_workqueue(sdev->wq);
 	netdev_put(ndev, &sdev->netdev_tracker);
@@ -200,6 +208,8 @@ err_uninit:
 
 err_put_netdev:
 	netdev_put(ndev, &sdev->netdev_tracker);
+	orca_soft_engine_stop(sdev);
+err_vectors_fini:
 	orca_soft_vectors_fini(sdev);
 err_destroy_wq:
 	destroy_workqueue(sdev->wq);

@@ -3,7 +3,9 @@
  * orca_soft: queue pairs.
  *
  * CREATE_QP records the QP's rings, geometry and doorbell records for the
- * data path (issue #4) and takes references on its PD, CQs and SRQ.
+ * data path and takes references on its PD, CQs and SRQ.  The engine
+ * (orca_soft_engine.c) is told about state changes: RTS starts posted
+ * WQEs, ERR flushes them, RESET forgets them.
  * MODIFY_QP checks the attribute mask against the state table
  * (orca_soft_qp_fsm.c), then every value the mask names, and only then
  * applies anything.  QUERY_QP returns what was set.
@@ -145,6 +147,8 @@ u8 orca_soft_create_qp(struct orca_soft_dev *sdev,
 	}
 
 	qp->state = ORCA_QPS_RESET;
+	INIT_LIST_HEAD(&qp->active_node);
+	INIT_LIST_HEAD(&qp->wait_node);
 	qp->pd->users++;
 	qp->send_cq->users++;
 	qp->recv_cq->users++;
@@ -305,11 +309,16 @@ u8 orca_soft_modify_qp(struct orca_soft_dev *sdev,
 		qp->attr_set = 0;
 	}
 	orca_soft_qp_apply(qp, &in, mask);
-	qp->state = next;
+	if (next == ORCA_QPS_ERR)
+		orca_soft_qp_set_err(sdev, qp);
+	else
+		qp->state = next;
+	orca_soft_qp_modified(sdev, qp, cur, mask);
 
 	/*
-	 * Without a data path there is nothing in flight: the SQ is drained
-	 * as soon as the QP enters SQD.
+	 * The engine executes a WQE from start to end within one batch, and
+	 * does not start new ones in SQD: the SQ is drained as soon as the
+	 * QP enters SQD.
 	 */
 	if (next == ORCA_QPS_SQD && cur != ORCA_QPS_SQD && qp->attr.en_sqd_async)
 		orca_soft_post_event(sdev, ORCA_EQE_QP_SQ_DRAINED, qp->qpn);
@@ -330,6 +339,9 @@ u8 orca_soft_query_qp(struct orca_soft_dev *sdev,
 		return ORCA_AQ_STS_BAD_HANDLE;
 
 	attr = qp->attr;
+	/* The PSNs the data path has reached. */
+	attr.sq_psn = cpu_to_le32(qp->req.sq_psn);
+	attr.rq_psn = cpu_to_le32(qp->resp.rq_psn);
 	attr.attr_mask = cpu_to_le32(qp->attr_set | ORCA_QP_ATTR_STATE |
 				     ORCA_QP_ATTR_CAP);
 	attr.qp_state = qp->state;
@@ -348,6 +360,7 @@ u8 orca_soft_query_qp(struct orca_soft_dev *sdev,
 static void orca_soft_qp_free(struct orca_soft_dev *sdev,
 			      struct orca_soft_qp *qp)
 {
+	orca_soft_qp_unlink(qp);
 	xa_erase(&sdev->qps, qp->qpn);
 	qp->pd->users--;
 	qp->send_cq->users--;

@@ -5,10 +5,11 @@
  *
  * The register block is ordinary memory handed to the driver as its
  * __iomem BAR.  A write the device must act on is followed by the bus
- * notify hook, which lands in orca_soft_notify(): control and admin
- * doorbell writes wake the engine (an ordered workqueue); the event queue
- * doorbell is handled at once, because the driver rings it from its
- * interrupt handler.
+ * notify hook, which lands in orca_soft_notify() with the value written:
+ * control and admin doorbell writes schedule the control work (an ordered
+ * workqueue); QP and CQ doorbells are queued for the data-path engine
+ * thread (orca_soft_engine.c); the event queue doorbells are handled at
+ * once, because the driver rings them from its interrupt handler.
  *
  * The device reaches host memory only through DMA addresses, which it
  * translates to pages the way the DMA API mapped them for its parent.
@@ -194,9 +195,8 @@ dma_error:
 }
 
 /* The driver consumed events up to CONS_IDX, and may re-arm. */
-static void orca_soft_aeq_doorbell(struct orca_soft_dev *sdev)
+static void orca_soft_aeq_doorbell(struct orca_soft_dev *sdev, u32 db)
 {
-	u32 db = orca_soft_reg_read(sdev, ORCA_REG_AEQ_DB);
 	unsigned long flags;
 	u32 used;
 
@@ -282,11 +282,16 @@ static void orca_soft_enable(struct orca_soft_dev *sdev)
 	spin_unlock_irqrestore(&sdev->lock, flags);
 }
 
-/* Disabling resets the device: every object it holds is destroyed. */
+/*
+ * Disabling resets the device: every object it holds is destroyed.  The
+ * engine mutex is taken first, so the data path has stopped touching
+ * host memory before STATUS says the device is disabled.
+ */
 void orca_soft_disable(struct orca_soft_dev *sdev)
 {
 	unsigned long flags;
 
+	mutex_lock(&sdev->eng_mutex);
 	spin_lock_irqsave(&sdev->lock, flags);
 	sdev->enabled = false;
 	sdev->fatal = false;
@@ -297,6 +302,7 @@ void orca_soft_disable(struct orca_soft_dev *sdev)
 	orca_soft_reg_write(sdev, ORCA_REG_STATUS, 0);
 	spin_unlock_irqrestore(&sdev->lock, flags);
 	orca_soft_admin_reset(sdev);
+	mutex_unlock(&sdev->eng_mutex);
 }
 
 void orca_soft_engine_work(struct work_struct *work)
@@ -326,7 +332,17 @@ void orca_soft_notify(struct orca_bus_device *bdev, u32 reg, u32 val)
 		queue_work(sdev->wq, &sdev->engine_work);
 		break;
 	case ORCA_REG_AEQ_DB:
-		orca_soft_aeq_doorbell(sdev);
+		orca_soft_aeq_doorbell(sdev, val);
+		break;
+	case ORCA_REG_QP_DB:
+		orca_soft_kick(sdev, FIELD_GET(ORCA_QP_DB_QPN, val));
+		break;
+	case ORCA_REG_CQ_DB:
+		orca_soft_kick(sdev, ORCA_SOFT_KICK_CQ |
+			       FIELD_GET(ORCA_CQ_DB_CQN, val));
+		break;
+	case ORCA_REG_EQ_DB:
+		orca_soft_eq_doorbell(sdev, val);
 		break;
 	default:
 		/* Configuration registers are latched on enable. */

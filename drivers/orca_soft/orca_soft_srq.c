@@ -108,6 +108,8 @@ u8 orca_soft_create_srq(struct orca_soft_dev *sdev,
 		kfree(srq);
 		return ORCA_AQ_STS_NO_RESOURCES;
 	}
+	/* The device looks at an SRQ's prod when it needs a WQE. */
+	orca_soft_wq_set_flags(sdev, &srq->wq, ORCA_DB_DEV_POLLING);
 	pd->users++;
 	sdev->counts.srqs++;
 	out->result = srq->srqn;

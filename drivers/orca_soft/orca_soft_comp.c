@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * orca_soft: the CQE writer and CQ arm evaluation.
+ *
+ * Every CQE of a device is written by its engine thread (or by an admin
+ * command), under the engine mutex, so the CQEs of one CQ are serialised
+ * even when several QPs share it.  A CQE is written field by field, a
+ * store barrier, then status_owner with the owner bit.  Then the device
+ * issues a full barrier and reads the CQ record's arm word: one COMP
+ * event per arm (uapi/rdma/orca-abi.h).
+ */
+
+#include <linux/bitfield.h>
+
+#include "orca_ring.h"
+#include "orca_soft_engine.h"
+
+#define ORCA_SOFT_REC_CONS	offsetof(struct orca_db_record, cons)
+#define ORCA_SOFT_REC_ARM	offsetof(struct orca_db_record, arm)
+
+static u64 orca_soft_cqe_addr(const struct orca_soft_cq *cq, u32 idx)
+{
+	return cq->ring_addr +
+	       (u64)orca_ring_slot(idx, cq->log2_depth) * ORCA_CQE_SIZE;
+}
+
+static void orca_soft_cq_fire(struct orca_soft_dev *sdev,
+			      struct orca_soft_cq *cq, u32 arm)
+{
+	cq->fired_seq = arm & ORCA_CQ_ARM_SEQ_MASK;
+	orca_soft_eq_post(sdev, cq->eq, cq->cqn);
+}
+
+/*
+ * The CQE for @ci cannot be written: the CQ is in its error state from
+ * now on (CQ_ERR, once), and the QP whose completion is lost goes to ERR.
+ */
+static void orca_soft_cq_overrun(struct orca_soft_dev *sdev,
+				 struct orca_soft_cq *cq,
+				 const struct orca_soft_cqe_info *ci)
+{
+	struct orca_soft_qp *qp = orca_soft_qp_find(sdev, ci->qpn);
+
+	if (!cq->overrun) {
+		cq->overrun = true;
+		orca_soft_post_event(sdev, ORCA_EQE_CQ_ERR, cq->cqn);
+	}
+	if (qp)
+		orca_soft_qp_set_err(sdev, qp);
+}
+
+/*
+ * Write one CQE.  A CQ whose consumer has not made room (or published an
+ * impossible consumer index) has overrun: the CQE is dropped, and so is
+ * every later one (`CQ overrun` in the interface specification).
+ */
+void orca_soft_cq_complete(struct orca_soft_dev *sdev,
+			   struct orca_soft_cq *cq,
+			   const struct orca_soft_cqe_info *ci)
+{
+	bool ok = ci->status == ORCA_CQE_ST_SUCCESS;
+	struct orca_cqe cqe;
+	u32 cons, arm, word;
+	u64 addr;
+
+	if (cq->overrun ||
+	    orca_soft_dma_read32(sdev, cq->db_addr + ORCA_SOFT_REC_CONS,
+				 &cons) ||
+	    cq->prod - cons >= orca_ring_depth(cq->log2_depth)) {
+		orca_soft_cq_overrun(sdev, cq, ci);
+		return;
+	}
+
+	/* An error CQE carries wr_id, qpn, opcode and status only. */
+	addr = orca_soft_cqe_addr(cq, cq->prod);
+	cqe.wr_id = cpu_to_le64(ci->wr_id);
+	cqe.byte_len = cpu_to_le32(ok ? ci->byte_len : 0);
+	cqe.imm_inv = cpu_to_le32(ok ? ci->imm_inv : 0);
+	cqe.qpn = cpu_to_le32(ci->qpn);
+	cqe.src_qp = cpu_to_le32(ok ? ci->src_qp : 0);
+	cqe.info = cpu_to_le32(ci->opcode |
+			       ((ok ? ci->flags : 0) <<
+				ORCA_CQE_INFO_FLAGS_SHIFT));
+	word = ci->status;
+	if (orca_ring_phase(cq->prod, cq->log2_depth))
+		word |= ORCA_CQE_OWNER;
+	if (orca_soft_dma_write(sdev, addr, &cqe,
+				offsetof(struct orca_cqe, status_owner)))
+		goto dma_error;
+	/* The entry must be complete before its owner bit flips. */
+	wmb();
+	if (orca_soft_dma_write32(sdev,
+				  addr + offsetof(struct orca_cqe, status_owner),
+				  word))
+		goto dma_error;
+	cq->prod++;
+
+	/* Pairs with the consumer's barrier between arm and CQE check. */
+	smp_mb();
+	if (orca_soft_dma_read32(sdev, cq->db_addr + ORCA_SOFT_REC_ARM, &arm))
+		return;
+	if (orca_arm_fires(arm, cq->fired_seq, ci->flags, ci->status))
+		orca_soft_cq_fire(sdev, cq, arm);
+	return;
+
+dma_error:
+	orca_soft_cq_overrun(sdev, cq, ci);
+}
+
+/* Does the CQE at @idx satisfy a solicited-only arm? */
+static bool orca_soft_cqe_solicited(struct orca_soft_dev *sdev,
+				    struct orca_soft_cq *cq, u32 idx)
+{
+	struct orca_cqe cqe;
+	u32 info, st;
+
+	if (orca_soft_dma_read(sdev, orca_soft_cqe_addr(cq, idx), &cqe,
+			       sizeof(cqe)))
+		return false;
+	info = le32_to_cpu(cqe.info);
+	st = le32_to_cpu(cqe.status_owner);
+	return orca_arm_fires(ORCA_CQ_ARM_REQUEST | ORCA_CQ_ARM_SOLICITED, 0,
+			      (info & ORCA_CQE_INFO_FLAGS_MASK) >>
+			      ORCA_CQE_INFO_FLAGS_SHIFT,
+			      st & ORCA_CQE_STATUS_MASK);
+}
+
+/*
+ * ORCA_REG_CQ_DB: the arm word changed while CQEs may already be there.
+ * Fire at once if one between the record's cons and our producer
+ * satisfies the arm.
+ */
+void orca_soft_cq_doorbell(struct orca_soft_dev *sdev, u32 cqn)
+{
+	struct orca_soft_cq *cq = orca_soft_cq_find(sdev, cqn);
+	u32 cons, arm, used, i;
+
+	if (!cq)
+		return;
+	if (orca_soft_dma_read32(sdev, cq->db_addr + ORCA_SOFT_REC_CONS,
+				 &cons) ||
+	    orca_soft_dma_read32(sdev, cq->db_addr + ORCA_SOFT_REC_ARM, &arm))
+		return;
+	if (!orca_arm_pending(arm, cq->fired_seq))
+		return;
+	used = cq->prod - cons;
+	if (!used || used > orca_ring_depth(cq->log2_depth))
+		return;
+	if (!(arm & ORCA_CQ_ARM_SOLICITED)) {
+		orca_soft_cq_fire(sdev, cq, arm);
+		return;
+	}
+	for (i = 0; i < used; i++) {
+		if (orca_soft_cqe_solicited(sdev, cq, cons + i)) {
+			orca_soft_cq_fire(sdev, cq, arm);
+			return;
+		}
+	}
+}

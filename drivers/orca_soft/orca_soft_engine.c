@@ -1,0 +1,646 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * orca_soft: the data-path engine.
+ *
+ * One kernel thread per device instance executes the work queues.  It
+ * learns about new work two ways:
+ *
+ *  - kicks: ORCA_REG_QP_DB and ORCA_REG_CQ_DB writes arrive in
+ *    orca_soft_notify(), in any context; the number written goes into a
+ *    small FIFO (notify never looks at an object) and the thread is woken.
+ *    A full FIFO sets "rescan": the thread then looks at every QP and CQ.
+ *  - polling: while it has had work in the last ORCA_SOFT_SPIN_NS, the
+ *    thread keeps polling the SQ producer index of every active QP, with
+ *    ORCA_DB_DEV_POLLING set in their SQ records, so posters need not kick.
+ *    Before it sleeps it clears the flag, issues a full barrier and reads
+ *    prod once more (the poster does the opposite), so a post is never
+ *    missed.  RQ records keep POLLING set while the QP receives: the
+ *    responder reads their prod when a message arrives.
+ *
+ * The thread takes the engine mutex for each bounded batch and drops it
+ * in between; admin commands take it around their execution, so every
+ * object the engine touches is alive and stable during a batch.
+ *
+ * A QP in the error state completes every WQE of its SQ and RQ with
+ * WR_FLUSH_ERR, including WQEs posted later (their kick finds it).
+ */
+
+#include <linux/bitfield.h>
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/kthread.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+
+#include "orca_ring.h"
+#include "orca_soft_engine.h"
+
+/* Keep polling this long after the last work before sleeping. */
+#define ORCA_SOFT_SPIN_NS	50000
+/* WQEs per QP per pass, and per batch (between two mutex drops). */
+#define ORCA_SOFT_QP_BUDGET	32
+#define ORCA_SOFT_BATCH_BUDGET	256
+
+#define ORCA_SOFT_REC_PROD	offsetof(struct orca_db_record, prod)
+#define ORCA_SOFT_REC_CONS	offsetof(struct orca_db_record, cons)
+#define ORCA_SOFT_REC_FLAGS	offsetof(struct orca_db_record, dev_flags)
+
+/* ------------------------------------------------------------- helpers */
+
+int orca_soft_dma_read32(struct orca_soft_dev *sdev, u64 addr, u32 *val)
+{
+	__le32 v;
+
+	if (!IS_ALIGNED(addr, sizeof(u32)) ||
+	    orca_soft_dma_read(sdev, addr, &v, sizeof(v)))
+		return -EFAULT;
+	*val = le32_to_cpu(v);
+	return 0;
+}
+
+int orca_soft_wq_set_flags(struct orca_soft_dev *sdev,
+			   const struct orca_soft_wq *wq, u32 flags)
+{
+	return orca_soft_dma_write32(sdev, wq->db_addr + ORCA_SOFT_REC_FLAGS,
+				     flags);
+}
+
+static void orca_soft_wq_put_cons(struct orca_soft_dev *sdev,
+				  const struct orca_soft_wq *wq)
+{
+	orca_soft_dma_write32(sdev, wq->db_addr + ORCA_SOFT_REC_CONS,
+			      wq->cons);
+}
+
+bool orca_soft_qp_receives(const struct orca_soft_qp *qp)
+{
+	return qp->state == ORCA_QPS_RTR || qp->state == ORCA_QPS_RTS ||
+	       qp->state == ORCA_QPS_SQD || qp->state == ORCA_QPS_SQE;
+}
+
+void orca_soft_qp_error_event(struct orca_soft_dev *sdev,
+			      struct orca_soft_qp *qp, u8 type)
+{
+	orca_soft_post_event(sdev, type, qp->qpn);
+}
+
+/*
+ * A work queue whose producer index is impossible: the QP (or the SRQ)
+ * is broken.  Report it once and move the QP to the error state.
+ */
+void orca_soft_wq_fatal(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
+			struct orca_soft_wq *wq)
+{
+	if (!wq->broken) {
+		wq->broken = true;
+		if (qp)
+			orca_soft_post_event(sdev, ORCA_EQE_QP_FATAL, qp->qpn);
+	}
+	if (qp)
+		orca_soft_qp_set_err(sdev, qp);
+}
+
+/* --------------------------------------------------- completion EQs */
+
+/* Make @eq reachable by its doorbell (@add) or not, before it is freed. */
+void orca_soft_eq_publish(struct orca_soft_dev *sdev, struct orca_soft_eq *eq,
+			  bool add)
+{
+	unsigned long flags;
+
+	if (WARN_ON_ONCE(eq->eqn > ORCA_SOFT_MAX_EQ))
+		return;
+	spin_lock_irqsave(&sdev->ceq_lock, flags);
+	sdev->ceq[eq->eqn] = add ? eq : NULL;
+	spin_unlock_irqrestore(&sdev->ceq_lock, flags);
+}
+
+/* Write a COMP entry for @cqn; raise the vector if the EQ is armed. */
+void orca_soft_eq_post(struct orca_soft_dev *sdev, struct orca_soft_eq *eq,
+		       u32 cqn)
+{
+	struct orca_eqe eqe = {};
+	unsigned long flags;
+	u64 addr;
+	u32 info;
+
+	spin_lock_irqsave(&sdev->ceq_lock, flags);
+	if (((eq->prod - eq->cons) & ORCA_EQ_DB_CONS_IDX) >=
+	    orca_ring_depth(eq->log2_depth)) {
+		eq->overflows++;
+		goto out;
+	}
+	addr = eq->ring_addr +
+	       (u64)orca_ring_slot(eq->prod, eq->log2_depth) * ORCA_EQE_SIZE;
+	eqe.data = cpu_to_le64(cqn);
+	info = FIELD_PREP(ORCA_EQE_TYPE, ORCA_EQE_COMP) |
+	       FIELD_PREP(ORCA_EQE_PHASE,
+			  orca_ring_phase(eq->prod, eq->log2_depth));
+	if (orca_soft_dma_write(sdev, addr, &eqe,
+				offsetof(struct orca_eqe, info)))
+		goto out;
+	/* The entry must be complete before its owner bit flips. */
+	wmb();
+	if (orca_soft_dma_write32(sdev, addr + offsetof(struct orca_eqe, info),
+				  info))
+		goto out;
+	eq->prod++;
+	if (eq->armed) {
+		eq->armed = false;
+		orca_soft_raise_irq(sdev, eq->vector);
+	}
+out:
+	spin_unlock_irqrestore(&sdev->ceq_lock, flags);
+}
+
+/*
+ * ORCA_REG_EQ_DB, from notify in any context: the driver consumed EQ eqn
+ * up to CONS_IDX; with ARM, raise the vector once for the next entry, at
+ * once if there are entries past CONS_IDX.  A write with an impossible
+ * consumer index is ignored.
+ */
+void orca_soft_eq_doorbell(struct orca_soft_dev *sdev, u32 val)
+{
+	u32 eqn = FIELD_GET(ORCA_EQ_DB_EQN, val);
+	u32 cons = FIELD_GET(ORCA_EQ_DB_CONS_IDX, val);
+	struct orca_soft_eq *eq;
+	unsigned long flags;
+	u32 used;
+
+	if (eqn > ORCA_SOFT_MAX_EQ)
+		return;
+	spin_lock_irqsave(&sdev->ceq_lock, flags);
+	eq = sdev->ceq[eqn];
+	if (!eq)
+		goto out;
+	used = (eq->prod - cons) & ORCA_EQ_DB_CONS_IDX;
+	if (used > orca_ring_depth(eq->log2_depth))
+		goto out;
+	eq->cons = cons;
+	if (val & ORCA_EQ_DB_ARM) {
+		if (used) {
+			eq->armed = false;
+			orca_soft_raise_irq(sdev, eq->vector);
+		} else {
+			eq->armed = true;
+		}
+	}
+out:
+	spin_unlock_irqrestore(&sdev->ceq_lock, flags);
+}
+
+/* -------------------------------------------------------------- kicks */
+
+/* From notify, any context: queue a QPN or ORCA_SOFT_KICK_CQ | CQN. */
+void orca_soft_kick(struct orca_soft_dev *sdev, u32 entry)
+{
+	unsigned long flags;
+	u32 used;
+
+	spin_lock_irqsave(&sdev->kick_lock, flags);
+	used = sdev->kick_tail - sdev->kick_head;
+	if (used && sdev->kick_fifo[(sdev->kick_tail - 1) %
+				    ORCA_SOFT_KICK_FIFO] == entry) {
+		/* The same kick is still queued. */
+	} else if (used >= ORCA_SOFT_KICK_FIFO) {
+		sdev->kick_rescan = true;
+	} else {
+		sdev->kick_fifo[sdev->kick_tail++ % ORCA_SOFT_KICK_FIFO] = entry;
+	}
+	if (sdev->eng_idle && sdev->eng_task) {
+		sdev->eng_idle = false;
+		wake_up_process(sdev->eng_task);
+	}
+	spin_unlock_irqrestore(&sdev->kick_lock, flags);
+}
+
+/* ------------------------------------------------------ QP activation */
+
+static void orca_soft_sq_polling(struct orca_soft_dev *sdev,
+				 struct orca_soft_qp *qp, bool on)
+{
+	if (qp->sq_polling == on)
+		return;
+	qp->sq_polling = on;
+	orca_soft_wq_set_flags(sdev, &qp->sq, on ? ORCA_DB_DEV_POLLING : 0);
+}
+
+/* Put @qp on the engine's active list: its queues will be looked at. */
+void orca_soft_qp_activate(struct orca_soft_dev *sdev, struct orca_soft_qp *qp)
+{
+	if (qp->req.wait != ORCA_SOFT_WAIT_NONE &&
+	    qp->state != ORCA_QPS_ERR)
+		return;
+	if (list_empty(&qp->active_node))
+		list_add_tail(&qp->active_node, &sdev->eng_active);
+	if (qp->state == ORCA_QPS_RTS)
+		orca_soft_sq_polling(sdev, qp, true);
+}
+
+/* Take @qp off every engine list (destroy, reset). */
+void orca_soft_qp_unlink(struct orca_soft_qp *qp)
+{
+	list_del_init(&qp->active_node);
+	list_del_init(&qp->wait_node);
+	qp->req.wait = ORCA_SOFT_WAIT_NONE;
+}
+
+/*
+ * The WQE at the SQ's cons waits: an RNR NAK, or an unanswered request.
+ * @delay_ns 0 means for ever (ACK timeout 0).
+ */
+void orca_soft_qp_wait(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
+		       u8 kind, u64 delay_ns)
+{
+	qp->req.wait = kind;
+	qp->req.wait_until = delay_ns ? ktime_get_ns() + delay_ns : U64_MAX;
+	list_del_init(&qp->active_node);
+	orca_soft_sq_polling(sdev, qp, false);
+	list_move_tail(&qp->wait_node, &sdev->eng_waiting);
+}
+
+/*
+ * Move @qp to the error state: its RQ record stops advertising polling
+ * (posts in ERR are kicked, then flushed), timers are cancelled, and the
+ * engine flushes both queues.  A QP with an SRQ reports LAST_WQE.
+ */
+void orca_soft_qp_set_err(struct orca_soft_dev *sdev, struct orca_soft_qp *qp)
+{
+	if (qp->state == ORCA_QPS_ERR)
+		return;
+	qp->state = ORCA_QPS_ERR;
+	if (!qp->srq)
+		orca_soft_wq_set_flags(sdev, &qp->rq, 0);
+	/* The flag is clear before we look at prod for the flush. */
+	smp_mb();
+	list_del_init(&qp->wait_node);
+	qp->req.wait = ORCA_SOFT_WAIT_NONE;
+	orca_soft_qp_activate(sdev, qp);
+	if (qp->srq)
+		orca_soft_post_event(sdev, ORCA_EQE_QP_LAST_WQE, qp->qpn);
+}
+
+/* MODIFY_QP to RESET: forget everything posted, as CREATE_QP left it. */
+static void orca_soft_qp_reset_dp(struct orca_soft_dev *sdev,
+				  struct orca_soft_qp *qp)
+{
+	u32 prod;
+
+	orca_soft_qp_unlink(qp);
+	memset(&qp->req, 0, sizeof(qp->req));
+	memset(&qp->resp, 0, sizeof(qp->resp));
+	orca_soft_sq_polling(sdev, qp, false);
+	qp->sq.broken = false;
+	if (!orca_soft_dma_read32(sdev, qp->sq.db_addr + ORCA_SOFT_REC_PROD,
+				  &prod)) {
+		qp->sq.cons = prod;
+		orca_soft_wq_put_cons(sdev, &qp->sq);
+	}
+	if (qp->srq)
+		return;
+	qp->rq.broken = false;
+	orca_soft_wq_set_flags(sdev, &qp->rq, 0);
+	if (!orca_soft_dma_read32(sdev, qp->rq.db_addr + ORCA_SOFT_REC_PROD,
+				  &prod)) {
+		qp->rq.cons = prod;
+		orca_soft_wq_put_cons(sdev, &qp->rq);
+	}
+}
+
+/*
+ * After MODIFY_QP applied @mask and moved @qp from @cur to its new state
+ * (admin command, engine mutex held).
+ */
+void orca_soft_qp_modified(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
+			   u8 cur, u32 mask)
+{
+	if (qp->state == ORCA_QPS_RESET) {
+		if (cur != ORCA_QPS_RESET)
+			orca_soft_qp_reset_dp(sdev, qp);
+		return;
+	}
+	/* RQ: POLLING from INIT on, until RESET or ERR. */
+	if (cur == ORCA_QPS_RESET && qp->state != ORCA_QPS_ERR && !qp->srq)
+		orca_soft_wq_set_flags(sdev, &qp->rq, ORCA_DB_DEV_POLLING);
+	if (mask & ORCA_QP_ATTR_SQ_PSN)
+		qp->req.sq_psn = le32_to_cpu(qp->attr.sq_psn) &
+				 ORCA_SOFT_PSN_MASK;
+	if (mask & ORCA_QP_ATTR_RQ_PSN)
+		qp->resp.rq_psn = le32_to_cpu(qp->attr.rq_psn) &
+				  ORCA_SOFT_PSN_MASK;
+	if (mask & ORCA_QP_ATTR_AV)
+		qp->req.gid_gen = 0;
+	/* Posted WQEs start in RTS; an error flushes them. */
+	if (qp->state == ORCA_QPS_RTS || qp->state == ORCA_QPS_ERR)
+		orca_soft_kick(sdev, qp->qpn);
+}
+
+/* ------------------------------------------------------------ flushing */
+
+static int orca_soft_flush_wq(struct orca_soft_dev *sdev,
+			      struct orca_soft_qp *qp, struct orca_soft_wq *wq,
+			      bool send, int budget)
+{
+	struct orca_soft_cqe_info ci = {
+		.qpn = qp->qpn,
+		.status = ORCA_CQE_ST_WR_FLUSH_ERR,
+		.opcode = ORCA_CQE_OP_RECV,
+	};
+	struct orca_soft_cq *cq = send ? qp->send_cq : qp->recv_cq;
+	u32 prod, start = wq->cons;
+	int n = 0;
+
+	if (wq->broken ||
+	    orca_soft_dma_read32(sdev, wq->db_addr + ORCA_SOFT_REC_PROD, &prod))
+		return 0;
+	if (!orca_wq_prod_ok(prod, wq->cons, wq->log2_depth)) {
+		orca_soft_wq_fatal(sdev, qp, wq);
+		return 0;
+	}
+	while (wq->cons != prod && n < budget) {
+		u64 addr = wq->ring_addr +
+			   ((u64)orca_ring_slot(wq->cons, wq->log2_depth) <<
+			    wq->log2_stride);
+		struct orca_send_wqe hdr;
+		size_t len = send ? offsetof(struct orca_send_wqe, imm_inv) :
+				    sizeof(struct orca_recv_wqe);
+
+		if (orca_soft_dma_read(sdev, addr, &hdr, len)) {
+			orca_soft_wq_fatal(sdev, qp, wq);
+			break;
+		}
+		ci.wr_id = le64_to_cpu(hdr.wr_id);
+		if (send)
+			ci.opcode = orca_soft_wqe_cqe_opcode(le32_to_cpu(hdr.ctrl) &
+							     ORCA_WQE_CTRL_OPCODE_MASK);
+		orca_soft_cq_complete(sdev, cq, &ci);
+		wq->cons++;
+		n++;
+	}
+	if (wq->cons != start)
+		orca_soft_wq_put_cons(sdev, wq);
+	return n;
+}
+
+/* ------------------------------------------------------------- passes */
+
+/* Work for one active QP; the number of WQEs it took. */
+static int orca_soft_qp_run(struct orca_soft_dev *sdev,
+			    struct orca_soft_qp *qp, int budget)
+{
+	int n;
+
+	if (qp->state == ORCA_QPS_ERR) {
+		n = orca_soft_flush_wq(sdev, qp, &qp->sq, true, budget);
+		if (!qp->srq)
+			n += orca_soft_flush_wq(sdev, qp, &qp->rq, false,
+						budget);
+		return n;
+	}
+	if (qp->state != ORCA_QPS_RTS || qp->req.wait != ORCA_SOFT_WAIT_NONE)
+		return 0;
+	return orca_soft_sq_run(sdev, qp, budget);
+}
+
+static void orca_soft_kick_one(struct orca_soft_dev *sdev, u32 entry)
+{
+	struct orca_soft_qp *qp;
+
+	if (entry & ORCA_SOFT_KICK_CQ) {
+		orca_soft_cq_doorbell(sdev, entry & ~ORCA_SOFT_KICK_CQ);
+		return;
+	}
+	qp = orca_soft_qp_find(sdev, entry);
+	if (qp)
+		orca_soft_qp_activate(sdev, qp);
+}
+
+/* Take the kicks queued by notify. */
+static bool orca_soft_drain_kicks(struct orca_soft_dev *sdev)
+{
+	u32 batch[32];
+	bool rescan, any = false;
+	u32 n, i;
+
+	do {
+		spin_lock_irq(&sdev->kick_lock);
+		rescan = sdev->kick_rescan;
+		sdev->kick_rescan = false;
+		for (n = 0; n < ARRAY_SIZE(batch) &&
+		     sdev->kick_head != sdev->kick_tail; n++)
+			batch[n] = sdev->kick_fifo[sdev->kick_head++ %
+						   ORCA_SOFT_KICK_FIFO];
+		spin_unlock_irq(&sdev->kick_lock);
+
+		for (i = 0; i < n; i++)
+			orca_soft_kick_one(sdev, batch[i]);
+		if (rescan) {
+			struct orca_soft_qp *qp;
+			struct orca_soft_cq *cq;
+			unsigned long idx;
+
+			xa_for_each(&sdev->qps, idx, qp)
+				orca_soft_qp_activate(sdev, qp);
+			xa_for_each(&sdev->cqs, idx, cq)
+				orca_soft_cq_doorbell(sdev, cq->cqn);
+		}
+		any |= n || rescan;
+	} while (n == ARRAY_SIZE(batch));
+	return any;
+}
+
+/* QPs whose timer is due go back to work. */
+static void orca_soft_run_timers(struct orca_soft_dev *sdev, u64 now)
+{
+	struct orca_soft_qp *qp, *tmp;
+
+	list_for_each_entry_safe(qp, tmp, &sdev->eng_waiting, wait_node) {
+		if (qp->req.wait_until <= now) {
+			list_del_init(&qp->wait_node);
+			qp->req.wait = ORCA_SOFT_WAIT_NONE;
+			orca_soft_qp_activate(sdev, qp);
+		}
+	}
+}
+
+/* The earliest timer still armed, U64_MAX if none. */
+static u64 orca_soft_next_timer(struct orca_soft_dev *sdev)
+{
+	struct orca_soft_qp *qp;
+	u64 next = U64_MAX;
+
+	list_for_each_entry(qp, &sdev->eng_waiting, wait_node)
+		next = min(next, qp->req.wait_until);
+	return next;
+}
+
+/* One batch: kicks, timers, then the active QPs.  Return WQEs done. */
+static int orca_soft_engine_pass(struct orca_soft_dev *sdev, u64 *next_timer)
+{
+	struct orca_soft_qp *qp, *tmp;
+	int done = 0;
+
+	if (!READ_ONCE(sdev->enabled) || READ_ONCE(sdev->fatal)) {
+		/* Nothing to act on: forget the kicks. */
+		spin_lock_irq(&sdev->kick_lock);
+		sdev->kick_head = sdev->kick_tail;
+		sdev->kick_rescan = false;
+		spin_unlock_irq(&sdev->kick_lock);
+		*next_timer = U64_MAX;
+		return 0;
+	}
+	if (orca_soft_drain_kicks(sdev))
+		done = 1;
+	orca_soft_run_timers(sdev, ktime_get_ns());
+	list_for_each_entry_safe(qp, tmp, &sdev->eng_active, active_node) {
+		done += orca_soft_qp_run(sdev, qp, ORCA_SOFT_QP_BUDGET);
+		if (done >= ORCA_SOFT_BATCH_BUDGET)
+			break;
+	}
+	*next_timer = orca_soft_next_timer(sdev);
+	return done;
+}
+
+/*
+ * About to sleep: stop advertising polling on every active QP, then look
+ * at each SQ's prod once more.  Return false if work turned up.
+ */
+static bool orca_soft_engine_quiesce(struct orca_soft_dev *sdev)
+{
+	struct orca_soft_qp *qp, *tmp;
+	bool idle = true;
+	u32 prod;
+
+	list_for_each_entry(qp, &sdev->eng_active, active_node)
+		orca_soft_sq_polling(sdev, qp, false);
+	/* Pairs with the poster's barrier between prod and dev_flags. */
+	smp_mb();
+	list_for_each_entry_safe(qp, tmp, &sdev->eng_active, active_node) {
+		bool work = false;
+
+		if ((qp->state == ORCA_QPS_RTS || qp->state == ORCA_QPS_ERR) &&
+		    !orca_soft_dma_read32(sdev, qp->sq.db_addr +
+					  ORCA_SOFT_REC_PROD, &prod) &&
+		    prod != qp->sq.cons && !qp->sq.broken)
+			work = true;
+		if (qp->state == ORCA_QPS_ERR && !qp->srq && !qp->rq.broken &&
+		    !orca_soft_dma_read32(sdev, qp->rq.db_addr +
+					  ORCA_SOFT_REC_PROD, &prod) &&
+		    prod != qp->rq.cons)
+			work = true;
+		if (work) {
+			idle = false;
+			orca_soft_qp_activate(sdev, qp);
+		} else {
+			list_del_init(&qp->active_node);
+		}
+	}
+	return idle;
+}
+
+static void orca_soft_engine_sleep(struct orca_soft_dev *sdev, u64 deadline)
+{
+	bool empty;
+
+	set_current_state(TASK_INTERRUPTIBLE);
+	spin_lock_irq(&sdev->kick_lock);
+	empty = sdev->kick_head == sdev->kick_tail && !sdev->kick_rescan;
+	sdev->eng_idle = empty;
+	spin_unlock_irq(&sdev->kick_lock);
+	if (empty && !kthread_should_stop()) {
+		if (deadline == U64_MAX) {
+			schedule();
+		} else {
+			ktime_t t = ns_to_ktime(deadline);
+
+			schedule_hrtimeout_range(&t, 10 * NSEC_PER_USEC,
+						 HRTIMER_MODE_ABS);
+		}
+	}
+	__set_current_state(TASK_RUNNING);
+	spin_lock_irq(&sdev->kick_lock);
+	sdev->eng_idle = false;
+	spin_unlock_irq(&sdev->kick_lock);
+}
+
+static int orca_soft_engine_thread(void *data)
+{
+	struct orca_soft_dev *sdev = data;
+	u64 last_work = ktime_get_ns();
+
+	while (!kthread_should_stop()) {
+		u64 next_timer = U64_MAX, now;
+		bool sleep = false;
+		int done = 0;
+
+		mutex_lock(&sdev->eng_mutex);
+		done = orca_soft_engine_pass(sdev, &next_timer);
+		now = ktime_get_ns();
+		if (done) {
+			last_work = now;
+		} else if (now - last_work >= ORCA_SOFT_SPIN_NS &&
+			   next_timer > now + ORCA_SOFT_SPIN_NS) {
+			sleep = orca_soft_engine_quiesce(sdev);
+			if (!sleep)
+				last_work = now;
+		}
+		mutex_unlock(&sdev->eng_mutex);
+
+		if (sleep) {
+			orca_soft_engine_sleep(sdev, next_timer);
+			last_work = ktime_get_ns();
+		} else if (!done) {
+			cpu_relax();
+		}
+		cond_resched();
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ lifetime */
+
+void orca_soft_engine_init(struct orca_soft_dev *sdev)
+{
+	mutex_init(&sdev->eng_mutex);
+	spin_lock_init(&sdev->kick_lock);
+	spin_lock_init(&sdev->ceq_lock);
+	INIT_LIST_HEAD(&sdev->eng_active);
+	INIT_LIST_HEAD(&sdev->eng_waiting);
+	sdev->gid_gen = 1;
+}
+
+int orca_soft_engine_start(struct orca_soft_dev *sdev)
+{
+	struct task_struct *task;
+
+	sdev->scratch = kzalloc(sizeof(*sdev->scratch), GFP_KERNEL);
+	if (!sdev->scratch)
+		return -ENOMEM;
+	task = kthread_create(orca_soft_engine_thread, sdev, "orca_soft%u_eng",
+			      sdev->id);
+	if (IS_ERR(task)) {
+		kfree(sdev->scratch);
+		sdev->scratch = NULL;
+		return PTR_ERR(task);
+	}
+	spin_lock_irq(&sdev->kick_lock);
+	sdev->eng_task = task;
+	spin_unlock_irq(&sdev->kick_lock);
+	wake_up_process(task);
+	return 0;
+}
+
+void orca_soft_engine_stop(struct orca_soft_dev *sdev)
+{
+	struct task_struct *task;
+
+	spin_lock_irq(&sdev->kick_lock);
+	task = sdev->eng_task;
+	sdev->eng_task = NULL;
+	sdev->eng_idle = false;
+	spin_unlock_irq(&sdev->kick_lock);
+	if (task)
+		kthread_stop(task);
+	kfree(sdev->scratch);
+	sdev->scratch = NULL;
+}

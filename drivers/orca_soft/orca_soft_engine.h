@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * orca_soft: declarations shared by the data-path engine's files
+ * (orca_soft_engine.c, _req.c, _resp.c, _comp.c, _mem.c).
+ *
+ * Everything here runs on the engine thread or in an admin command, both
+ * under orca_soft_dev.eng_mutex.
+ */
+#ifndef ORCA_SOFT_ENGINE_H
+#define ORCA_SOFT_ENGINE_H
+
+#include <rdma/orca-abi.h>
+
+#include "orca_soft.h"
+#include "orca_soft_dp.h"
+
+/* Largest WQE stride (ORCA_WQ_CFG_LOG2_STRIDE 10). */
+#define ORCA_SOFT_WQE_MAX		1024
+/* The GRH area at the start of a UD receive buffer. */
+#define ORCA_SOFT_GRH_LEN		40
+/* Largest message: QUERY_PORT max_msg_sz. */
+#define ORCA_SOFT_MAX_MSG		BIT_ULL(31)
+
+/* A resolved scatter/gather element: a range of a valid MR. */
+struct orca_soft_seg {
+	struct orca_soft_mr *mr;
+	u64 addr;			/* within [mr->iova, mr->iova + length) */
+	u32 len;
+};
+
+/*
+ * A message buffer: resolved SGEs, or (inl) bytes the engine holds in
+ * kernel memory (inline data, a GRH, an atomic's original value).
+ */
+struct orca_soft_sgl {
+	u32 nseg;
+	u64 len;			/* total bytes */
+	const u8 *inl;			/* kernel buffer of len bytes, or NULL */
+	struct orca_soft_seg seg[ORCA_SOFT_MAX_SGE];
+};
+
+/* Per-device scratch space of the engine thread: no allocation per WQE. */
+struct orca_soft_eng_scratch {
+	u8 wqe[ORCA_SOFT_WQE_MAX];	/* send WQE, copied from the ring */
+	u8 rwqe[ORCA_SOFT_WQE_MAX];	/* receive WQE, copied */
+	struct orca_soft_sgl local;	/* requester's buffer */
+	struct orca_soft_sgl remote;	/* responder's buffer */
+	struct orca_soft_sgl kbuf;	/* kernel bytes (GRH, atomic result) */
+	u8 grh[ORCA_SOFT_GRH_LEN];
+};
+
+/* A request as the requester hands it to a local responder. */
+struct orca_soft_msg {
+	struct orca_soft_qp *src;	/* requester QP */
+	u8 opcode;			/* ORCA_WQE_OP_* */
+	bool solicited;
+	u32 imm_inv;
+	u64 len;
+	u32 psn;			/* first PSN */
+	u32 packets;			/* PSNs the request consumes */
+	struct orca_soft_sgl *local;	/* payload, or READ/atomic sink */
+	u64 remote_addr;		/* RDMA and atomics */
+	u32 rkey;
+	u64 compare_add;
+	u64 swap;
+	/* UD */
+	u32 qkey;
+	const struct orca_soft_ah *ah;
+};
+
+/* The responder's answer, as ACK/NAK would carry it. */
+enum orca_soft_answer {
+	ORCA_SOFT_ACK,			/* executed */
+	ORCA_SOFT_SILENT,		/* dropped: no answer at all */
+	ORCA_SOFT_RNR_NAK,		/* no receive WQE */
+	ORCA_SOFT_NAK_INV_REQ,		/* invalid request */
+	ORCA_SOFT_NAK_ACCESS,		/* remote access error */
+	ORCA_SOFT_NAK_OP,		/* remote operational error */
+};
+
+/* orca_soft_mem.c */
+struct orca_soft_mr *orca_soft_mr_get(struct orca_soft_dev *sdev, u32 key);
+bool orca_soft_mr_range_ok(const struct orca_soft_mr *mr, u64 addr, u64 len);
+int orca_soft_sgl_resolve(struct orca_soft_dev *sdev,
+			  struct orca_soft_sgl *sgl,
+			  const struct orca_sge *sge, u32 n,
+			  const struct orca_soft_pd *pd, u32 access);
+void orca_soft_sgl_kbuf(struct orca_soft_sgl *sgl, const void *buf, u32 len);
+int orca_soft_sgl_copy(struct orca_soft_dev *sdev,
+		       const struct orca_soft_sgl *dst, u64 doff,
+		       const struct orca_soft_sgl *src, u64 soff, u64 len);
+int orca_soft_mem_atomic(struct orca_soft_dev *sdev, struct orca_soft_mr *mr,
+			 u64 addr, bool cmp_swp, u64 compare_add, u64 swap,
+			 u64 *orig);
+
+/* orca_soft_resp.c */
+enum orca_soft_answer orca_soft_resp_deliver(struct orca_soft_dev *sdev,
+					     struct orca_soft_qp *dqp,
+					     struct orca_soft_msg *msg);
+
+/* orca_soft_engine.c */
+bool orca_soft_qp_receives(const struct orca_soft_qp *qp);
+void orca_soft_qp_error_event(struct orca_soft_dev *sdev,
+			      struct orca_soft_qp *qp, u8 type);
+
+#endif /* ORCA_SOFT_ENGINE_H */

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * orca_soft: memory keys, scatter/gather resolution and copies.
+ *
+ * A key names an entry of the device MR table (ORCA_MR_KEY_INDEX) and must
+ * match the entry's whole key (the variant too) and the entry must be
+ * valid.  An address range resolves through the MR's page list to DMA
+ * addresses, and a DMA address to a page the way the DMA API mapped it for
+ * the device's parent (dma_to_phys).  Data moves page by page with
+ * kmap_local_page(): one copy from source memory to destination memory.
+ */
+
+#include <linux/bitfield.h>
+#include <linux/dma-direct.h>
+#include <linux/highmem.h>
+
+#include "orca_soft_engine.h"
+
+struct orca_soft_mr *orca_soft_mr_get(struct orca_soft_dev *sdev, u32 key)
+{
+	struct orca_soft_mr *mr;
+
+	mr = xa_load(&sdev->mrs, FIELD_GET(ORCA_MR_KEY_INDEX, key));
+	if (!mr || mr->key != key || !mr->valid)
+		return NULL;
+	return mr;
+}
+
+/* [addr, addr + len) lies within the region. */
+bool orca_soft_mr_range_ok(const struct orca_soft_mr *mr, u64 addr, u64 len)
+{
+	if (addr < mr->iova || addr + len < addr)
+		return false;
+	return addr + len <= mr->iova + mr->length;
+}
+
+/*
+ * Resolve @n SGEs (already copied out of the ring) for a QP of PD @pd:
+ * each lkey must name a valid MR of @pd with @access (ORCA_ACCESS_*), and
+ * the SGE must lie within it.  Zero-length SGEs are skipped.
+ * Return: 0, -EACCES (bad key, PD, access or bounds), -EMSGSIZE (longer
+ * than the largest message).
+ */
+int orca_soft_sgl_resolve(struct orca_soft_dev *sdev,
+			  struct orca_soft_sgl *sgl,
+			  const struct orca_sge *sge, u32 n,
+			  const struct orca_soft_pd *pd, u32 access)
+{
+	u32 i;
+
+	sgl->nseg = 0;
+	sgl->len = 0;
+	sgl->inl = NULL;
+	for (i = 0; i < n; i++) {
+		u32 len = le32_to_cpu(sge[i].length);
+		u64 addr = le64_to_cpu(sge[i].addr);
+		struct orca_soft_seg *seg;
+		struct orca_soft_mr *mr;
+
+		if (!len)
+			continue;
+		mr = orca_soft_mr_get(sdev, le32_to_cpu(sge[i].lkey));
+		if (!mr || mr->pd != pd || (mr->access & access) != access ||
+		    !orca_soft_mr_range_ok(mr, addr, len))
+			return -EACCES;
+		seg = &sgl->seg[sgl->nseg++];
+		seg->mr = mr;
+		seg->addr = addr;
+		seg->len = len;
+		sgl->len += len;
+	}
+	if (sgl->len > ORCA_SOFT_MAX_MSG)
+		return -EMSGSIZE;
+	return 0;
+}
+
+void orca_soft_sgl_kbuf(struct orca_soft_sgl *sgl, const void *buf, u32 len)
+{
+	sgl->nseg = 0;
+	sgl->len = len;
+	sgl->inl = buf;
+}
+
+/* Position within an SGL: segment @i, byte @off of it. */
+struct orca_soft_pos {
+	u32 i;
+	u64 off;
+};
+
+static void orca_soft_pos_seek(const struct orca_soft_sgl *sgl,
+			       struct orca_soft_pos *pos, u64 off)
+{
+	pos->i = 0;
+	while (pos->i < sgl->nseg && off >= sgl->seg[pos->i].len) {
+		off -= sgl->seg[pos->i].len;
+		pos->i++;
+	}
+	pos->off = off;
+}
+
+static void orca_soft_pos_advance(const struct orca_soft_sgl *sgl,
+				  struct orca_soft_pos *pos, u64 n)
+{
+	pos->off += n;
+	if (pos->i < sgl->nseg && pos->off == sgl->seg[pos->i].len) {
+		pos->i++;
+		pos->off = 0;
+	}
+}
+
+/*
+ * The page behind byte @off of @seg and how many bytes from there are
+ * contiguous in it (within the segment, the MR page and the CPU page).
+ */
+static int orca_soft_seg_page(struct orca_soft_dev *sdev,
+			      const struct orca_soft_seg *seg, u64 off,
+			      struct page **page, u32 *pgoff, u64 *n)
+{
+	const struct orca_soft_mr *mr = seg->mr;
+	u64 va = seg->addr + off;
+	u64 avail = seg->len - off;
+	phys_addr_t phys;
+	unsigned long pfn;
+	u64 dma;
+
+	if (mr->flags & ORCA_MR_FLAG_PHYSICAL) {
+		dma = va;
+	} else {
+		u64 pgsz = BIT_ULL(mr->page_shift);
+		u64 moff = va - mr->iova + (mr->iova & (pgsz - 1));
+		u64 idx = moff >> mr->page_shift;
+
+		if (idx >= mr->num_pages)
+			return -EFAULT;
+		dma = mr->pages[idx] + (moff & (pgsz - 1));
+		avail = min(avail, pgsz - (moff & (pgsz - 1)));
+	}
+	phys = dma_to_phys(sdev_dev(sdev), dma);
+	pfn = PHYS_PFN(phys);
+	if (!pfn_valid(pfn))
+		return -EFAULT;
+	*page = pfn_to_page(pfn);
+	*pgoff = offset_in_page(phys);
+	*n = min_t(u64, avail, PAGE_SIZE - *pgoff);
+	return 0;
+}
+
+/*
+ * Copy @len bytes from byte @soff of @src to byte @doff of @dst.  Both
+ * ranges must lie within their SGLs (callers check the lengths).
+ * Return: 0 or -EFAULT (a page address that is not memory).
+ */
+int orca_soft_sgl_copy(struct orca_soft_dev *sdev,
+		       const struct orca_soft_sgl *dst, u64 doff,
+		       const struct orca_soft_sgl *src, u64 soff, u64 len)
+{
+	struct orca_soft_pos sp, dp;
+
+	if (WARN_ON_ONCE(soff + len > src->len || doff + len > dst->len))
+		return -EFAULT;
+	if (src->inl && dst->inl) {
+		memcpy((u8 *)dst->inl + doff, src->inl + soff, len);
+		return 0;
+	}
+	orca_soft_pos_seek(src, &sp, soff);
+	orca_soft_pos_seek(dst, &dp, doff);
+	while (len) {
+		struct page *spage = NULL, *dpage;
+		u32 spgoff = 0, dpgoff;
+		u64 sn, dn, n;
+		void *s, *d;
+
+		if (src->inl) {
+			sn = len;
+		} else if (orca_soft_seg_page(sdev, &src->seg[sp.i], sp.off,
+					      &spage, &spgoff, &sn)) {
+			return -EFAULT;
+		}
+		if (orca_soft_seg_page(sdev, &dst->seg[dp.i], dp.off, &dpage,
+				       &dpgoff, &dn))
+			return -EFAULT;
+		n = min3(len, sn, dn);
+
+		d = kmap_local_page(dpage);
+		if (src->inl) {
+			memcpy(d + dpgoff, src->inl + soff, n);
+			soff += n;
+		} else {
+			s = kmap_local_page(spage);
+			memcpy(d + dpgoff, s + spgoff, n);
+			kunmap_local(s);
+			orca_soft_pos_advance(src, &sp, n);
+		}
+		kunmap_local(d);
+		orca_soft_pos_advance(dst, &dp, n);
+		len -= n;
+	}
+	return 0;
+}
+
+/*
+ * An 8-byte atomic at @addr of @mr (8-byte aligned, checked by the
+ * caller).  The engine thread executes all of a device's atomics, one
+ * at a time; the host CPU sees a single aligned 64-bit store.
+ */
+int orca_soft_mem_atomic(struct orca_soft_dev *sdev, struct orca_soft_mr *mr,
+			 u64 addr, bool cmp_swp, u64 compare_add, u64 swap,
+			 u64 *orig)
+{
+	struct orca_soft_seg seg = { .mr = mr, .addr = addr, .len = 8 };
+	struct page *page;
+	u32 pgoff;
+	u64 n, old;
+	__le64 *p;
+	void *va;
+
+	if (orca_soft_seg_page(sdev, &seg, 0, &page, &pgoff, &n) || n < 8)
+		return -EFAULT;
+	va = kmap_local_page(page);
+	p = va + pgoff;
+	/* The word is a little-endian integer, whatever the host. */
+	old = le64_to_cpu(READ_ONCE(*p));
+	if (cmp_swp) {
+		if (old == compare_add)
+			WRITE_ONCE(*p, cpu_to_le64(swap));
+	} else {
+		WRITE_ONCE(*p, cpu_to_le64(old + compare_add));
+	}
+	kunmap_local(va);
+	*orig = old;
+	return 0;
+}

@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * orca_soft: the requester.
+ *
+ * For a QP in RTS the engine executes the send WQEs between the device's
+ * SQ index and the SQ record's prod, in order.  Each WQE is copied out of
+ * the ring, then validated on the copy: opcode for the QP type, flags,
+ * num_sge, inline length, keys (in the QP's PD) and bounds.
+ *
+ * A request travels as RoCEv2 would carry it: it takes
+ * max(1, ceil(len / path_mtu)) PSNs (a READ as many as its response
+ * packets, an atomic one) and is answered by ACK, NAK or RNR NAK.  When
+ * the destination GID is one of the port's own, the local responder
+ * executes it at once (orca_soft_resp.c), one copy from source to
+ * destination memory.  Any other destination is "the wire", which does
+ * not exist yet: RC requests are never answered (the ACK timeout expires
+ * retry_cnt + 1 times, then RETRY_EXC_ERR); UC and UD requests complete
+ * successfully, as sent.
+ *
+ * Requester error completions move the QP to the error state (for every
+ * QP type: the device has no SQE handling).
+ */
+
+#include <linux/bitfield.h>
+
+#include "orca_ring.h"
+#include "orca_soft_engine.h"
+
+#define ORCA_WQE_FLAGS_ALL	(ORCA_WQE_FLAG_SIGNALED | ORCA_WQE_FLAG_SOLICITED | \
+				 ORCA_WQE_FLAG_INLINE | ORCA_WQE_FLAG_FENCE)
+#define ORCA_WQE_CTRL_RSVD	0xff000000U
+#define ORCA_UD_QKEY_FROM_QP	0x80000000U
+#define ORCA_SOFT_MCAST_QPN	0x00ffffffU
+
+/* The requester decided to wait (RNR or ACK timer): not a status. */
+#define ORCA_SOFT_REQ_WAIT	0xff
+
+u8 orca_soft_wqe_cqe_opcode(u8 op)
+{
+	switch (op) {
+	case ORCA_WQE_OP_RDMA_WRITE:
+	case ORCA_WQE_OP_RDMA_WRITE_IMM:
+		return ORCA_CQE_OP_RDMA_WRITE;
+	case ORCA_WQE_OP_RDMA_READ:
+		return ORCA_CQE_OP_RDMA_READ;
+	case ORCA_WQE_OP_ATOMIC_CMP_SWP:
+		return ORCA_CQE_OP_ATOMIC_CMP_SWP;
+	case ORCA_WQE_OP_ATOMIC_FETCH_ADD:
+		return ORCA_CQE_OP_ATOMIC_FETCH_ADD;
+	case ORCA_WQE_OP_LOCAL_INV:
+		return ORCA_CQE_OP_LOCAL_INV;
+	case ORCA_WQE_OP_REG_MR:
+		return ORCA_CQE_OP_REG_MR;
+	default:
+		return ORCA_CQE_OP_SEND;
+	}
+}
+
+/* Opcodes each QP type executes. */
+static bool orca_soft_op_ok(u8 type, u8 op)
+{
+	bool ud = type == ORCA_QPT_UD || type == ORCA_QPT_GSI;
+
+	switch (op) {
+	case ORCA_WQE_OP_SEND:
+	case ORCA_WQE_OP_SEND_IMM:
+	case ORCA_WQE_OP_LOCAL_INV:
+	case ORCA_WQE_OP_REG_MR:
+		return true;
+	case ORCA_WQE_OP_RDMA_WRITE:
+	case ORCA_WQE_OP_RDMA_WRITE_IMM:
+		return !ud;
+	case ORCA_WQE_OP_SEND_INV:
+	case ORCA_WQE_OP_RDMA_READ:
+	case ORCA_WQE_OP_ATOMIC_CMP_SWP:
+	case ORCA_WQE_OP_ATOMIC_FETCH_ADD:
+		return type == ORCA_QPT_RC;
+	default:
+		return false;
+	}
+}
+
+static bool orca_soft_op_is_read_like(u8 op)
+{
+	return op == ORCA_WQE_OP_RDMA_READ ||
+	       op == ORCA_WQE_OP_ATOMIC_CMP_SWP ||
+	       op == ORCA_WQE_OP_ATOMIC_FETCH_ADD;
+}
+
+/* LOCAL_INV: imm_inv names a FAST_REG region of the QP's PD. */
+static u8 orca_soft_local_inv(struct orca_soft_dev *sdev,
+			      struct orca_soft_qp *qp, u32 key)
+{
+	struct orca_soft_mr *mr;
+
+	mr = xa_load(&sdev->mrs, FIELD_GET(ORCA_MR_KEY_INDEX, key));
+	if (!mr || mr->key != key || !(mr->flags & ORCA_MR_FLAG_FAST_REG) ||
+	    mr->pd != qp->pd)
+		return ORCA_CQE_ST_LOC_PROT_ERR;
+	mr->valid = false;
+	return ORCA_CQE_ST_SUCCESS;
+}
+
+/*
+ * REG_MR (kernel fast register, struct orca_wqe_reg_mr): an invalid
+ * FAST_REG region of the QP's PD gets a new key variant, translation and
+ * rights, and becomes valid.  Any violation is LOC_PROT_ERR.
+ */
+static u8 orca_soft_fast_reg(struct orca_soft_dev *sdev,
+			     struct orca_soft_qp *qp,
+			     const struct orca_wqe_reg_mr *r)
+{
+	__le64 *bounce = (__le64 *)sdev->scratch->rwqe;
+	u32 per = ORCA_SOFT_WQE_MAX / sizeof(*bounce);
+	u32 key = le32_to_cpu(r->key);
+	u32 info = le32_to_cpu(r->info);
+	u32 access = FIELD_GET(ORCA_WQE_REG_MR_ACCESS, info);
+	u8 shift = FIELD_GET(ORCA_WQE_REG_MR_PAGE_SHIFT, info);
+	u64 iova = le64_to_cpu(r->iova);
+	u64 length = le64_to_cpu(r->length);
+	u64 pbl = le64_to_cpu(r->pbl_addr);
+	struct orca_soft_mr *mr;
+	u64 pgsz, npages;
+	u32 i, done;
+
+	mr = xa_load(&sdev->mrs, FIELD_GET(ORCA_MR_KEY_INDEX, key));
+	if (!mr || !(mr->flags & ORCA_MR_FLAG_FAST_REG) || mr->pd != qp->pd ||
+	    mr->valid)
+		return ORCA_CQE_ST_LOC_PROT_ERR;
+	if ((info & ~(ORCA_WQE_REG_MR_ACCESS | ORCA_WQE_REG_MR_PAGE_SHIFT)) ||
+	    length > ORCA_SOFT_MAX_MR_SIZE || iova + length < iova ||
+	    (access & ~ORCA_ACCESS_ALL) ||
+	    ((access & (ORCA_ACCESS_REMOTE_WRITE | ORCA_ACCESS_REMOTE_ATOMIC)) &&
+	     !(access & ORCA_ACCESS_LOCAL_WRITE)) ||
+	    shift >= 64 || !(ORCA_SOFT_PAGE_SIZE_CAP & BIT_ULL(shift)) ||
+	    !IS_ALIGNED(pbl, sizeof(u64)))
+		return ORCA_CQE_ST_LOC_PROT_ERR;
+	pgsz = BIT_ULL(shift);
+	npages = DIV_ROUND_UP((iova & (pgsz - 1)) + length, pgsz);
+	if (npages > mr->num_pages)
+		return ORCA_CQE_ST_LOC_PROT_ERR;
+
+	for (done = 0; done < npages; done += per) {
+		u32 n = min_t(u64, per, npages - done);
+
+		if (orca_soft_dma_read(sdev, pbl + done * sizeof(*bounce),
+				       bounce, n * sizeof(*bounce)))
+			return ORCA_CQE_ST_LOC_PROT_ERR;
+		for (i = 0; i < n; i++) {
+			u64 a = le64_to_cpu(bounce[i]);
+
+			if (!a || !IS_ALIGNED(a, pgsz))
+				return ORCA_CQE_ST_LOC_PROT_ERR;
+			mr->pages[done + i] = a;
+		}
+	}
+	mr->key = key;
+	mr->iova = iova;
+	mr->length = length;
+	mr->access = access;
+	mr->page_shift = shift;
+	mr->valid = true;
+	return ORCA_CQE_ST_SUCCESS;
+}
+
+/* RC/UC: the destination QP, if the AV's GID is the port's own. */
+static struct orca_soft_qp *orca_soft_req_dest(struct orca_soft_dev *sdev,
+					       struct orca_soft_qp *qp)
+{
+	struct orca_soft_qp *dqp;
+
+	if (!qp->req.gid_gen || qp->req.gid_gen != sdev->gid_gen) {
+		qp->req.dest_local = orca_soft_gid_is_local(sdev, qp->attr.dgid);
+		qp->req.gid_gen = sdev->gid_gen;
+	}
+	if (!qp->req.dest_local)
+		return NULL;
+	dqp = orca_soft_qp_find(sdev, le32_to_cpu(qp->attr.dest_qpn));
+	/* Connected: the peer must be of our type and connected to us. */
+	if (!dqp || dqp->type != qp->type ||
+	    le32_to_cpu(dqp->attr.dest_qpn) != qp->qpn)
+		return NULL;
+	return dqp;
+}
+
+static void orca_soft_count_tx(struct orca_soft_dev *sdev,
+			       const struct orca_soft_msg *msg)
+{
+	sdev->counts.tx_packets += msg->packets;
+	sdev->counts.tx_bytes += msg->len;
+}
+
+/* RC and UC requests. */
+static u8 orca_soft_req_connected(struct orca_soft_dev *sdev,
+				  struct orca_soft_qp *qp,
+				  struct orca_soft_msg *msg)
+{
+	u32 mtu = orca_mtu_bytes(qp->attr.path_mtu) ?: 256;
+	struct orca_soft_qp *dqp;
+	enum orca_soft_answer ans;
+
+	msg->psn = qp->req.sq_psn;
+	msg->packets = msg->opcode == ORCA_WQE_OP_ATOMIC_CMP_SWP ||
+		       msg->opcode == ORCA_WQE_OP_ATOMIC_FETCH_ADD ?
+		       1 : orca_packets(msg->len, mtu);
+	if (!qp->req.wqe_started) {
+		qp->req.retry_left = qp->attr.retry_cnt;
+		qp->req.rnr_retry_left = qp->attr.rnr_retry;
+		qp->req.wqe_started = true;
+	}
+
+	dqp = orca_soft_req_dest(sdev, qp);
+	ans = dqp ? orca_soft_resp_deliver(sdev, dqp, msg) : ORCA_SOFT_SILENT;
+	orca_soft_count_tx(sdev, msg);
+
+	/* UC has no acknowledgements: sent is done. */
+	if (qp->type == ORCA_QPT_UC || ans == ORCA_SOFT_ACK) {
+		qp->req.sq_psn = orca_psn_add(qp->req.sq_psn, msg->packets);
+		return ORCA_CQE_ST_SUCCESS;
+	}
+	switch (ans) {
+	case ORCA_SOFT_SILENT:
+		if (!qp->req.retry_left)
+			return ORCA_CQE_ST_RETRY_EXC_ERR;
+		qp->req.retry_left--;
+		orca_soft_qp_wait(sdev, qp, ORCA_SOFT_WAIT_ACK,
+				  orca_ack_timeout_ns(qp->attr.timeout));
+		return ORCA_SOFT_REQ_WAIT;
+	case ORCA_SOFT_RNR_NAK:
+		if (!qp->req.rnr_retry_left)
+			return ORCA_CQE_ST_RNR_RETRY_EXC_ERR;
+		if (qp->req.rnr_retry_left != ORCA_SOFT_RNR_INFINITE)
+			qp->req.rnr_retry_left--;
+		orca_soft_qp_wait(sdev, qp, ORCA_SOFT_WAIT_RNR,
+				  orca_rnr_timer_us(dqp->attr.min_rnr_timer) *
+				  NSEC_PER_USEC);
+		return ORCA_SOFT_REQ_WAIT;
+	case ORCA_SOFT_NAK_INV_REQ:
+		return ORCA_CQE_ST_REM_INV_REQ_ERR;
+	case ORCA_SOFT_NAK_ACCESS:
+		return ORCA_CQE_ST_REM_ACCESS_ERR;
+	default:
+		return ORCA_CQE_ST_REM_OP_ERR;
+	}
+}
+
+/* UD (and GSI) sends: unicast to a local QP, or to a multicast group. */
+static u8 orca_soft_req_ud(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
+			   const struct orca_send_wqe *wqe,
+			   struct orca_soft_msg *msg)
+{
+	u32 qkey = le32_to_cpu(wqe->seg.ud.remote_qkey);
+	struct orca_soft_ah *ah;
+	struct orca_soft_qp *dqp;
+
+	ah = xa_load(&sdev->ahs, le32_to_cpu(wqe->seg.ud.ahn));
+	if (!ah || ah->pd != qp->pd)
+		return ORCA_CQE_ST_LOC_QP_OP_ERR;
+	if (msg->len > orca_soft_active_mtu(sdev->netdev))
+		return ORCA_CQE_ST_LOC_LEN_ERR;
+	/* A Q_Key with the high bit set means "the QP's own" (IBTA). */
+	if (qkey & ORCA_UD_QKEY_FROM_QP)
+		qkey = le32_to_cpu(qp->attr.qkey);
+	msg->qkey = qkey;
+	msg->ah = ah;
+	msg->psn = qp->req.sq_psn;
+	msg->packets = 1;
+	orca_soft_count_tx(sdev, msg);
+	qp->req.sq_psn = orca_psn_add(qp->req.sq_psn, 1);
+
+	if (orca_soft_gid_is_mcast(ah->dgid)) {
+		struct orca_soft_mcg *mcg = orca_soft_mcg_find(sdev, ah->dgid);
+		u32 i;
+
+		for (i = 0; mcg && i < mcg->nr_qps; i++) {
+			dqp = orca_soft_qp_find(sdev, mcg->qpn[i]);
+			if (dqp && dqp->type == ORCA_QPT_UD)
+				orca_soft_resp_deliver(sdev, dqp, msg);
+		}
+	} else if (orca_soft_gid_is_local(sdev, ah->dgid)) {
+		dqp = orca_soft_qp_find(sdev, le32_to_cpu(wqe->seg.ud.remote_qpn) &
+					ORCA_SOFT_MCAST_QPN);
+		if (dqp && (dqp->type == ORCA_QPT_UD ||
+			    dqp->type == ORCA_QPT_GSI))
+			orca_soft_resp_deliver(sdev, dqp, msg);
+	}
+	/* Unanswered or dropped, a datagram was sent. */
+	return ORCA_CQE_ST_SUCCESS;
+}
+
+/* Reserved fields of a send WQE header must be 0. */
+static bool orca_soft_wqe_rsvd_ok(const struct orca_send_wqe *wqe, u8 op,
+				  u32 fl, u32 nsge)
+{
+	if ((le32_to_cpu(wqe->ctrl) & ORCA_WQE_CTRL_RSVD) ||
+	    (fl & ~ORCA_WQE_FLAGS_ALL) ||
+	    !orca_soft_rsvd_clear(wqe->reserved, sizeof(wqe->reserved)))
+		return false;
+	if (fl & ORCA_WQE_FLAG_INLINE) {
+		if (nsge)
+			return false;
+	} else if (wqe->inline_len) {
+		return false;
+	}
+	switch (op) {
+	case ORCA_WQE_OP_RDMA_WRITE:
+	case ORCA_WQE_OP_RDMA_WRITE_IMM:
+	case ORCA_WQE_OP_RDMA_READ:
+		return !wqe->seg.rdma.reserved;
+	case ORCA_WQE_OP_ATOMIC_CMP_SWP:
+	case ORCA_WQE_OP_ATOMIC_FETCH_ADD:
+		return !wqe->seg.atomic.reserved;
+	case ORCA_WQE_OP_LOCAL_INV:
+		return !nsge;
+	case ORCA_WQE_OP_REG_MR:
+		return !nsge;
+	default:
+		return !wqe->seg.ud.reserved;
+	}
+}
+
+/* Execute the WQE copied into the scratch buffer; a status or REQ_WAIT. */
+static u8 orca_soft_req_exec(struct orca_soft_dev *sdev,
+			     struct orca_soft_qp *qp, u64 addr,
+			     struct orca_soft_cqe_info *ci)
+{
+	struct orca_soft_eng_scratch *s = sdev->scratch;
+	struct orca_send_wqe *wqe = (struct orca_send_wqe *)s->wqe;
+	u32 stride = BIT(qp->sq.log2_stride);
+	u32 ctrl = le32_to_cpu(wqe->ctrl);
+	u8 op = ctrl & ORCA_WQE_CTRL_OPCODE_MASK;
+	u32 fl = (ctrl & ORCA_WQE_CTRL_FLAGS_MASK) >> ORCA_WQE_CTRL_FLAGS_SHIFT;
+	u32 nsge = (ctrl & ORCA_WQE_CTRL_NUM_SGE_MASK) >>
+		   ORCA_WQE_CTRL_NUM_SGE_SHIFT;
+	struct orca_soft_msg msg = {
+		.src = qp,
+		.opcode = op,
+		.solicited = fl & ORCA_WQE_FLAG_SOLICITED,
+		.imm_inv = le32_to_cpu(wqe->imm_inv),
+		.local = &s->local,
+	};
+	int ret;
+
+	if (!orca_soft_op_ok(qp->type, op) ||
+	    !orca_soft_wqe_rsvd_ok(wqe, op, fl, nsge))
+		return ORCA_CQE_ST_LOC_QP_OP_ERR;
+	if (op == ORCA_WQE_OP_LOCAL_INV)
+		return orca_soft_local_inv(sdev, qp, msg.imm_inv);
+	if (op == ORCA_WQE_OP_REG_MR)
+		return orca_soft_fast_reg(sdev, qp, (const void *)&wqe->seg);
+
+	if (fl & ORCA_WQE_FLAG_INLINE) {
+		u32 len = le32_to_cpu(wqe->inline_len);
+
+		if (orca_soft_op_is_read_like(op) || len > qp->max_inline ||
+		    ORCA_SEND_WQE_HDR_SIZE + len > stride)
+			return ORCA_CQE_ST_LOC_QP_OP_ERR;
+		if (orca_soft_dma_read(sdev, addr + ORCA_SEND_WQE_HDR_SIZE,
+				       s->wqe + ORCA_SEND_WQE_HDR_SIZE, len))
+			return ORCA_CQE_ST_LOC_QP_OP_ERR;
+		orca_soft_sgl_kbuf(&s->local, s->wqe + ORCA_SEND_WQE_HDR_SIZE,
+				   len);
+	} else {
+		if (nsge > qp->sq.max_sge)
+			return ORCA_CQE_ST_LOC_QP_OP_ERR;
+		if (nsge && orca_soft_dma_read(sdev,
+					       addr + ORCA_SEND_WQE_HDR_SIZE,
+					       s->wqe + ORCA_SEND_WQE_HDR_SIZE,
+					       nsge * sizeof(struct orca_sge)))
+			return ORCA_CQE_ST_LOC_QP_OP_ERR;
+		ret = orca_soft_sgl_resolve(sdev, &s->local,
+					    (const struct orca_sge *)(s->wqe +
+					    ORCA_SEND_WQE_HDR_SIZE), nsge,
+					    qp->pd,
+					    orca_soft_op_is_read_like(op) ?
+					    ORCA_ACCESS_LOCAL_WRITE : 0);
+		if (ret == -EMSGSIZE)
+			return ORCA_CQE_ST_LOC_LEN_ERR;
+		if (ret)
+			return ORCA_CQE_ST_LOC_PROT_ERR;
+	}
+	msg.len = s->local.len;
+	ci->byte_len = msg.len;
+
+	switch (op) {
+	case ORCA_WQE_OP_ATOMIC_CMP_SWP:
+	case ORCA_WQE_OP_ATOMIC_FETCH_ADD:
+		if (msg.len != sizeof(u64))
+			return ORCA_CQE_ST_LOC_LEN_ERR;
+		msg.remote_addr = le64_to_cpu(wqe->seg.atomic.remote_addr);
+		msg.rkey = le32_to_cpu(wqe->seg.atomic.rkey);
+		msg.compare_add = le64_to_cpu(wqe->seg.atomic.compare_add);
+		msg.swap = le64_to_cpu(wqe->seg.atomic.swap);
+		break;
+	case ORCA_WQE_OP_RDMA_WRITE:
+	case ORCA_WQE_OP_RDMA_WRITE_IMM:
+	case ORCA_WQE_OP_RDMA_READ:
+		msg.remote_addr = le64_to_cpu(wqe->seg.rdma.remote_addr);
+		msg.rkey = le32_to_cpu(wqe->seg.rdma.rkey);
+		break;
+	default:
+		break;
+	}
+
+	if (qp->type == ORCA_QPT_UD || qp->type == ORCA_QPT_GSI)
+		return orca_soft_req_ud(sdev, qp, wqe, &msg);
+	return orca_soft_req_connected(sdev, qp, &msg);
+}
+
+/*
+ * Execute the WQE at the SQ's cons.  Return false if it must wait (a
+ * timer) or the ring is unreadable; true once it is done and its
+ * completion, if any, is written.
+ */
+static bool orca_soft_req_one(struct orca_soft_dev *sdev,
+			      struct orca_soft_qp *qp)
+{
+	struct orca_send_wqe *wqe = (struct orca_send_wqe *)sdev->scratch->wqe;
+	struct orca_soft_cqe_info ci = { .qpn = qp->qpn };
+	u64 addr = qp->sq.ring_addr +
+		   ((u64)orca_ring_slot(qp->sq.cons, qp->sq.log2_depth) <<
+		    qp->sq.log2_stride);
+	bool signaled;
+	u32 ctrl;
+	u8 st;
+
+	if (orca_soft_dma_read(sdev, addr, wqe, ORCA_SEND_WQE_HDR_SIZE)) {
+		orca_soft_wq_fatal(sdev, qp, &qp->sq);
+		return false;
+	}
+	ctrl = le32_to_cpu(wqe->ctrl);
+	ci.wr_id = le64_to_cpu(wqe->wr_id);
+	ci.opcode = orca_soft_wqe_cqe_opcode(ctrl & ORCA_WQE_CTRL_OPCODE_MASK);
+	signaled = qp->sq_sig_all ||
+		   (ctrl & (ORCA_WQE_FLAG_SIGNALED << ORCA_WQE_CTRL_FLAGS_SHIFT));
+
+	st = orca_soft_req_exec(sdev, qp, addr, &ci);
+	if (st == ORCA_SOFT_REQ_WAIT)
+		return false;
+	qp->req.wqe_started = false;
+	ci.status = st;
+	if (signaled || st != ORCA_CQE_ST_SUCCESS)
+		orca_soft_cq_complete(sdev, qp->send_cq, &ci);
+	if (st != ORCA_CQE_ST_SUCCESS)
+		orca_soft_qp_set_err(sdev, qp);
+	return true;
+}
+
+/* Execute up to @budget WQEs of @qp's SQ (QP in RTS); return how many. */
+int orca_soft_sq_run(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
+		     int budget)
+{
+	u32 start = qp->sq.cons;
+	int n = 0;
+	u32 prod;
+
+	if (qp->sq.broken)
+		return 0;
+	if (orca_soft_dma_read32(sdev, qp->sq.db_addr +
+				 offsetof(struct orca_db_record, prod), &prod) ||
+	    !orca_wq_prod_ok(prod, qp->sq.cons, qp->sq.log2_depth)) {
+		orca_soft_wq_fatal(sdev, qp, &qp->sq);
+		return 0;
+	}
+	while (qp->sq.cons != prod && n < budget) {
+		if (!orca_soft_req_one(sdev, qp))
+			break;
+		qp->sq.cons++;
+		n++;
+		if (qp->state != ORCA_QPS_RTS)
+			break;
+	}
+	if (qp->sq.cons != start)
+		orca_soft_dma_write32(sdev, qp->sq.db_addr +
+				      offsetof(struct orca_db_record, cons),
+				      qp->sq.cons);
+	return n;
+}

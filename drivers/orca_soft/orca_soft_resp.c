@@ -1,0 +1,483 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * orca_soft: the responder.
+ *
+ * A request from a local requester is executed against the destination
+ * QP as its RoCEv2 packets would be: the QP must be in a state that
+ * receives (RTR, RTS, SQD, SQE), RC checks the PSN (a request that is not
+ * the expected one gets no answer: the requester's ACK timer retries it),
+ * UC resynchronises on it, UD checks the Q_Key (a mismatch is dropped).
+ *
+ * SEND, SEND_IMM, SEND_INV and RDMA_WRITE_IMM take a receive WQE from the
+ * QP's RQ or its SRQ (copied, then validated), scatter into it with keys
+ * of the responder's PD, and complete it on the receive CQ.  Without a
+ * receive WQE RC answers RNR NAK; UC and UD drop the message.  RDMA
+ * WRITE, READ and atomics check the rkey against the responder QP's PD,
+ * the MR's and the QP's remote access rights and the bounds.
+ *
+ * Error choices (RC; UC has no NAKs and drops what it cannot take):
+ *  - receive buffer too short: the receive completes LOC_LEN_ERR, the QP
+ *    goes to ERR with QP_REQ_ERR; requester REM_INV_REQ_ERR.  UD drops the
+ *    message and keeps the receive WQE.
+ *  - receive SGE with a bad lkey/PD/bounds/rights: the receive completes
+ *    LOC_PROT_ERR, the QP goes to ERR; requester REM_OP_ERR.
+ *  - malformed receive WQE (num_sge > max): completes LOC_QP_OP_ERR, QP to
+ *    ERR with QP_FATAL; requester REM_OP_ERR.
+ *  - bad rkey, rights or bounds: QP to ERR with QP_ACCESS_ERR; requester
+ *    REM_ACCESS_ERR.  No receive WQE is consumed.
+ *  - SEND_INV whose key is not a FAST_REG region of the responder's PD,
+ *    or a misaligned atomic: invalid request, QP to ERR with QP_REQ_ERR;
+ *    requester REM_INV_REQ_ERR.  No receive WQE is consumed.
+ */
+
+#include <linux/bitfield.h>
+#include <linux/ip.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+
+#include "orca_ring.h"
+#include "orca_soft_engine.h"
+
+/* RoCEv2 header sizes, for the lengths in a UD receive's GRH area. */
+#define ORCA_SOFT_UDP_HLEN	8
+#define ORCA_SOFT_BTH_LEN	12
+#define ORCA_SOFT_DETH_LEN	8
+#define ORCA_SOFT_IMM_LEN	4
+#define ORCA_SOFT_ICRC_LEN	4
+#define ORCA_SOFT_IPV4_OFF	20	/* IPv4 header: last 20 bytes of the GRH */
+#define ORCA_SOFT_DEF_HOP_LIMIT	64
+
+#define ORCA_SOFT_REC_PROD	offsetof(struct orca_db_record, prod)
+#define ORCA_SOFT_REC_CONS	offsetof(struct orca_db_record, cons)
+
+static bool orca_soft_qp_is_ud(const struct orca_soft_qp *qp)
+{
+	return qp->type == ORCA_QPT_UD || qp->type == ORCA_QPT_GSI;
+}
+
+/*
+ * A responder error: RC moves the QP to ERR and reports @event (0: none)
+ * and answers @ans; UC silently drops.
+ */
+static enum orca_soft_answer orca_soft_resp_err(struct orca_soft_dev *sdev,
+						struct orca_soft_qp *dqp,
+						u8 event,
+						enum orca_soft_answer ans)
+{
+	if (dqp->type != ORCA_QPT_RC)
+		return ORCA_SOFT_SILENT;
+	orca_soft_qp_set_err(sdev, dqp);
+	if (event)
+		orca_soft_post_event(sdev, event, dqp->qpn);
+	return ans;
+}
+
+/* The rkey of a request: a valid MR of the QP's PD allowing @access. */
+static struct orca_soft_mr *orca_soft_rkey(struct orca_soft_dev *sdev,
+					   struct orca_soft_qp *dqp, u32 rkey,
+					   u64 addr, u64 len, u32 access)
+{
+	struct orca_soft_mr *mr = orca_soft_mr_get(sdev, rkey);
+
+	if (!mr || mr->pd != dqp->pd || !(mr->access & access) ||
+	    !(le32_to_cpu(dqp->attr.access) & access) ||
+	    !orca_soft_mr_range_ok(mr, addr, len))
+		return NULL;
+	return mr;
+}
+
+static void orca_soft_sgl_one(struct orca_soft_sgl *sgl,
+			      struct orca_soft_mr *mr, u64 addr, u64 len)
+{
+	sgl->inl = NULL;
+	sgl->nseg = 1;
+	sgl->len = len;
+	sgl->seg[0].mr = mr;
+	sgl->seg[0].addr = addr;
+	sgl->seg[0].len = len;
+}
+
+/* -------------------------------------------------- RDMA and atomics */
+
+static enum orca_soft_answer orca_soft_resp_write(struct orca_soft_dev *sdev,
+						  struct orca_soft_qp *dqp,
+						  struct orca_soft_msg *msg)
+{
+	struct orca_soft_sgl *remote = &sdev->scratch->remote;
+	struct orca_soft_mr *mr;
+
+	if (!msg->len)
+		return ORCA_SOFT_ACK;
+	mr = orca_soft_rkey(sdev, dqp, msg->rkey, msg->remote_addr, msg->len,
+			    ORCA_ACCESS_REMOTE_WRITE);
+	if (!mr)
+		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_ACCESS_ERR,
+					  ORCA_SOFT_NAK_ACCESS);
+	orca_soft_sgl_one(remote, mr, msg->remote_addr, msg->len);
+	if (orca_soft_sgl_copy(sdev, remote, 0, msg->local, 0, msg->len))
+		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_ACCESS_ERR,
+					  ORCA_SOFT_NAK_ACCESS);
+	return ORCA_SOFT_ACK;
+}
+
+static enum orca_soft_answer orca_soft_resp_read(struct orca_soft_dev *sdev,
+						 struct orca_soft_qp *dqp,
+						 struct orca_soft_msg *msg)
+{
+	struct orca_soft_sgl *remote = &sdev->scratch->remote;
+	struct orca_soft_mr *mr;
+
+	if (!msg->len)
+		return ORCA_SOFT_ACK;
+	mr = orca_soft_rkey(sdev, dqp, msg->rkey, msg->remote_addr, msg->len,
+			    ORCA_ACCESS_REMOTE_READ);
+	if (!mr)
+		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_ACCESS_ERR,
+					  ORCA_SOFT_NAK_ACCESS);
+	orca_soft_sgl_one(remote, mr, msg->remote_addr, msg->len);
+	if (orca_soft_sgl_copy(sdev, msg->local, 0, remote, 0, msg->len))
+		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_ACCESS_ERR,
+					  ORCA_SOFT_NAK_ACCESS);
+	return ORCA_SOFT_ACK;
+}
+
+static enum orca_soft_answer orca_soft_resp_atomic(struct orca_soft_dev *sdev,
+						   struct orca_soft_qp *dqp,
+						   struct orca_soft_msg *msg)
+{
+	struct orca_soft_eng_scratch *s = sdev->scratch;
+	struct orca_soft_mr *mr;
+	u64 orig;
+
+	if (!IS_ALIGNED(msg->remote_addr, sizeof(u64)))
+		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_REQ_ERR,
+					  ORCA_SOFT_NAK_INV_REQ);
+	mr = orca_soft_rkey(sdev, dqp, msg->rkey, msg->remote_addr,
+			    sizeof(u64), ORCA_ACCESS_REMOTE_ATOMIC);
+	if (!mr || orca_soft_mem_atomic(sdev, mr, msg->remote_addr,
+					msg->opcode ==
+					ORCA_WQE_OP_ATOMIC_CMP_SWP,
+					msg->compare_add, msg->swap, &orig))
+		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_ACCESS_ERR,
+					  ORCA_SOFT_NAK_ACCESS);
+	/* The original value travels back in the AtomicAckETH. */
+	orca_soft_sgl_kbuf(&s->kbuf, &orig, sizeof(orig));
+	if (orca_soft_sgl_copy(sdev, msg->local, 0, &s->kbuf, 0, sizeof(orig)))
+		return ORCA_SOFT_NAK_OP;
+	return ORCA_SOFT_ACK;
+}
+
+/* ------------------------------------------------------------ receives */
+
+/*
+ * The GRH area of a UD receive: an IPv6 header, or for an IPv4-mapped
+ * destination an IPv4 header in its last 20 bytes.  Return the CQE flags.
+ */
+static u8 orca_soft_build_grh(struct orca_soft_dev *sdev,
+			      const struct orca_soft_msg *msg, u8 *grh)
+{
+	const struct orca_soft_ah *ah = msg->ah;
+	u32 sgid_index = FIELD_GET(ORCA_AH_SGID_INDEX, ah->info);
+	const u8 *sgid = sdev->gids[sgid_index].gid;
+	u32 udp_len = ORCA_SOFT_UDP_HLEN + ORCA_SOFT_BTH_LEN +
+		      ORCA_SOFT_DETH_LEN + ORCA_SOFT_ICRC_LEN + msg->len;
+	struct ipv6hdr *ip6 = (struct ipv6hdr *)grh;
+	struct iphdr *ip;
+
+	if (msg->opcode == ORCA_WQE_OP_SEND_IMM)
+		udp_len += ORCA_SOFT_IMM_LEN;
+	memset(grh, 0, ORCA_SOFT_GRH_LEN);
+	if (ipv6_addr_v4mapped((const struct in6_addr *)ah->dgid)) {
+		ip = (struct iphdr *)(grh + ORCA_SOFT_IPV4_OFF);
+		ip->version = 4;
+		ip->ihl = 5;
+		ip->tot_len = htons(sizeof(*ip) + udp_len);
+		ip->frag_off = htons(IP_DF);
+		ip->ttl = ORCA_SOFT_DEF_HOP_LIMIT;
+		ip->protocol = IPPROTO_UDP;
+		memcpy(&ip->saddr, sgid + 12, sizeof(ip->saddr));
+		memcpy(&ip->daddr, ah->dgid + 12, sizeof(ip->daddr));
+		ip->check = ip_fast_csum((u8 *)ip, ip->ihl);
+		return ORCA_CQE_FLAG_GRH | ORCA_CQE_FLAG_IPV4;
+	}
+	ip6_flow_hdr(ip6, 0,
+		     cpu_to_be32(FIELD_GET(ORCA_AH_FLOW_LABEL, ah->info)));
+	ip6->payload_len = htons(udp_len);
+	ip6->nexthdr = IPPROTO_UDP;
+	ip6->hop_limit = ORCA_SOFT_DEF_HOP_LIMIT;
+	memcpy(&ip6->saddr, sgid, sizeof(ip6->saddr));
+	memcpy(&ip6->daddr, ah->dgid, sizeof(ip6->daddr));
+	return ORCA_CQE_FLAG_GRH;
+}
+
+/*
+ * An SRQ whose prod is impossible or unreachable: report it once; every
+ * QP that uses it goes to ERR.
+ */
+static void orca_soft_srq_broken(struct orca_soft_dev *sdev,
+				 struct orca_soft_srq *srq)
+{
+	struct orca_soft_qp *qp;
+	unsigned long idx;
+
+	if (srq->wq.broken)
+		return;
+	srq->wq.broken = true;
+	orca_soft_post_event(sdev, ORCA_EQE_SRQ_ERR, srq->srqn);
+	xa_for_each(&sdev->qps, idx, qp)
+		if (qp->srq == srq)
+			orca_soft_qp_set_err(sdev, qp);
+}
+
+/*
+ * Is there a receive WQE?  0 and the producer index, -ENOENT (none) or
+ * -EIO (the queue is broken; already reported).
+ */
+static int orca_soft_recv_avail(struct orca_soft_dev *sdev,
+				struct orca_soft_qp *dqp, u32 *prod)
+{
+	struct orca_soft_wq *wq = dqp->srq ? &dqp->srq->wq : &dqp->rq;
+
+	if (wq->broken)
+		return -EIO;
+	if (orca_soft_dma_read32(sdev, wq->db_addr + ORCA_SOFT_REC_PROD, prod) ||
+	    !orca_wq_prod_ok(*prod, wq->cons, wq->log2_depth)) {
+		if (dqp->srq)
+			orca_soft_srq_broken(sdev, dqp->srq);
+		else
+			orca_soft_wq_fatal(sdev, dqp, wq);
+		return -EIO;
+	}
+	return *prod == wq->cons ? -ENOENT : 0;
+}
+
+/* The receive WQE at cons is taken: publish cons, check the SRQ limit. */
+static void orca_soft_recv_consume(struct orca_soft_dev *sdev,
+				   struct orca_soft_qp *dqp, u32 prod)
+{
+	struct orca_soft_wq *wq = dqp->srq ? &dqp->srq->wq : &dqp->rq;
+	struct orca_soft_srq *srq = dqp->srq;
+
+	wq->cons++;
+	orca_soft_dma_write32(sdev, wq->db_addr + ORCA_SOFT_REC_CONS, wq->cons);
+	if (srq && srq->limit && prod - wq->cons < srq->limit) {
+		srq->limit = 0;
+		orca_soft_post_event(sdev, ORCA_EQE_SRQ_LIMIT, srq->srqn);
+	}
+}
+
+/* Complete a receive WQE in error; the QP goes to ERR. */
+static void orca_soft_recv_fail(struct orca_soft_dev *sdev,
+				struct orca_soft_qp *dqp, u32 prod,
+				struct orca_soft_cqe_info *ci, u8 status)
+{
+	orca_soft_recv_consume(sdev, dqp, prod);
+	ci->status = status;
+	ci->byte_len = 0;
+	orca_soft_cq_complete(sdev, dqp->recv_cq, ci);
+	orca_soft_qp_set_err(sdev, dqp);
+}
+
+static bool orca_soft_inv_key_ok(struct orca_soft_dev *sdev,
+				 struct orca_soft_qp *dqp, u32 key)
+{
+	struct orca_soft_mr *mr;
+
+	mr = xa_load(&sdev->mrs, FIELD_GET(ORCA_MR_KEY_INDEX, key));
+	return mr && mr->key == key && (mr->flags & ORCA_MR_FLAG_FAST_REG) &&
+	       mr->pd == dqp->pd;
+}
+
+static enum orca_soft_answer orca_soft_resp_recv(struct orca_soft_dev *sdev,
+						 struct orca_soft_qp *dqp,
+						 struct orca_soft_msg *msg)
+{
+	struct orca_soft_eng_scratch *s = sdev->scratch;
+	struct orca_soft_wq *wq = dqp->srq ? &dqp->srq->wq : &dqp->rq;
+	struct orca_recv_wqe *rwqe = (struct orca_recv_wqe *)s->rwqe;
+	bool ud = orca_soft_qp_is_ud(dqp);
+	struct orca_soft_cqe_info ci = {
+		.qpn = dqp->qpn,
+		.src_qp = ud ? msg->src->qpn : 0,
+		.opcode = ORCA_CQE_OP_RECV,
+	};
+	struct orca_soft_mr *wmr = NULL;
+	u64 addr, need, off = 0;
+	u32 prod, nsge;
+	int ret;
+
+	ret = orca_soft_recv_avail(sdev, dqp, &prod);
+	if (ret == -ENOENT)
+		return dqp->type == ORCA_QPT_RC ? ORCA_SOFT_RNR_NAK :
+						  ORCA_SOFT_SILENT;
+	if (ret)
+		return orca_soft_resp_err(sdev, dqp, 0, ORCA_SOFT_NAK_OP);
+
+	/* Checks that reject the request without consuming a receive. */
+	if (msg->opcode == ORCA_WQE_OP_SEND_INV &&
+	    !orca_soft_inv_key_ok(sdev, dqp, msg->imm_inv))
+		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_REQ_ERR,
+					  ORCA_SOFT_NAK_INV_REQ);
+	if (msg->opcode == ORCA_WQE_OP_RDMA_WRITE_IMM && msg->len) {
+		wmr = orca_soft_rkey(sdev, dqp, msg->rkey, msg->remote_addr,
+				     msg->len, ORCA_ACCESS_REMOTE_WRITE);
+		if (!wmr)
+			return orca_soft_resp_err(sdev, dqp,
+						  ORCA_EQE_QP_ACCESS_ERR,
+						  ORCA_SOFT_NAK_ACCESS);
+	}
+
+	/* Copy the receive WQE, then validate the copy. */
+	addr = wq->ring_addr +
+	       ((u64)orca_ring_slot(wq->cons, wq->log2_depth) << wq->log2_stride);
+	if (orca_soft_dma_read(sdev, addr, rwqe, ORCA_RECV_WQE_HDR_SIZE))
+		return orca_soft_resp_err(sdev, dqp, 0, ORCA_SOFT_NAK_OP);
+	ci.wr_id = le64_to_cpu(rwqe->wr_id);
+	nsge = le32_to_cpu(rwqe->num_sge);
+	if (nsge > wq->max_sge ||
+	    orca_soft_dma_read(sdev, addr + ORCA_RECV_WQE_HDR_SIZE,
+			       s->rwqe + ORCA_RECV_WQE_HDR_SIZE,
+			       nsge * sizeof(struct orca_sge))) {
+		orca_soft_recv_fail(sdev, dqp, prod, &ci,
+				    ORCA_CQE_ST_LOC_QP_OP_ERR);
+		orca_soft_post_event(sdev, ORCA_EQE_QP_FATAL, dqp->qpn);
+		return dqp->type == ORCA_QPT_RC ? ORCA_SOFT_NAK_OP :
+						  ORCA_SOFT_SILENT;
+	}
+
+	if (msg->opcode == ORCA_WQE_OP_RDMA_WRITE_IMM) {
+		ci.opcode = ORCA_CQE_OP_RECV_RDMA_IMM;
+		ci.byte_len = msg->len;
+		if (wmr) {
+			orca_soft_sgl_one(&s->remote, wmr, msg->remote_addr,
+					  msg->len);
+			if (orca_soft_sgl_copy(sdev, &s->remote, 0, msg->local,
+					       0, msg->len))
+				return orca_soft_resp_err(sdev, dqp,
+							  ORCA_EQE_QP_ACCESS_ERR,
+							  ORCA_SOFT_NAK_ACCESS);
+		}
+		goto done;
+	}
+
+	ret = orca_soft_sgl_resolve(sdev, &s->remote,
+				    (const struct orca_sge *)(s->rwqe +
+				    ORCA_RECV_WQE_HDR_SIZE), nsge, dqp->pd,
+				    ORCA_ACCESS_LOCAL_WRITE);
+	if (ret == -EACCES) {
+		if (ud)
+			return ORCA_SOFT_SILENT;
+		orca_soft_recv_fail(sdev, dqp, prod, &ci,
+				    ORCA_CQE_ST_LOC_PROT_ERR);
+		return dqp->type == ORCA_QPT_RC ? ORCA_SOFT_NAK_OP :
+						  ORCA_SOFT_SILENT;
+	}
+	need = msg->len + (ud ? ORCA_SOFT_GRH_LEN : 0);
+	if (ret || need > s->remote.len) {
+		/* UD drops what does not fit, and keeps the receive. */
+		if (ud)
+			return ORCA_SOFT_SILENT;
+		orca_soft_recv_fail(sdev, dqp, prod, &ci,
+				    ORCA_CQE_ST_LOC_LEN_ERR);
+		if (dqp->type != ORCA_QPT_RC)
+			return ORCA_SOFT_SILENT;
+		orca_soft_post_event(sdev, ORCA_EQE_QP_REQ_ERR, dqp->qpn);
+		return ORCA_SOFT_NAK_INV_REQ;
+	}
+	if (ud) {
+		ci.flags |= orca_soft_build_grh(sdev, msg, s->grh);
+		orca_soft_sgl_kbuf(&s->kbuf, s->grh, ORCA_SOFT_GRH_LEN);
+		if (orca_soft_sgl_copy(sdev, &s->remote, 0, &s->kbuf, 0,
+				       ORCA_SOFT_GRH_LEN))
+			return ORCA_SOFT_SILENT;
+		off = ORCA_SOFT_GRH_LEN;
+	}
+	if (orca_soft_sgl_copy(sdev, &s->remote, off, msg->local, 0,
+			       msg->len)) {
+		if (ud)
+			return ORCA_SOFT_SILENT;
+		orca_soft_recv_fail(sdev, dqp, prod, &ci,
+				    ORCA_CQE_ST_LOC_PROT_ERR);
+		return dqp->type == ORCA_QPT_RC ? ORCA_SOFT_NAK_OP :
+						  ORCA_SOFT_SILENT;
+	}
+	ci.byte_len = need;
+
+done:
+	switch (msg->opcode) {
+	case ORCA_WQE_OP_SEND_IMM:
+	case ORCA_WQE_OP_RDMA_WRITE_IMM:
+		ci.flags |= ORCA_CQE_FLAG_IMM;
+		ci.imm_inv = msg->imm_inv;
+		break;
+	case ORCA_WQE_OP_SEND_INV: {
+		struct orca_soft_mr *mr;
+
+		mr = xa_load(&sdev->mrs,
+			     FIELD_GET(ORCA_MR_KEY_INDEX, msg->imm_inv));
+		mr->valid = false;
+		ci.flags |= ORCA_CQE_FLAG_INV;
+		ci.imm_inv = msg->imm_inv;
+		break;
+	}
+	default:
+		break;
+	}
+	if (msg->solicited)
+		ci.flags |= ORCA_CQE_FLAG_SOLICITED;
+	ci.status = ORCA_CQE_ST_SUCCESS;
+	orca_soft_recv_consume(sdev, dqp, prod);
+	orca_soft_cq_complete(sdev, dqp->recv_cq, &ci);
+	return ORCA_SOFT_ACK;
+}
+
+/* ------------------------------------------------------------ dispatch */
+
+enum orca_soft_answer orca_soft_resp_deliver(struct orca_soft_dev *sdev,
+					     struct orca_soft_qp *dqp,
+					     struct orca_soft_msg *msg)
+{
+	enum orca_soft_answer ans;
+
+	if (!orca_soft_qp_receives(dqp))
+		return ORCA_SOFT_SILENT;
+	switch (dqp->type) {
+	case ORCA_QPT_RC:
+		/* Not the expected PSN: a duplicate or a gap, no answer. */
+		if (msg->psn != dqp->resp.rq_psn)
+			return ORCA_SOFT_SILENT;
+		break;
+	case ORCA_QPT_UC:
+		/* A new message's first packet resynchronises UC. */
+		dqp->resp.rq_psn = msg->psn;
+		break;
+	default:
+		if (msg->qkey != le32_to_cpu(dqp->attr.qkey))
+			return ORCA_SOFT_SILENT;
+		break;
+	}
+
+	switch (msg->opcode) {
+	case ORCA_WQE_OP_RDMA_WRITE:
+		ans = orca_soft_resp_write(sdev, dqp, msg);
+		break;
+	case ORCA_WQE_OP_RDMA_READ:
+		ans = orca_soft_resp_read(sdev, dqp, msg);
+		break;
+	case ORCA_WQE_OP_ATOMIC_CMP_SWP:
+	case ORCA_WQE_OP_ATOMIC_FETCH_ADD:
+		ans = orca_soft_resp_atomic(sdev, dqp, msg);
+		break;
+	default:
+		ans = orca_soft_resp_recv(sdev, dqp, msg);
+		break;
+	}
+	if (ans == ORCA_SOFT_ACK) {
+		if (!orca_soft_qp_is_ud(dqp))
+			dqp->resp.rq_psn = orca_psn_add(msg->psn, msg->packets);
+		dqp->resp.msn++;
+		sdev->counts.rx_packets += msg->packets;
+		sdev->counts.rx_bytes += msg->len;
+	}
+	return ans;
+}
