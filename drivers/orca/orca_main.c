@@ -172,13 +172,6 @@ static int orca_register(struct orca_dev *dev)
 	}
 	dev->port_state = attr.state;
 
-	/*
-	 * liborca's kicks: POST_SEND/POST_RECV with no WR, REQ_NOTIFY_CQ.
-	 * ib_core leaves these write() commands disabled unless asked.
-	 */
-	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
-				  BIT_ULL(IB_USER_VERBS_CMD_POST_RECV) |
-				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->phys_port_cnt = 1;
 	ibdev->num_comp_vectors = max_t(unsigned int, dev->num_ceqs, 1);
