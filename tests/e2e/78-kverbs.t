@@ -3,7 +3,10 @@
 #
 # Kernel consumers through ib_core: tests/e2e/kmod/orca_kverbs_test.ko
 # creates, modifies, queries and destroys every object type on orca0 when
-# it loads and reports TAP in the kernel log; this folds that TAP in.
+# it loads, then runs kernel traffic between two RC and two UD QPs (every
+# opcode, fast registration and invalidation, SRQ, drain, completion and
+# async events, the ib_post_* rules), and reports TAP in the kernel log;
+# this folds that TAP in.
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-prog.sh"

@@ -7,16 +7,21 @@
  * lkey), CQ (create, resize, limits), SRQ (limit arming, query), QPs (RC
  * through RESET->INIT->RTR->RTS, UD, a refused second GSI QP, RC with an
  * SRQ), AH, fast-reg MR and multicast attach/detach.  Every object is
- * destroyed again.  Results are TAP lines in the kernel log, each
+ * destroyed again.  Then the data path: traffic between two RC QPs and
+ * two UD QPs on the device (every opcode, fast registration and
+ * invalidation, an access error and its async event, drain, completion
+ * events and the ib_post_send/ib_post_recv rules).  Results are TAP lines in the kernel log, each
  * prefixed with "orca_kverbs_test: ", with the plan printed last.  The
  * module stays loaded until rmmod.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
+#include <linux/wait.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
@@ -404,6 +409,1251 @@ too_big:
 		ib_dereg_mr(mr);
 }
 
+/* ------------------------------------------------------------------
+ * Data path.
+ *
+ * A hang is bounded by KV_TIMEOUT, far beyond what any step needs; a
+ * step that runs into it fails, and the data-path tests stop there.
+ */
+#define KV_TIMEOUT	(30 * HZ)
+#define KV_BUF_SIZE	8192
+#define KV_GRH		40
+#define KV_QKEY		0x11111111
+#define KV_IMM		0x12345678
+
+struct kv_wr {
+	struct ib_cqe cqe;
+	struct completion done;
+	struct ib_wc wc;
+};
+
+struct kv_buf {
+	void *va;
+	u64 dma;
+	size_t len;
+};
+
+struct kv_dp {
+	struct kv_ctx *c;
+	struct ib_pd *pd;		/* with the unsafe global rkey */
+	struct ib_cq *cqa, *cqb, *cqc, *evcq;
+	struct ib_qp *qa, *qb;		/* RC, connected to each other */
+	struct ib_qp *qc, *qd;		/* UD, C sends to D */
+	struct ib_ah *ah;
+	struct ib_mr *fr;		/* fast-reg: invalidation tests */
+	struct ib_mr *atom;		/* fast-reg: atomics target */
+	struct kv_buf sa, la, rb, tb, rd, sc, frb, atb;
+	wait_queue_head_t wq;
+	atomic_t events;		/* completion events of evcq */
+	unsigned long async;		/* bit per ib_event_type on QP B */
+	bool hung;
+	u8 fr_key;
+	/*
+	 * Every WR's completion context lives here, not on a stack: a WR
+	 * that completes late (after a hang was declared) still finds it.
+	 */
+	struct kv_wr pool[48];
+	unsigned int npool;
+};
+
+static void kv_wr_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct kv_wr *w = container_of(wc->wr_cqe, struct kv_wr, cqe);
+
+	w->wc = *wc;
+	complete(&w->done);
+}
+
+static void kv_wr_init(struct kv_wr *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->cqe.done = kv_wr_done;
+	init_completion(&w->done);
+	w->wc.status = IB_WC_GENERAL_ERR;
+}
+
+static struct kv_wr *kv_w(struct kv_dp *d)
+{
+	/* Reuse the last one rather than overflow (48 is plenty). */
+	if (d->npool < ARRAY_SIZE(d->pool))
+		d->npool++;
+	kv_wr_init(&d->pool[d->npool - 1]);
+	return &d->pool[d->npool - 1];
+}
+
+/* Wait for @w's completion; a missing one stops the data-path tests. */
+static bool kv_wr_wait(struct kv_dp *d, struct kv_wr *w)
+{
+	if (d->hung)
+		return false;
+	if (wait_for_completion_timeout(&w->done, KV_TIMEOUT))
+		return true;
+	d->hung = true;
+	pr_info("# no completion within %u s: data-path tests stop\n",
+		KV_TIMEOUT / HZ);
+	return false;
+}
+
+static int kv_buf_alloc(struct kv_dp *d, struct kv_buf *b, size_t len)
+{
+	struct ib_device *ibdev = d->c->ibdev;
+
+	b->va = kzalloc(len, GFP_KERNEL);
+	if (!b->va)
+		return -ENOMEM;
+	b->len = len;
+	b->dma = ib_dma_map_single(ibdev, b->va, len, DMA_BIDIRECTIONAL);
+	if (ib_dma_mapping_error(ibdev, b->dma)) {
+		kfree(b->va);
+		b->va = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void kv_buf_free(struct kv_dp *d, struct kv_buf *b)
+{
+	if (!b->va)
+		return;
+	ib_dma_unmap_single(d->c->ibdev, b->dma, b->len, DMA_BIDIRECTIONAL);
+	kfree(b->va);
+	b->va = NULL;
+}
+
+/* The CPU is about to read what the device wrote, or the reverse. */
+static void kv_buf_cpu(struct kv_dp *d, struct kv_buf *b)
+{
+	ib_dma_sync_single_for_cpu(d->c->ibdev, b->dma, b->len,
+				   DMA_BIDIRECTIONAL);
+}
+
+static void kv_buf_dev(struct kv_dp *d, struct kv_buf *b)
+{
+	ib_dma_sync_single_for_device(d->c->ibdev, b->dma, b->len,
+				      DMA_BIDIRECTIONAL);
+}
+
+/* Byte @i of the pattern @seed: no period shorter than 64 KiB. */
+static u8 kv_pat(u8 seed, size_t i)
+{
+	return seed + i * 7 + (i >> 8);
+}
+
+static void kv_fill(void *p, size_t len, u8 seed)
+{
+	u8 *b = p;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		b[i] = kv_pat(seed, i);
+}
+
+/* @p holds bytes @from .. @from + @len - 1 of the pattern @seed. */
+static bool kv_same_from(const void *p, size_t len, u8 seed, size_t from)
+{
+	const u8 *b = p;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (b[i] != kv_pat(seed, from + i))
+			return false;
+	return true;
+}
+
+static bool kv_same(const void *p, size_t len, u8 seed)
+{
+	return kv_same_from(p, len, seed, 0);
+}
+
+static struct ib_sge kv_sge(struct kv_dp *d, struct kv_buf *b, size_t off,
+			    u32 len)
+{
+	struct ib_sge sge = {
+		.addr = b->dma + off,
+		.length = len,
+		.lkey = d->pd->local_dma_lkey,
+	};
+
+	return sge;
+}
+
+static int kv_post_recv(struct kv_dp *d, struct ib_qp *qp, struct kv_wr *w,
+			struct kv_buf *b, size_t off, u32 len)
+{
+	struct ib_sge sge = kv_sge(d, b, off, len);
+	struct ib_recv_wr wr = {
+		.wr_cqe = &w->cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+
+	kv_wr_init(w);
+	return ib_post_recv(qp, &wr, NULL);
+}
+
+static void kv_qp_event(struct ib_event *ev, void *ctx)
+{
+	struct kv_dp *d = ctx;
+
+	if (ev->event < BITS_PER_LONG)
+		set_bit(ev->event, &d->async);
+	wake_up(&d->wq);
+}
+
+static void kv_comp_event(struct ib_cq *cq, void *ctx)
+{
+	struct kv_dp *d = ctx;
+
+	atomic_inc(&d->events);
+	wake_up(&d->wq);
+}
+
+static void kv_srq_event(struct ib_event *ev, void *ctx)
+{
+	struct kv_dp *d = ctx;
+
+	if (ev->event < BITS_PER_LONG)
+		set_bit(ev->event, &d->async);
+	wake_up(&d->wq);
+}
+
+static int kv_post_srq_recv(struct kv_dp *d, struct ib_srq *srq,
+			    struct kv_wr *w, unsigned int slot)
+{
+	struct ib_sge sge = kv_sge(d, &d->rb, slot * 1024, 1024);
+	struct ib_recv_wr wr = {
+		.wr_cqe = &w->cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+
+	kv_wr_init(w);
+	return ib_post_srq_recv(srq, &wr, NULL);
+}
+
+static struct ib_qp *kv_dp_qp(struct kv_dp *d, enum ib_qp_type type,
+			      struct ib_cq *scq, struct ib_cq *rcq)
+{
+	struct ib_qp_init_attr init = {
+		.event_handler = kv_qp_event,
+		.qp_context = d,
+		.send_cq = scq,
+		.recv_cq = rcq,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.qp_type = type,
+		.port_num = 1,
+		.cap = {
+			.max_send_wr = 16,
+			.max_recv_wr = 16,
+			.max_send_sge = 2,
+			.max_recv_sge = 2,
+			.max_inline_data = 64,
+		},
+	};
+
+	return ib_create_qp(d->pd, &init);
+}
+
+static int kv_rc_connect(struct kv_dp *d, struct ib_qp *qp, u32 dqpn)
+{
+	struct ib_qp_attr attr;
+	int ret;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IB_QPS_INIT;
+	attr.port_num = 1;
+	attr.qp_access_flags = IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |
+			       IB_ACCESS_REMOTE_ATOMIC;
+	ret = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
+	if (ret)
+		return ret;
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IB_QPS_RTR;
+	kv_fill_ah(d->c, &attr.ah_attr);
+	attr.path_mtu = IB_MTU_1024;
+	attr.dest_qp_num = dqpn;
+	attr.rq_psn = 0x100;
+	attr.max_dest_rd_atomic = 4;
+	attr.min_rnr_timer = 1;
+	ret = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
+			   IB_QP_DEST_QPN | IB_QP_RQ_PSN |
+			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
+	if (ret)
+		return ret;
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IB_QPS_RTS;
+	attr.sq_psn = 0x100;
+	attr.timeout = 14;
+	attr.retry_cnt = 7;
+	attr.rnr_retry = 7;
+	attr.max_rd_atomic = 4;
+	return ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_SQ_PSN |
+			    IB_QP_TIMEOUT | IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
+			    IB_QP_MAX_QP_RD_ATOMIC);
+}
+
+static int kv_ud_up(struct ib_qp *qp)
+{
+	struct ib_qp_attr attr = {
+		.qp_state = IB_QPS_INIT,
+		.port_num = 1,
+		.qkey = KV_QKEY,
+	};
+	int ret;
+
+	ret = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_QKEY);
+	attr.qp_state = IB_QPS_RTR;
+	ret = ret ? : ib_modify_qp(qp, &attr, IB_QP_STATE);
+	attr.qp_state = IB_QPS_RTS;
+	attr.sq_psn = 0x200;
+	return ret ? : ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_SQ_PSN);
+}
+
+/* Post one send-side WR on @qp and wait for its completion. */
+static bool kv_send_wait(struct kv_dp *d, struct ib_qp *qp,
+			 struct ib_send_wr *wr, struct kv_wr *w)
+{
+	int ret;
+
+	kv_wr_init(w);
+	wr->wr_cqe = &w->cqe;
+	wr->send_flags |= IB_SEND_SIGNALED;
+	ret = ib_post_send(qp, wr, NULL);
+	if (ret) {
+		pr_info("# ib_post_send failed: %d\n", ret);
+		return false;
+	}
+	return kv_wr_wait(d, w);
+}
+
+static bool kv_wc_ok(struct kv_wr *w, enum ib_wc_opcode op)
+{
+	return w->wc.status == IB_WC_SUCCESS && w->wc.opcode == op;
+}
+
+/* SEND and SEND_WITH_IMM between the RC QPs, two SGEs each side. */
+static void kv_dp_rc_send(struct kv_dp *d)
+{
+	struct kv_wr *rw = kv_w(d), *sw = kv_w(d);
+	struct ib_sge sg[2], rsg[2];
+	struct ib_recv_wr rwr = { .sg_list = rsg, .num_sge = 2 };
+	struct ib_send_wr wr = { .sg_list = sg, .num_sge = 2 };
+	int ret;
+
+	/* 3000 bytes from two pieces of A's buffer into two of B's. */
+	kv_fill(d->sa.va, 3000, 0x11);
+	kv_buf_dev(d, &d->sa);
+	memset(d->rb.va, 0, d->rb.len);
+	kv_buf_dev(d, &d->rb);
+	sg[0] = kv_sge(d, &d->sa, 0, 1000);
+	sg[1] = kv_sge(d, &d->sa, 1000, 2000);
+	rsg[0] = kv_sge(d, &d->rb, 5, 2500);
+	rsg[1] = kv_sge(d, &d->rb, 4096, 1000);
+	kv_wr_init(rw);
+	rwr.wr_cqe = &rw->cqe;
+	ret = ib_post_recv(d->qb, &rwr, NULL);
+	tap(!ret, "RC: ib_post_recv of two SGEs on B (%d)", ret);
+	wr.opcode = IB_WR_SEND;
+	if (!kv_send_wait(d, d->qa, &wr, sw) || !kv_wr_wait(d, rw)) {
+		tap(false, "RC SEND completes");
+		return;
+	}
+	kv_buf_cpu(d, &d->rb);
+	tap(kv_wc_ok(sw, IB_WC_SEND) && sw->wc.qp == d->qa,
+	    "RC SEND: sender completion IB_WC_SEND, success, wc.qp is A (status %d, opcode %d)",
+	    sw->wc.status, sw->wc.opcode);
+	tap(kv_wc_ok(rw, IB_WC_RECV) && rw->wc.byte_len == 3000 &&
+	    rw->wc.qp == d->qb && !(rw->wc.wc_flags & IB_WC_WITH_IMM),
+	    "RC SEND: receive completion IB_WC_RECV of 3000 bytes on B (status %d, opcode %d, len %u, flags 0x%x)",
+	    rw->wc.status, rw->wc.opcode, rw->wc.byte_len, rw->wc.wc_flags);
+	tap(kv_same(d->rb.va + 5, 2500, 0x11) &&
+	    kv_same_from(d->rb.va + 4096, 500, 0x11, 2500) &&
+	    !((u8 *)d->rb.va)[4] && !((u8 *)d->rb.va)[2505],
+	    "RC SEND: payload scattered byte for byte, nothing around it touched");
+
+	/* SEND_WITH_IMM, and SOLICITED. */
+	kv_wr_init(rw);
+	rwr.wr_cqe = &rw->cqe;
+	rsg[0] = kv_sge(d, &d->rb, 0, 100);
+	rwr.num_sge = 1;
+	ret = ib_post_recv(d->qb, &rwr, NULL);
+	kv_fill(d->sa.va, 100, 0x22);
+	kv_buf_dev(d, &d->sa);
+	wr.opcode = IB_WR_SEND_WITH_IMM;
+	wr.num_sge = 1;
+	sg[0] = kv_sge(d, &d->sa, 0, 100);
+	wr.ex.imm_data = cpu_to_be32(KV_IMM);
+	wr.send_flags = IB_SEND_SOLICITED;
+	if (ret || !kv_send_wait(d, d->qa, &wr, sw) || !kv_wr_wait(d, rw)) {
+		tap(false, "RC SEND_WITH_IMM completes (%d)", ret);
+		return;
+	}
+	kv_buf_cpu(d, &d->rb);
+	tap(kv_wc_ok(sw, IB_WC_SEND) && kv_wc_ok(rw, IB_WC_RECV) &&
+	    (rw->wc.wc_flags & IB_WC_WITH_IMM) &&
+	    be32_to_cpu(rw->wc.ex.imm_data) == KV_IMM && rw->wc.byte_len == 100 &&
+	    kv_same(d->rb.va, 100, 0x22),
+	    "RC SEND_WITH_IMM: IB_WC_WITH_IMM, imm 0x%x, 100 bytes (status %d, flags 0x%x)",
+	    be32_to_cpu(rw->wc.ex.imm_data), rw->wc.status, rw->wc.wc_flags);
+
+	/* Inline: the payload travels in the WQE; the buffer may change. */
+	kv_wr_init(rw);
+	rwr.wr_cqe = &rw->cqe;
+	ret = ib_post_recv(d->qb, &rwr, NULL);
+	kv_fill(d->sa.va + 1024, 60, 0x33);
+	wr.opcode = IB_WR_SEND;
+	wr.send_flags = IB_SEND_INLINE;
+	sg[0].addr = (uintptr_t)(d->sa.va + 1024);
+	sg[0].length = 60;
+	sg[0].lkey = 0;
+	if (ret || !kv_send_wait(d, d->qa, &wr, sw) || !kv_wr_wait(d, rw)) {
+		tap(false, "RC inline SEND completes (%d)", ret);
+		return;
+	}
+	kv_buf_cpu(d, &d->rb);
+	tap(kv_wc_ok(sw, IB_WC_SEND) && kv_wc_ok(rw, IB_WC_RECV) &&
+	    rw->wc.byte_len == 60 && kv_same(d->rb.va, 60, 0x33),
+	    "RC SEND with IB_SEND_INLINE: 60 bytes arrive (status %d/%d, len %u)",
+	    sw->wc.status, rw->wc.status, rw->wc.byte_len);
+}
+
+/* An unsignaled SEND before a signaled one: only the second completes. */
+static void kv_dp_unsignaled(struct kv_dp *d)
+{
+	struct kv_wr *rw[2] = { kv_w(d), kv_w(d) };
+	struct kv_wr *uw = kv_w(d), *sw = kv_w(d);
+	struct ib_sge sg = kv_sge(d, &d->sa, 0, 16);
+	struct ib_send_wr wr[2] = {};
+	int ret;
+
+	ret = kv_post_recv(d, d->qb, rw[0], &d->rb, 0, 64);
+	ret = ret ? : kv_post_recv(d, d->qb, rw[1], &d->rb, 64, 64);
+	kv_wr_init(uw);
+	kv_wr_init(sw);
+	wr[0].opcode = IB_WR_SEND;
+	wr[0].sg_list = &sg;
+	wr[0].num_sge = 1;
+	wr[0].wr_cqe = &uw->cqe;
+	wr[0].next = &wr[1];
+	wr[1] = wr[0];
+	wr[1].next = NULL;
+	wr[1].wr_cqe = &sw->cqe;
+	wr[1].send_flags = IB_SEND_SIGNALED;
+	ret = ret ? : ib_post_send(d->qa, wr, NULL);
+	if (ret || !kv_wr_wait(d, sw) || !kv_wr_wait(d, rw[1])) {
+		tap(false, "unsignaled + signaled SEND complete (%d)", ret);
+		return;
+	}
+	tap(kv_wc_ok(sw, IB_WC_SEND) && !completion_done(&uw->done) &&
+	    completion_done(&rw[0]->done),
+	    "an unsignaled SEND makes no completion, the signaled one after it does, both arrive");
+}
+
+static void kv_dp_rdma(struct kv_dp *d)
+{
+	struct ib_sge sg = kv_sge(d, &d->sa, 0, 4096);
+	struct ib_rdma_wr wr = {
+		.wr = { .sg_list = &sg, .num_sge = 1 },
+		.rkey = d->pd->unsafe_global_rkey,
+	};
+	struct kv_wr *sw = kv_w(d), *rw = kv_w(d);
+	int ret;
+
+	/* RDMA WRITE: 4096 bytes into B's target buffer at offset 100. */
+	kv_fill(d->sa.va, 4096, 0x44);
+	kv_buf_dev(d, &d->sa);
+	memset(d->tb.va, 0, d->tb.len);
+	kv_buf_dev(d, &d->tb);
+	wr.wr.opcode = IB_WR_RDMA_WRITE;
+	wr.remote_addr = d->tb.dma + 100;
+	if (!kv_send_wait(d, d->qa, &wr.wr, sw)) {
+		tap(false, "RDMA WRITE completes");
+		return;
+	}
+	kv_buf_cpu(d, &d->tb);
+	tap(kv_wc_ok(sw, IB_WC_RDMA_WRITE) && kv_same(d->tb.va + 100, 4096, 0x44) &&
+	    !((u8 *)d->tb.va)[99] && !((u8 *)d->tb.va)[4196],
+	    "RDMA WRITE of 4096 bytes: IB_WC_RDMA_WRITE, data in place (status %d, opcode %d)",
+	    sw->wc.status, sw->wc.opcode);
+
+	/* RDMA WRITE_WITH_IMM consumes a receive WQE at B. */
+	ret = kv_post_recv(d, d->qb, rw, &d->rb, 0, 16);
+	kv_fill(d->sa.va, 512, 0x55);
+	kv_buf_dev(d, &d->sa);
+	sg.length = 512;
+	wr.wr.opcode = IB_WR_RDMA_WRITE_WITH_IMM;
+	wr.wr.ex.imm_data = cpu_to_be32(KV_IMM + 1);
+	wr.remote_addr = d->tb.dma + 6000;
+	if (ret || !kv_send_wait(d, d->qa, &wr.wr, sw) ||
+	    !kv_wr_wait(d, rw)) {
+		tap(false, "RDMA WRITE_WITH_IMM completes (%d)", ret);
+		return;
+	}
+	kv_buf_cpu(d, &d->tb);
+	tap(kv_wc_ok(sw, IB_WC_RDMA_WRITE) &&
+	    kv_wc_ok(rw, IB_WC_RECV_RDMA_WITH_IMM) &&
+	    (rw->wc.wc_flags & IB_WC_WITH_IMM) &&
+	    be32_to_cpu(rw->wc.ex.imm_data) == KV_IMM + 1 &&
+	    rw->wc.byte_len == 512 && kv_same(d->tb.va + 6000, 512, 0x55),
+	    "RDMA WRITE_WITH_IMM: IB_WC_RECV_RDMA_WITH_IMM at B, imm 0x%x, 512 bytes written (status %d/%d, opcode %d, len %u)",
+	    be32_to_cpu(rw->wc.ex.imm_data), sw->wc.status, rw->wc.status,
+	    rw->wc.opcode, rw->wc.byte_len);
+
+	/* RDMA READ of B's target buffer into A's local buffer. */
+	kv_fill(d->tb.va, 3000, 0x66);
+	kv_buf_dev(d, &d->tb);
+	memset(d->la.va, 0, d->la.len);
+	kv_buf_dev(d, &d->la);
+	sg = kv_sge(d, &d->la, 8, 3000);
+	wr.wr.opcode = IB_WR_RDMA_READ;
+	wr.wr.send_flags = 0;
+	wr.remote_addr = d->tb.dma;
+	if (!kv_send_wait(d, d->qa, &wr.wr, sw)) {
+		tap(false, "RDMA READ completes");
+		return;
+	}
+	kv_buf_cpu(d, &d->la);
+	tap(kv_wc_ok(sw, IB_WC_RDMA_READ) && sw->wc.byte_len == 3000 &&
+	    kv_same(d->la.va + 8, 3000, 0x66) && !((u8 *)d->la.va)[7] &&
+	    !((u8 *)d->la.va)[3008],
+	    "RDMA READ of 3000 bytes: IB_WC_RDMA_READ, byte_len %u, data in place (status %d)",
+	    sw->wc.byte_len, sw->wc.status);
+}
+
+/* Fast-register @mr over @b with @access through QP B's send queue. */
+static bool kv_reg_mr(struct kv_dp *d, struct ib_mr *mr, struct kv_buf *b,
+		      int access, const char *what)
+{
+	struct scatterlist sg;
+	struct ib_reg_wr wr = {};
+	struct kv_wr *w = kv_w(d);
+	int n;
+
+	sg_init_table(&sg, 1);
+	sg_dma_address(&sg) = b->dma;
+	sg_dma_len(&sg) = b->len;
+	n = ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE);
+	ib_update_fast_reg_key(mr, ++d->fr_key);
+	wr.wr.opcode = IB_WR_REG_MR;
+	wr.mr = mr;
+	wr.key = mr->rkey;
+	wr.access = access;
+	if (n != 1 || !kv_send_wait(d, d->qb, &wr.wr, w)) {
+		tap(false, "%s: IB_WR_REG_MR completes (map %d)", what, n);
+		return false;
+	}
+	return tap(kv_wc_ok(w, IB_WC_REG_MR),
+		   "%s: IB_WR_REG_MR of %u bytes, key 0x%x: IB_WC_REG_MR, success (status %d, opcode %d)",
+		   what, (u32)b->len, mr->rkey, w->wc.status, w->wc.opcode);
+}
+
+static void kv_dp_atomics(struct kv_dp *d)
+{
+	struct ib_sge sg = kv_sge(d, &d->la, 64, 8);
+	struct ib_atomic_wr wr = {
+		.wr = { .sg_list = &sg, .num_sge = 1 },
+	};
+	u64 *target = d->atb.va, *old = d->la.va + 64;
+	struct kv_wr *w = kv_w(d);
+
+	*target = 5;
+	kv_buf_dev(d, &d->atb);
+	if (!kv_reg_mr(d, d->atom, &d->atb, IB_ACCESS_LOCAL_WRITE |
+		       IB_ACCESS_REMOTE_ATOMIC | IB_ACCESS_REMOTE_READ,
+		       "atomics target"))
+		return;
+	wr.rkey = d->atom->rkey;
+	wr.remote_addr = d->atom->iova;
+	wr.wr.opcode = IB_WR_ATOMIC_CMP_AND_SWP;
+	wr.compare_add = 5;
+	wr.swap = 0x900000009ULL;
+	*old = 0;
+	kv_buf_dev(d, &d->la);
+	if (!kv_send_wait(d, d->qa, &wr.wr, w)) {
+		tap(false, "ATOMIC_CMP_AND_SWP completes");
+		return;
+	}
+	kv_buf_cpu(d, &d->la);
+	kv_buf_cpu(d, &d->atb);
+	tap(kv_wc_ok(w, IB_WC_COMP_SWAP) && *old == 5 &&
+	    *target == 0x900000009ULL,
+	    "ATOMIC_CMP_AND_SWP 5 -> 0x900000009: IB_WC_COMP_SWAP, old %llu, now 0x%llx (status %d)",
+	    *old, *target, w->wc.status);
+
+	wr.wr.opcode = IB_WR_ATOMIC_FETCH_AND_ADD;
+	wr.wr.send_flags = 0;
+	wr.compare_add = 3;
+	*old = 0;
+	kv_buf_dev(d, &d->la);
+	if (!kv_send_wait(d, d->qa, &wr.wr, w)) {
+		tap(false, "ATOMIC_FETCH_AND_ADD completes");
+		return;
+	}
+	kv_buf_cpu(d, &d->la);
+	kv_buf_cpu(d, &d->atb);
+	tap(kv_wc_ok(w, IB_WC_FETCH_ADD) && *old == 0x900000009ULL &&
+	    *target == 0x90000000cULL,
+	    "ATOMIC_FETCH_AND_ADD 3: IB_WC_FETCH_ADD, old 0x%llx, now 0x%llx (status %d)",
+	    *old, *target, w->wc.status);
+}
+
+/* RDMA WRITE of 256 bytes from A through @rkey at @addr; its completion. */
+static bool kv_write_via(struct kv_dp *d, u32 rkey, u64 addr, u8 seed,
+			 struct kv_wr *w)
+{
+	struct ib_sge sg = kv_sge(d, &d->sa, 0, 256);
+	struct ib_rdma_wr wr = {
+		.wr = { .opcode = IB_WR_RDMA_WRITE, .sg_list = &sg,
+			.num_sge = 1 },
+		.remote_addr = addr,
+		.rkey = rkey,
+	};
+
+	kv_fill(d->sa.va, 256, seed);
+	kv_buf_dev(d, &d->sa);
+	return kv_send_wait(d, d->qa, &wr.wr, w);
+}
+
+/*
+ * Fast registration and invalidation, ending with an access error that
+ * moves both RC QPs to the error state.
+ */
+static void kv_dp_fastreg(struct kv_dp *d)
+{
+	struct ib_send_wr wr = {};
+	struct kv_wr *w = kv_w(d), *rw = kv_w(d);
+	u32 key1, key2;
+	int ret;
+
+	memset(d->frb.va, 0, d->frb.len);
+	kv_buf_dev(d, &d->frb);
+	if (!kv_reg_mr(d, d->fr, &d->frb, IB_ACCESS_LOCAL_WRITE |
+		       IB_ACCESS_REMOTE_WRITE, "fast-reg"))
+		return;
+	key1 = d->fr->rkey;
+	if (!kv_write_via(d, key1, d->fr->iova + 300, 0x77, w)) {
+		tap(false, "RDMA WRITE through the fast-registered key completes");
+		return;
+	}
+	kv_buf_cpu(d, &d->frb);
+	tap(kv_wc_ok(w, IB_WC_RDMA_WRITE) &&
+	    kv_same(d->frb.va + 300, 256, 0x77),
+	    "RDMA WRITE through the new rkey 0x%x lands in the region (status %d)",
+	    key1, w->wc.status);
+
+	/* SEND_WITH_INV invalidates key1 at B. */
+	ret = kv_post_recv(d, d->qb, rw, &d->rb, 0, 64);
+	wr.opcode = IB_WR_SEND_WITH_INV;
+	wr.ex.invalidate_rkey = key1;
+	if (ret || !kv_send_wait(d, d->qa, &wr, w) || !kv_wr_wait(d, rw)) {
+		tap(false, "SEND_WITH_INV completes (%d)", ret);
+		return;
+	}
+	tap(kv_wc_ok(w, IB_WC_SEND) && kv_wc_ok(rw, IB_WC_RECV) &&
+	    (rw->wc.wc_flags & IB_WC_WITH_INVALIDATE) &&
+	    rw->wc.ex.invalidate_rkey == key1 && rw->wc.byte_len == 0,
+	    "SEND_WITH_INV: receive has IB_WC_WITH_INVALIDATE of 0x%x (got 0x%x, status %d, flags 0x%x)",
+	    key1, rw->wc.ex.invalidate_rkey, rw->wc.status, rw->wc.wc_flags);
+
+	/* Registering again needs an invalid region: key1 must be gone. */
+	if (!kv_reg_mr(d, d->fr, &d->frb, IB_ACCESS_LOCAL_WRITE |
+		       IB_ACCESS_REMOTE_WRITE, "fast-reg after SEND_WITH_INV"))
+		return;
+	key2 = d->fr->rkey;
+
+	/* LOCAL_INV of key2 on B's own send queue. */
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = IB_WR_LOCAL_INV;
+	wr.ex.invalidate_rkey = key2;
+	if (!kv_send_wait(d, d->qb, &wr, w)) {
+		tap(false, "LOCAL_INV completes");
+		return;
+	}
+	tap(kv_wc_ok(w, IB_WC_LOCAL_INV),
+	    "LOCAL_INV of 0x%x: IB_WC_LOCAL_INV, success (status %d, opcode %d)",
+	    key2, w->wc.status, w->wc.opcode);
+
+	/* A write through the invalidated key fails at the responder. */
+	d->async = 0;
+	if (!kv_write_via(d, key2, d->fr->iova, 0x88, w)) {
+		tap(false, "RDMA WRITE through the invalidated key completes");
+		return;
+	}
+	kv_buf_cpu(d, &d->frb);
+	tap(w->wc.status == IB_WC_REM_ACCESS_ERR &&
+	    kv_same(d->frb.va + 300, 256, 0x77) && !((u8 *)d->frb.va)[0],
+	    "RDMA WRITE through the invalidated rkey: IB_WC_REM_ACCESS_ERR, region untouched (status %d)",
+	    w->wc.status);
+	tap(wait_event_timeout(d->wq, test_bit(IB_EVENT_QP_ACCESS_ERR,
+					       &d->async), KV_TIMEOUT),
+	    "responder QP B gets the async event IB_EVENT_QP_ACCESS_ERR (events 0x%lx)",
+	    d->async);
+}
+
+/*
+ * An RC QP E with an SRQ, fed by QP F: receives come from the SRQ, and
+ * the armed limit raises IB_EVENT_SRQ_LIMIT_REACHED once the SRQ holds
+ * fewer WQEs than it.
+ */
+static void kv_dp_srq(struct kv_dp *d)
+{
+	struct ib_srq_init_attr sinit = {
+		.event_handler = kv_srq_event,
+		.srq_context = d,
+		.attr = { .max_wr = 16, .max_sge = 1 },
+		.srq_type = IB_SRQT_BASIC,
+	};
+	struct ib_qp_init_attr qinit = {
+		.event_handler = kv_qp_event,
+		.qp_context = d,
+		.send_cq = d->cqb,
+		.recv_cq = d->cqb,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.qp_type = IB_QPT_RC,
+		.port_num = 1,
+		.cap = { .max_send_wr = 4, .max_send_sge = 1 },
+	};
+	struct ib_sge sg = kv_sge(d, &d->sa, 0, 300);
+	struct ib_send_wr wr = { .opcode = IB_WR_SEND, .sg_list = &sg,
+				 .num_sge = 1 };
+	struct kv_wr *rw[2], *sw;
+	struct ib_srq_attr sattr = { .srq_limit = 2 };
+	struct ib_srq *srq;
+	struct ib_qp *qe = NULL, *qf = NULL;
+	int ret;
+
+	rw[0] = kv_w(d);
+	rw[1] = kv_w(d);
+	sw = kv_w(d);
+	srq = ib_create_srq(d->pd, &sinit);
+	if (!tap(!IS_ERR(srq), "SRQ: ib_create_srq (%d)", PTR_ERR_OR_ZERO(srq)))
+		return;
+	qinit.srq = srq;
+	qe = ib_create_qp(d->pd, &qinit);
+	qinit.srq = NULL;
+	qinit.send_cq = d->cqa;
+	qinit.recv_cq = d->cqa;
+	qinit.cap.max_recv_wr = 1;
+	qinit.cap.max_recv_sge = 1;
+	qf = IS_ERR(qe) ? ERR_PTR(-EINVAL) : ib_create_qp(d->pd, &qinit);
+	ret = PTR_ERR_OR_ZERO(qe) ? : PTR_ERR_OR_ZERO(qf);
+	ret = ret ? : kv_rc_connect(d, qe, qf->qp_num);
+	ret = ret ? : kv_rc_connect(d, qf, qe->qp_num);
+	ret = ret ? : kv_post_srq_recv(d, srq, rw[0], 0);
+	ret = ret ? : kv_post_srq_recv(d, srq, rw[1], 1);
+	ret = ret ? : ib_modify_srq(srq, &sattr, IB_SRQ_LIMIT);
+	if (!tap(!ret, "SRQ: RC QP E on it, QP F, connected; 2 receives posted, limit 2 (%d)",
+		 ret))
+		goto out;
+
+	kv_fill(d->sa.va, 300, 0x99);
+	kv_buf_dev(d, &d->sa);
+	if (!kv_send_wait(d, qf, &wr, sw) || !kv_wr_wait(d, rw[0])) {
+		tap(false, "SRQ: SEND from F to E completes");
+		goto out;
+	}
+	kv_buf_cpu(d, &d->rb);
+	tap(kv_wc_ok(sw, IB_WC_SEND) && kv_wc_ok(rw[0], IB_WC_RECV) &&
+	    rw[0]->wc.qp == qe && rw[0]->wc.byte_len == 300 &&
+	    kv_same(d->rb.va, 300, 0x99) && !completion_done(&rw[1]->done),
+	    "SRQ: the first SRQ receive takes F's SEND, wc.qp E, 300 bytes (status %d, len %u)",
+	    rw[0]->wc.status, rw[0]->wc.byte_len);
+	tap(wait_event_timeout(d->wq, test_bit(IB_EVENT_SRQ_LIMIT_REACHED,
+					       &d->async), KV_TIMEOUT),
+	    "SRQ: fewer WQEs than the limit raises IB_EVENT_SRQ_LIMIT_REACHED (events 0x%lx)",
+	    d->async);
+	memset(&sattr, 0, sizeof(sattr));
+	ret = ib_query_srq(srq, &sattr);
+	tap(!ret && sattr.srq_limit == 0,
+	    "SRQ: the limit is disarmed after the event (%d, limit %u)", ret,
+	    sattr.srq_limit);
+out:
+	if (!IS_ERR_OR_NULL(qf)) {
+		if (!d->hung)
+			ib_drain_qp(qf);
+		ib_destroy_qp(qf);
+	}
+	if (!IS_ERR_OR_NULL(qe)) {
+		if (!d->hung)
+			ib_drain_qp(qe);
+		ib_destroy_qp(qe);
+	}
+	/* The second receive was flushed by the drain, or is discarded. */
+	tap(!ib_destroy_srq_user(srq, NULL), "SRQ: ib_destroy_srq");
+}
+
+/* Outstanding receives are flushed, and ib_drain_qp returns. */
+static void kv_dp_drain(struct kv_dp *d)
+{
+	struct kv_wr *rw = kv_w(d);
+	int ret;
+
+	ret = kv_post_recv(d, d->qa, rw, &d->la, 0, 64);
+	tap(!ret, "ib_post_recv on A (%d)", ret);
+	if (d->hung) {
+		tap(false, "ib_drain_qp (skipped: the device hung earlier)");
+		return;
+	}
+	ib_drain_qp(d->qa);
+	ib_drain_qp(d->qb);
+	tap(true, "ib_drain_qp of A and B returns");
+	tap(!ret && completion_done(&rw->done) &&
+	    rw->wc.status == IB_WC_WR_FLUSH_ERR,
+	    "the outstanding receive on A completed with IB_WC_WR_FLUSH_ERR (status %d)",
+	    rw->wc.status);
+}
+
+/* Poll one completion of the event CQ (raw, wr_id based). */
+static bool kv_poll_one(struct kv_dp *d, struct ib_wc *wc)
+{
+	unsigned long end = jiffies + KV_TIMEOUT;
+
+	if (d->hung)
+		return false;
+	do {
+		if (ib_poll_cq(d->evcq, 1, wc) == 1)
+			return true;
+		usleep_range(100, 1000);
+	} while (time_before(jiffies, end));
+	d->hung = true;
+	pr_info("# no completion on the event CQ: data-path tests stop\n");
+	return false;
+}
+
+static bool kv_ud_send(struct kv_dp *d, u8 seed, u32 len, int flags,
+		       bool imm)
+{
+	struct ib_sge sg = kv_sge(d, &d->sc, 0, len);
+	struct ib_ud_wr wr = {
+		.wr = { .opcode = imm ? IB_WR_SEND_WITH_IMM : IB_WR_SEND,
+			.sg_list = &sg, .num_sge = 1, .send_flags = flags,
+			.ex.imm_data = cpu_to_be32(KV_IMM + seed) },
+		.ah = d->ah,
+		.remote_qpn = d->qd->qp_num,
+		.remote_qkey = KV_QKEY,
+	};
+	struct kv_wr *w = kv_w(d);
+
+	kv_fill(d->sc.va, len, seed);
+	kv_buf_dev(d, &d->sc);
+	return kv_send_wait(d, d->qc, &wr.wr, w) && kv_wc_ok(w, IB_WC_SEND);
+}
+
+static bool kv_ud_check(struct kv_dp *d, struct ib_wc *wc, u64 slot, u8 seed,
+			u32 len)
+{
+	kv_buf_cpu(d, &d->rd);
+	return wc->status == IB_WC_SUCCESS && wc->opcode == IB_WC_RECV &&
+	       wc->wr_id == slot && wc->byte_len == len + KV_GRH &&
+	       kv_same(d->rd.va + slot * 512 + KV_GRH, len, seed);
+}
+
+/*
+ * UD traffic from C to D, D's receive CQ having a completion handler:
+ * one event per arm, IB_CQ_REPORT_MISSED_EVENTS, IB_CQ_SOLICITED.
+ */
+static void kv_dp_ud_events(struct kv_dp *d)
+{
+	struct ib_recv_wr rwr[6];
+	struct ib_sge rsg[6];
+	struct ib_wc wc;
+	int i, ret;
+
+	for (i = 0; i < 6; i++) {
+		rsg[i] = kv_sge(d, &d->rd, i * 512, 512);
+		memset(&rwr[i], 0, sizeof(rwr[i]));
+		rwr[i].wr_id = i;
+		rwr[i].sg_list = &rsg[i];
+		rwr[i].num_sge = 1;
+		rwr[i].next = i < 5 ? &rwr[i + 1] : NULL;
+	}
+	ret = ib_post_recv(d->qd, rwr, NULL);
+	tap(!ret, "UD: a list of 6 receives on D (%d)", ret);
+
+	ret = ib_req_notify_cq(d->evcq, IB_CQ_NEXT_COMP |
+			       IB_CQ_REPORT_MISSED_EVENTS);
+	tap(ret == 0,
+	    "ib_req_notify_cq, CQ empty: IB_CQ_REPORT_MISSED_EVENTS gives 0 (%d)",
+	    ret);
+	if (!kv_ud_send(d, 0x10, 200, 0, false)) {
+		tap(false, "UD SEND completes");
+		return;
+	}
+	tap(wait_event_timeout(d->wq, atomic_read(&d->events) >= 1,
+			       KV_TIMEOUT),
+	    "UD SEND to an armed CQ raises one completion event (%d)",
+	    atomic_read(&d->events));
+	ret = ib_req_notify_cq(d->evcq, IB_CQ_NEXT_COMP |
+			       IB_CQ_REPORT_MISSED_EVENTS);
+	tap(ret == 1,
+	    "ib_req_notify_cq, completion waiting: IB_CQ_REPORT_MISSED_EVENTS gives 1 (%d)",
+	    ret);
+	if (!kv_poll_one(d, &wc)) {
+		tap(false, "UD receive completion");
+		return;
+	}
+	tap(kv_ud_check(d, &wc, 0, 0x10, 200) && wc.qp == d->qd &&
+	    wc.src_qp == d->qc->qp_num,
+	    "UD receive: IB_WC_RECV of 40 + 200 bytes, payload after the GRH, wc.qp D, src_qp %u = C (status %d, len %u)",
+	    wc.src_qp, wc.status, wc.byte_len);
+	tap((wc.wc_flags & IB_WC_GRH) &&
+	    (wc.wc_flags & IB_WC_WITH_NETWORK_HDR_TYPE) &&
+	    wc.network_hdr_type == RDMA_NETWORK_IPV6,
+	    "UD receive: IB_WC_GRH, network_hdr_type IPv6 for the link-local GID (flags 0x%x, type %u)",
+	    wc.wc_flags, wc.network_hdr_type);
+
+	/* Armed again; then one more SEND without re-arming. */
+	ret = ib_req_notify_cq(d->evcq, IB_CQ_NEXT_COMP |
+			       IB_CQ_REPORT_MISSED_EVENTS);
+	tap(ret == 0, "ib_req_notify_cq after polling everything returns 0 (%d)",
+	    ret);
+	if (!kv_ud_send(d, 0x20, 100, 0, false) ||
+	    !wait_event_timeout(d->wq, atomic_read(&d->events) >= 2,
+				KV_TIMEOUT)) {
+		tap(false, "second event (events %d)", atomic_read(&d->events));
+		return;
+	}
+	if (!kv_ud_send(d, 0x30, 100, 0, false) || !kv_poll_one(d, &wc) ||
+	    !kv_ud_check(d, &wc, 1, 0x20, 100) || !kv_poll_one(d, &wc) ||
+	    !kv_ud_check(d, &wc, 2, 0x30, 100)) {
+		tap(false, "two more UD receives");
+		return;
+	}
+	tap(atomic_read(&d->events) == 2,
+	    "one event per arm: a completion after the event, without re-arm, raises none (%d)",
+	    atomic_read(&d->events));
+
+	/* Solicited only: an unsolicited receive raises nothing. */
+	ret = ib_req_notify_cq(d->evcq, IB_CQ_SOLICITED);
+	if (ret || !kv_ud_send(d, 0x40, 100, 0, false) || !kv_poll_one(d, &wc) ||
+	    !kv_ud_check(d, &wc, 3, 0x40, 100)) {
+		tap(false, "unsolicited UD receive (%d)", ret);
+		return;
+	}
+	tap(atomic_read(&d->events) == 2,
+	    "IB_CQ_SOLICITED: an unsolicited completion raises no event (%d)",
+	    atomic_read(&d->events));
+	if (!kv_ud_send(d, 0x50, 100, IB_SEND_SOLICITED, true)) {
+		tap(false, "solicited UD SEND_WITH_IMM completes");
+		return;
+	}
+	tap(wait_event_timeout(d->wq, atomic_read(&d->events) >= 3,
+			       KV_TIMEOUT),
+	    "IB_CQ_SOLICITED: a solicited SEND_WITH_IMM raises the event (%d)",
+	    atomic_read(&d->events));
+	if (!kv_poll_one(d, &wc)) {
+		tap(false, "solicited UD receive");
+		return;
+	}
+	tap(kv_ud_check(d, &wc, 4, 0x50, 100) &&
+	    (wc.wc_flags & IB_WC_WITH_IMM) &&
+	    be32_to_cpu(wc.ex.imm_data) == KV_IMM + 0x50,
+	    "UD SEND_WITH_IMM: IB_WC_WITH_IMM, imm 0x%x (status %d, flags 0x%x)",
+	    be32_to_cpu(wc.ex.imm_data), wc.status, wc.wc_flags);
+
+	/*
+	 * The arm word's SEQ has 16 bits: 65536 arms in a row, then one
+	 * completion, still raise exactly the one event of the last arm.
+	 */
+	for (i = 0, ret = 0; i < 65536 && !ret; i++)
+		ret = ib_req_notify_cq(d->evcq, IB_CQ_NEXT_COMP);
+	if (ret || !kv_ud_send(d, 0x60, 100, 0, false)) {
+		tap(false, "65536 arms, then a UD SEND (%d)", ret);
+		return;
+	}
+	tap(wait_event_timeout(d->wq, atomic_read(&d->events) >= 4,
+			       KV_TIMEOUT),
+	    "65536 ib_req_notify_cq in a row, then a completion: the event comes (%d)",
+	    atomic_read(&d->events));
+	if (!kv_poll_one(d, &wc)) {
+		tap(false, "UD receive after 65536 arms");
+		return;
+	}
+	tap(kv_ud_check(d, &wc, 5, 0x60, 100) && atomic_read(&d->events) == 4,
+	    "  and it is the only one (%d events)", atomic_read(&d->events));
+}
+
+/* ib_post_send / ib_post_recv rules, on QPs that never reach RTS. */
+static void kv_dp_post_rules(struct kv_dp *d)
+{
+	const struct ib_send_wr *sbad = NULL;
+	const struct ib_recv_wr *rbad = NULL;
+	struct ib_send_wr *swr = NULL;
+	struct ib_recv_wr *rwr = NULL;
+	struct ib_sge sg[4], big;
+	struct ib_qp_init_attr qinit;
+	struct ib_cq_init_attr cq_attr = { .cqe = 64 };
+	struct ib_qp_attr attr;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	u32 n_send, n_recv, i;
+	int ret;
+
+	/* A CQ of its own: these WRs carry no completion context. */
+	cq = ib_create_cq(d->c->ibdev, NULL, NULL, NULL, &cq_attr);
+	if (!tap(!IS_ERR(cq), "rules: ib_create_cq (%d)", PTR_ERR_OR_ZERO(cq)))
+		return;
+	qp = kv_dp_qp(d, IB_QPT_RC, cq, cq);
+	if (!tap(!IS_ERR(qp), "rules: ib_create_qp RC (%d)",
+		 PTR_ERR_OR_ZERO(qp))) {
+		ib_destroy_cq(cq);
+		return;
+	}
+	ret = ib_query_qp(qp, &attr, IB_QP_CAP, &qinit);
+	n_send = qinit.cap.max_send_wr;
+	n_recv = qinit.cap.max_recv_wr;
+	swr = kcalloc(n_send + 1, sizeof(*swr), GFP_KERNEL);
+	rwr = kcalloc(n_recv + 1, sizeof(*rwr), GFP_KERNEL);
+	if (ret || !swr || !rwr) {
+		tap(false, "rules: query caps and allocate WR lists (%d)", ret);
+		goto out;
+	}
+	for (i = 0; i < 4; i++)
+		sg[i] = kv_sge(d, &d->sa, i * 16, 16);
+	for (i = 0; i <= n_send; i++) {
+		swr[i].opcode = IB_WR_SEND;
+		swr[i].next = i < n_send ? &swr[i + 1] : NULL;
+	}
+	for (i = 0; i <= n_recv; i++)
+		rwr[i].next = i < n_recv ? &rwr[i + 1] : NULL;
+
+	ret = ib_post_recv(qp, rwr, &rbad);
+	tap(ret == -EINVAL && rbad == rwr,
+	    "ib_post_recv in RESET fails with -EINVAL, bad_wr the first (%d)",
+	    ret);
+	ret = ib_post_send(qp, swr, &sbad);
+	tap(ret == -EINVAL && sbad == swr,
+	    "ib_post_send in RESET fails with -EINVAL, bad_wr the first (%d)",
+	    ret);
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IB_QPS_INIT;
+	attr.port_num = 1;
+	ret = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
+	tap(!ret, "rules: RESET -> INIT (%d)", ret);
+
+	/* Receives: n_recv fit (zero-length ones), the one beyond does not. */
+	rbad = NULL;
+	ret = ib_post_recv(qp, rwr, &rbad);
+	tap(ret == -ENOMEM && rbad == &rwr[n_recv],
+	    "a list of max_recv_wr + 1 = %u receives: -ENOMEM at the last one (%d, bad_wr #%ld)",
+	    n_recv + 1, ret, rbad ? (long)(rbad - rwr) : -1L);
+
+	/* Sends: too many SGEs, too much inline, a bad opcode. */
+	swr[0].next = NULL;
+	swr[0].sg_list = sg;
+	swr[0].num_sge = qinit.cap.max_send_sge + 1;
+	sbad = NULL;
+	ret = ib_post_send(qp, swr, &sbad);
+	tap(ret == -EINVAL && sbad == swr,
+	    "ib_post_send with num_sge = max_send_sge + 1 = %u fails with -EINVAL (%d)",
+	    qinit.cap.max_send_sge + 1, ret);
+	big.addr = (uintptr_t)d->sa.va;
+	big.length = qinit.cap.max_inline_data + 1;
+	big.lkey = 0;
+	swr[0].sg_list = &big;
+	swr[0].num_sge = 1;
+	swr[0].send_flags = IB_SEND_INLINE;
+	sbad = NULL;
+	ret = ib_post_send(qp, swr, &sbad);
+	tap(ret == -EINVAL && sbad == swr,
+	    "ib_post_send of %u inline bytes (max_inline_data + 1) fails with -EINVAL (%d)",
+	    qinit.cap.max_inline_data + 1, ret);
+	swr[0].send_flags = 0;
+	swr[0].num_sge = 0;
+	swr[0].opcode = IB_WR_BIND_MW;
+	sbad = NULL;
+	ret = ib_post_send(qp, swr, &sbad);
+	tap(ret == -EINVAL && sbad == swr,
+	    "ib_post_send of an opcode the device does not have fails with -EINVAL (%d)",
+	    ret);
+
+	/* In order up to the first failure: the good first WR is posted. */
+	swr[0].opcode = IB_WR_SEND;
+	swr[0].next = &swr[1];
+	swr[1].opcode = IB_WR_BIND_MW;
+	swr[1].next = NULL;
+	sbad = NULL;
+	ret = ib_post_send(qp, swr, &sbad);
+	tap(ret == -EINVAL && sbad == &swr[1],
+	    "a list [good, bad]: -EINVAL with bad_wr the second (%d)", ret);
+	for (i = 0; i <= n_send; i++) {
+		swr[i].opcode = IB_WR_SEND;
+		swr[i].next = i < n_send ? &swr[i + 1] : NULL;
+	}
+	sbad = NULL;
+	ret = ib_post_send(qp, swr, &sbad);
+	tap(ret == -ENOMEM && sbad == &swr[n_send - 1],
+	    "then max_send_wr = %u more: -ENOMEM at #%u, the first of the list took a slot (%d, bad_wr #%ld)",
+	    n_send, n_send - 1, ret, sbad ? (long)(sbad - swr) : -1L);
+
+	/* A move to RESET drops every WQE: both queues take a full load. */
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IB_QPS_RESET;
+	ret = ib_modify_qp(qp, &attr, IB_QP_STATE);
+	attr.qp_state = IB_QPS_INIT;
+	attr.port_num = 1;
+	ret = ret ? : ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
+				   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
+	rwr[n_recv - 1].next = NULL;
+	swr[n_send - 1].next = NULL;
+	ret = ret ? : ib_post_recv(qp, rwr, &rbad);
+	ret = ret ? : ib_post_send(qp, swr, &sbad);
+	tap(!ret,
+	    "full queues -> RESET -> INIT: max_recv_wr receives and max_send_wr sends fit again (%d)",
+	    ret);
+out:
+	kfree(swr);
+	kfree(rwr);
+	tap(!ib_destroy_qp(qp), "rules: ib_destroy_qp with WRs still queued");
+	ib_destroy_cq(cq);
+}
+
+static void kv_dp_ud_rules(struct kv_dp *d)
+{
+	struct ib_sge sg = kv_sge(d, &d->sc, 0, 8);
+	struct ib_rdma_wr wr = {
+		.wr = { .opcode = IB_WR_RDMA_WRITE, .sg_list = &sg,
+			.num_sge = 1 },
+	};
+	const struct ib_send_wr *bad = NULL;
+	int ret;
+
+	ret = ib_post_send(d->qc, &wr.wr, &bad);
+	tap(ret == -EINVAL && bad == &wr.wr,
+	    "RDMA WRITE on a UD QP fails with -EINVAL (%d)", ret);
+}
+
+static int kv_dp_setup(struct kv_dp *d)
+{
+	struct ib_device *ibdev = d->c->ibdev;
+	struct ib_cq_init_attr cq_attr = { .cqe = 64 };
+	struct rdma_ah_attr ah_attr;
+	int ret;
+
+	d->pd = ib_alloc_pd(ibdev, IB_PD_UNSAFE_GLOBAL_RKEY);
+	if (IS_ERR(d->pd))
+		return PTR_ERR(d->pd);
+	d->cqa = ib_alloc_cq(ibdev, d, 64, 0, IB_POLL_SOFTIRQ);
+	if (IS_ERR(d->cqa))
+		return PTR_ERR(d->cqa);
+	d->cqb = ib_alloc_cq(ibdev, d, 64, 0, IB_POLL_WORKQUEUE);
+	if (IS_ERR(d->cqb))
+		return PTR_ERR(d->cqb);
+	d->cqc = ib_alloc_cq(ibdev, d, 64, 0, IB_POLL_SOFTIRQ);
+	if (IS_ERR(d->cqc))
+		return PTR_ERR(d->cqc);
+	cq_attr.comp_vector = ibdev->num_comp_vectors - 1;
+	d->evcq = ib_create_cq(ibdev, kv_comp_event, NULL, d, &cq_attr);
+	if (IS_ERR(d->evcq))
+		return PTR_ERR(d->evcq);
+	d->qa = kv_dp_qp(d, IB_QPT_RC, d->cqa, d->cqa);
+	if (IS_ERR(d->qa))
+		return PTR_ERR(d->qa);
+	d->qb = kv_dp_qp(d, IB_QPT_RC, d->cqb, d->cqb);
+	if (IS_ERR(d->qb))
+		return PTR_ERR(d->qb);
+	d->qc = kv_dp_qp(d, IB_QPT_UD, d->cqc, d->cqc);
+	if (IS_ERR(d->qc))
+		return PTR_ERR(d->qc);
+	d->qd = kv_dp_qp(d, IB_QPT_UD, d->cqc, d->evcq);
+	if (IS_ERR(d->qd))
+		return PTR_ERR(d->qd);
+	d->fr = ib_alloc_mr(d->pd, IB_MR_TYPE_MEM_REG, 4);
+	if (IS_ERR(d->fr))
+		return PTR_ERR(d->fr);
+	d->atom = ib_alloc_mr(d->pd, IB_MR_TYPE_MEM_REG, 1);
+	if (IS_ERR(d->atom))
+		return PTR_ERR(d->atom);
+	kv_fill_ah(d->c, &ah_attr);
+	d->ah = rdma_create_ah(d->pd, &ah_attr, RDMA_CREATE_AH_SLEEPABLE);
+	if (IS_ERR(d->ah))
+		return PTR_ERR(d->ah);
+	ret = kv_buf_alloc(d, &d->sa, KV_BUF_SIZE) ? :
+	      kv_buf_alloc(d, &d->la, KV_BUF_SIZE) ? :
+	      kv_buf_alloc(d, &d->rb, KV_BUF_SIZE) ? :
+	      kv_buf_alloc(d, &d->tb, KV_BUF_SIZE) ? :
+	      kv_buf_alloc(d, &d->rd, 6 * 512) ? :
+	      kv_buf_alloc(d, &d->sc, 512) ? :
+	      kv_buf_alloc(d, &d->frb, 2 * PAGE_SIZE) ? :
+	      kv_buf_alloc(d, &d->atb, PAGE_SIZE);
+	if (ret)
+		return ret;
+	ret = kv_rc_connect(d, d->qa, d->qb->qp_num);
+	ret = ret ? : kv_rc_connect(d, d->qb, d->qa->qp_num);
+	ret = ret ? : kv_ud_up(d->qc);
+	return ret ? : kv_ud_up(d->qd);
+}
+
+static void kv_dp_teardown(struct kv_dp *d)
+{
+	if (!IS_ERR_OR_NULL(d->ah))
+		rdma_destroy_ah(d->ah, RDMA_DESTROY_AH_SLEEPABLE);
+	if (!IS_ERR_OR_NULL(d->fr))
+		ib_dereg_mr(d->fr);
+	if (!IS_ERR_OR_NULL(d->atom))
+		ib_dereg_mr(d->atom);
+	if (!IS_ERR_OR_NULL(d->qd))
+		ib_destroy_qp(d->qd);
+	if (!IS_ERR_OR_NULL(d->qc))
+		ib_destroy_qp(d->qc);
+	if (!IS_ERR_OR_NULL(d->qb))
+		ib_destroy_qp(d->qb);
+	if (!IS_ERR_OR_NULL(d->qa))
+		ib_destroy_qp(d->qa);
+	if (!IS_ERR_OR_NULL(d->evcq))
+		ib_destroy_cq(d->evcq);
+	if (!IS_ERR_OR_NULL(d->cqc))
+		ib_free_cq(d->cqc);
+	if (!IS_ERR_OR_NULL(d->cqb))
+		ib_free_cq(d->cqb);
+	if (!IS_ERR_OR_NULL(d->cqa))
+		ib_free_cq(d->cqa);
+	kv_buf_free(d, &d->sa);
+	kv_buf_free(d, &d->la);
+	kv_buf_free(d, &d->rb);
+	kv_buf_free(d, &d->tb);
+	kv_buf_free(d, &d->rd);
+	kv_buf_free(d, &d->sc);
+	kv_buf_free(d, &d->frb);
+	kv_buf_free(d, &d->atb);
+	if (!IS_ERR_OR_NULL(d->pd))
+		ib_dealloc_pd(d->pd);
+}
+
+static void kv_test_dp(struct kv_ctx *c)
+{
+	struct kv_dp *d = kzalloc(sizeof(*d), GFP_KERNEL);
+	int ret;
+
+	if (!tap(d, "data path: context"))
+		return;
+	d->c = c;
+	init_waitqueue_head(&d->wq);
+	atomic_set(&d->events, 0);
+	ret = kv_dp_setup(d);
+	if (tap(!ret,
+		"data path: PD, 4 CQs, 2 RC + 2 UD QPs in RTS, 2 MRs, an AH (%d)",
+		ret)) {
+		kv_dp_post_rules(d);
+		kv_dp_ud_rules(d);
+		kv_dp_rc_send(d);
+		kv_dp_unsignaled(d);
+		kv_dp_rdma(d);
+		kv_dp_atomics(d);
+		kv_dp_ud_events(d);
+		kv_dp_srq(d);
+		kv_dp_fastreg(d);
+		kv_dp_drain(d);
+	}
+	kv_dp_teardown(d);
+	tap(true, "data path: everything destroyed");
+	kfree(d);
+}
+
 static void kv_run(struct kv_ctx *c)
 {
 	struct ib_cq_init_attr cq_attr = { .cqe = 64 };
@@ -433,6 +1683,7 @@ static void kv_run(struct kv_ctx *c)
 	kv_test_srq(c);
 	kv_test_ah(c);
 	kv_test_mr(c);
+	kv_test_dp(c);
 
 	tap(!ib_destroy_cq_user(c->cq, NULL), "ib_destroy_cq of the QPs' CQ");
 pd:
