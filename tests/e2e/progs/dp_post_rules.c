@@ -340,6 +340,57 @@ out:
 	done(&p);
 }
 
+/*
+ * ibv_post_send(3): a WR is outstanding until its completion was polled.
+ * Keep exactly max_send_wr WRITEs outstanding, every one signalled, and
+ * post one more right after each completion polled: no post may fail.
+ */
+static void test_sq_full_refill(void)
+{
+	struct dp_pair p;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_sge s = { (uintptr_t)abuf.p, 8, abuf.mr->lkey };
+	struct ibv_wc wc;
+	uint32_t max, i, posted = 0, ndone = 0, total = 4000;
+	int ret = 0, bad_wc = 0;
+
+	if (!make(&p, IBV_QPT_RC, 7))
+		return;
+	max = p.a.cap.max_send_wr;
+	memset(&wr, 0, sizeof(wr));
+	wr.sg_list = &s;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.rdma.remote_addr = (uintptr_t)bbuf.p;
+	wr.wr.rdma.rkey = bbuf.mr->rkey;
+	for (i = 0; i < max && !ret; i++, posted++) {
+		wr.wr_id = posted;
+		ret = ibv_post_send(p.a.qp, &wr, &bad);
+	}
+	while (!ret && ndone < total) {
+		if (dp_poll(p.a.scq, &wc, 1, "refill") != 1)
+			break;
+		if (wc.status != IBV_WC_SUCCESS || wc.wr_id != ndone)
+			bad_wc++;
+		ndone++;
+		if (posted < total) {
+			wr.wr_id = posted;
+			ret = ibv_post_send(p.a.qp, &wr, &bad);
+			if (!ret)
+				posted++;
+		}
+	}
+	if (ret)
+		diag("post of WR %u failed with %s after %u completions "
+		     "(%u outstanding by the verbs rules)", posted, strerror(ret), ndone,
+		     posted - ndone);
+	ok(!ret && ndone == total && !bad_wc,
+	   "RC SQ kept at max_send_wr = %u outstanding, one WRITE posted per completion "
+	   "polled: %u WRs, no post fails (%u completed, %d bad)", max, total, ndone, bad_wc);
+	done(&p);
+}
+
 static void test_enomem_srq(void)
 {
 	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 16, .max_sge = 1 } };
@@ -511,6 +562,7 @@ int main(int argc, char **argv)
 	test_send_bad_wr();
 	test_enomem_recv();
 	test_enomem_send();
+	test_sq_full_refill();
 	test_enomem_srq();
 	test_reset();
 	test_srq_qp_post_recv();
