@@ -6,17 +6,23 @@
 # lost wakeup (every wait has a time limit) and no stray event; the rate
 # is printed as a diagnostic.
 #
-# Round trips: 100,000 (issue #5), or EV_STRESS_COUNT.  On the debug
-# kernel (KASAN, lockdep, kmemleak: recognised by kmemleak's debugfs file,
-# as run-in-guest.sh does) every event costs several times more, and the
-# run uses 10,000 so that it fits the per-test time limit; the races it
-# looks for are the same at any count.
+# Round trips: issue #5 asks for 100,000.  Measured on orca0 in a TCG
+# guest on the shared 2-core host (load ~10): about 100 round trips/s,
+# 3.3 events per round trip, so 100,000 take ~17 minutes, beyond the
+# per-test limit of run-in-guest.sh (300 s) and the e2e stage's budget.
+# make check therefore runs 10,000 on the stock kernel and 2,000 on the
+# debug kernel (KASAN, lockdep, kmemleak: recognised by kmemleak's debugfs
+# file, as run-in-guest.sh does; events cost several times more there).
+# The races looked for are the same at any count.  The full run:
+#   tests/harness/run-guest.sh --unload "orca orca_soft" --cmd \
+#     'EV_STRESS_COUNT=100000 tests/e2e/run-in-guest.sh --test-timeout 3000 \
+#      -- tests/e2e/240-ev-stress.t'
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-prog.sh"
 
-count=100000
-[ -e /sys/kernel/debug/kmemleak ] && count=10000
+count=10000
+[ -e /sys/kernel/debug/kmemleak ] && count=2000
 count=${EV_STRESS_COUNT:-$count}
 diag "round trips: $count"
 
