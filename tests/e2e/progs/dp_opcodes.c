@@ -430,6 +430,80 @@ static void test_atomics(void)
 	dp_pair_destroy(&p);
 }
 
+/*
+ * Many READs and atomics in flight at once (more than max_rd_atomic):
+ * each completes once, in order, with its data; 64 FETCH_ADDs of 1 on
+ * one word return 0..63 in posting order and leave 64.
+ */
+static void test_rd_atomic_pipeline(void)
+{
+	struct dp_pair p;
+	struct ibv_send_wr wr[64];
+	struct ibv_sge sge[64];
+	struct ibv_wc wc[64];
+	struct ibv_send_wr *bad;
+	uint64_t *word = (uint64_t *)(bbuf.p + MIB), *res = (uint64_t *)(abuf.p + MIB);
+	int i, n, good = 1;
+
+	if (!make_pair(&p, IBV_QPT_RC, 0))
+		return;
+	memset(abuf.p, DP_POISON, BUFSZ);
+	dp_fill(bbuf.p, 64 * 4096, 4242);
+	memset(wr, 0, sizeof(wr));
+	for (i = 0; i < 64; i++) {
+		sge[i] = (struct ibv_sge){ (uintptr_t)abuf.p + i * 4100 + 1, 4096 - i,
+					   abuf.mr->lkey };
+		wr[i].wr_id = 0x400 + i;
+		wr[i].sg_list = &sge[i];
+		wr[i].num_sge = 1;
+		wr[i].opcode = IBV_WR_RDMA_READ;
+		wr[i].send_flags = IBV_SEND_SIGNALED;
+		wr[i].wr.rdma.remote_addr = (uintptr_t)bbuf.p + i * 4096 + i;
+		wr[i].wr.rdma.rkey = bbuf.mr->rkey;
+		wr[i].next = i < 63 ? &wr[i + 1] : NULL;
+	}
+	if (dp_post_send(p.a.qp, wr))
+		good = 0;
+	n = dp_poll(p.a.scq, wc, 64, "64 READs");
+	for (i = 0; i < n; i++)
+		if (wc[i].wr_id != 0x400U + i || wc[i].status != IBV_WC_SUCCESS ||
+		    wc[i].byte_len != 4096U - i ||
+		    memcmp(abuf.p + i * 4100 + 1, bbuf.p + i * 4096 + i, 4096 - i)) {
+			dp_wc_diag("READ", &wc[i]);
+			good = 0;
+			break;
+		}
+	ok(good && n == 64, "RC 64 RDMA READs in one post (max_rd_atomic %d): all complete "
+	   "in order with their data", dp.attr.max_qp_rd_atom < 16 ? dp.attr.max_qp_rd_atom : 16);
+
+	good = 1;
+	*word = 0;
+	for (i = 0; i < 64; i++) {
+		res[i] = ~0ULL;
+		sge[i] = (struct ibv_sge){ (uintptr_t)&res[i], 8, abuf.mr->lkey };
+		wr[i].wr_id = 0x500 + i;
+		wr[i].opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+		wr[i].wr.atomic.remote_addr = (uintptr_t)word;
+		wr[i].wr.atomic.rkey = bbuf.mr->rkey;
+		wr[i].wr.atomic.compare_add = 1;
+	}
+	if (ibv_post_send(p.a.qp, wr, &bad))
+		good = 0;
+	n = dp_poll(p.a.scq, wc, 64, "64 atomics");
+	for (i = 0; i < n; i++)
+		if (wc[i].wr_id != 0x500U + i || wc[i].status != IBV_WC_SUCCESS ||
+		    res[i] != (uint64_t)i) {
+			dp_wc_diag("FETCH_ADD", &wc[i]);
+			diag("old value %llu, want %d", (unsigned long long)res[i], i);
+			good = 0;
+			break;
+		}
+	ok(good && n == 64 && *word == 64,
+	   "RC 64 ATOMIC_FETCH_AND_ADD of 1 in one post: old values 0..63 in order, "
+	   "word now 64 (%llu)", (unsigned long long)*word);
+	dp_pair_destroy(&p);
+}
+
 /* ---- UD ----------------------------------------------------------------- */
 
 static void test_ud(void)
@@ -749,6 +823,7 @@ int main(int argc, char **argv)
 	test_connected(IBV_QPT_RC);
 	test_connected(IBV_QPT_UC);
 	test_atomics();
+	test_rd_atomic_pipeline();
 	test_ud();
 	test_ud_ipv6();
 	test_srq();

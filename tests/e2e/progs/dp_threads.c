@@ -248,6 +248,139 @@ static void phase_recvs(void)
 	   "(%d completions, %d duplicates, %d bad)", total, total, got, dup, bad);
 }
 
+/*
+ * Phase 3: 6 RC pairs whose 12 QPs all use one CQ (send and receive),
+ * one thread posting to each requester at once; the completions of the
+ * shared CQ are sorted out by qp_num.
+ */
+#define NPAIRS		6
+#define PAIR_MSGS	300
+#define PMSG		32
+
+static struct ibv_cq *shared_cq;
+static struct dp_end ends[NPAIRS][2];
+
+static void *pair_poster(void *arg)
+{
+	int k = (int)(long)arg, i;
+	struct ibv_send_wr *bad;
+
+	for (i = 0; i < PAIR_MSGS; i++) {
+		uint8_t *m = abuf.p + ((size_t)k * PAIR_MSGS + i) * PMSG;
+		struct ibv_sge s = { (uintptr_t)m, PMSG, abuf.mr->lkey };
+		struct ibv_send_wr wr = { .wr_id = wr_id_of(k, i), .sg_list = &s,
+					  .num_sge = 1, .opcode = IBV_WR_SEND,
+					  .send_flags = IBV_SEND_SIGNALED };
+
+		if (ibv_post_send(ends[k][0].qp, &wr, &bad))
+			__atomic_add_fetch(&post_errors, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+static void phase_shared_cq(void)
+{
+	struct dp_qp_cfg c;
+	pthread_t th[NPAIRS];
+	int next_s[NPAIRS] = { 0 }, next_r[NPAIRS] = { 0 };
+	int k, i, j, made = 1, nsend = 0, nrecv = 0, bad = 0;
+	int total = NPAIRS * PAIR_MSGS;
+
+	dp_cfg_default(&c, IBV_QPT_RC);
+	c.max_send_wr = 512;
+	c.max_recv_wr = 512;
+	shared_cq = ibv_create_cq(dp.ctx, 4 * total, NULL, NULL, 0);
+	if (!ok(shared_cq != NULL, "one CQ of %d entries", 4 * total))
+		return;
+	memset(ends, 0, sizeof(ends));
+	for (k = 0; k < NPAIRS && made; k++) {
+		for (j = 0; j < 2 && made; j++) {
+			struct ibv_qp_init_attr ia = {
+				.send_cq = shared_cq, .recv_cq = shared_cq,
+				.qp_type = IBV_QPT_RC,
+				.cap = { .max_send_wr = 512, .max_recv_wr = 512,
+					 .max_send_sge = 1, .max_recv_sge = 1 },
+			};
+
+			ends[k][j].qp = ibv_create_qp(dp.pd, &ia);
+			made = ends[k][j].qp != NULL;
+		}
+	}
+	for (k = 0; k < NPAIRS && made; k++)
+		made = !dp_end_connect(&ends[k][0], &c, ends[k][1].qp->qp_num, IBV_QPS_RTS) &&
+		       !dp_end_connect(&ends[k][1], &c, ends[k][0].qp->qp_num, IBV_QPS_RTS);
+	for (k = 0; k < NPAIRS && made; k++) {
+		for (i = 0; i < PAIR_MSGS && made; i++) {
+			uint32_t hdr[2] = { k, i };
+			uint8_t *m = abuf.p + ((size_t)k * PAIR_MSGS + i) * PMSG;
+			struct ibv_sge rs = { (uintptr_t)bbuf.p + ((size_t)k * PAIR_MSGS + i) * PMSG,
+					      PMSG, bbuf.mr->lkey };
+
+			memcpy(m, hdr, 8);
+			dp_fill(m + 8, PMSG - 8, (uint32_t)wr_id_of(k, i));
+			made = !dp_post_recv(ends[k][1].qp, wr_id_of(k, i), &rs, 1);
+		}
+	}
+	if (!ok(made, "%d RC pairs on one CQ, connected, %d receives each posted", NPAIRS,
+		PAIR_MSGS))
+		goto out;
+	post_errors = 0;
+	for (k = 0; k < NPAIRS; k++)
+		pthread_create(&th[k], NULL, pair_poster, (void *)(long)k);
+	while (nsend + nrecv < 2 * total) {
+		struct ibv_wc wc[32];
+		int n = dp_poll(shared_cq, wc, 1, "shared CQ");
+
+		if (n != 1)
+			break;
+		n += ibv_poll_cq(shared_cq, 31, wc + 1);
+		for (j = 0; j < n; j++) {
+			int pk = (int)(wc[j].wr_id >> 32), seq = (int)(uint32_t)wc[j].wr_id;
+			int side = -1;
+
+			for (k = 0; k < NPAIRS && side < 0; k++) {
+				if (wc[j].qp_num == ends[k][0].qp->qp_num)
+					side = 0;
+				else if (wc[j].qp_num == ends[k][1].qp->qp_num)
+					side = 1;
+			}
+			k--;
+			if (side < 0 || pk != k || wc[j].status != IBV_WC_SUCCESS) {
+				if (bad++ < 5)
+					dp_wc_diag("shared CQ", &wc[j]);
+				continue;
+			}
+			if (side == 0) {
+				nsend++;
+				if (seq != next_s[k]++ && bad++ < 5)
+					diag("pair %d: send %d completed out of order", k, seq);
+			} else {
+				uint8_t *m = bbuf.p + ((size_t)k * PAIR_MSGS + seq) * PMSG;
+
+				nrecv++;
+				if ((seq != next_r[k]++ || wc[j].opcode != IBV_WC_RECV ||
+				     wc[j].byte_len != PMSG ||
+				     memcmp(m, abuf.p + ((size_t)k * PAIR_MSGS + seq) * PMSG,
+					    PMSG)) && bad++ < 5)
+					diag("pair %d: receive %d out of order or wrong", k, seq);
+			}
+		}
+	}
+	for (k = 0; k < NPAIRS; k++)
+		pthread_join(th[k], NULL);
+	ok(!post_errors && nsend == total && nrecv == total && !bad &&
+	   dp_cq_empty(shared_cq, "shared CQ"),
+	   "%d threads x %d SENDs on %d QPs sharing one CQ: %d send and %d receive "
+	   "completions, each QP's in order, payloads intact (%d bad)", NPAIRS, PAIR_MSGS,
+	   2 * NPAIRS, nsend, nrecv, bad);
+out:
+	for (k = 0; k < NPAIRS; k++)
+		for (j = 0; j < 2; j++)
+			if (ends[k][j].qp)
+				ibv_destroy_qp(ends[k][j].qp);
+	ibv_destroy_cq(shared_cq);
+}
+
 int main(int argc, char **argv)
 {
 	struct dp_qp_cfg c;
@@ -270,6 +403,7 @@ int main(int argc, char **argv)
 		phase_recvs();
 		dp_pair_destroy(&p);
 	}
+	phase_shared_cq();
 	dp_buf_free(&abuf);
 	dp_buf_free(&bbuf);
 	return dp_close();
