@@ -222,6 +222,7 @@ static void test_prot(void)
 	{
 		struct dp_pair p;
 		struct ibv_wc wc;
+		int got;
 
 		if (make(&p, IBV_QPT_RC, DP_QP_ACC_ALL, 7, "receive without LOCAL_WRITE")) {
 			post_recv_b(&p, 0x10, ro_buf.p, 64, ro_buf.mr->lkey);
@@ -230,10 +231,11 @@ static void test_prot(void)
 			   "RC receive into an MR without LOCAL_WRITE: receiver LOC_PROT_ERR");
 			ok(state_is(p.b.qp, IBV_QPS_ERR, "receiver"),
 			   "RC receive without LOCAL_WRITE: receiver QP in ERR");
-			ok(dp_poll1(p.a.scq, &wc, "requester") && wc.wr_id == 0x20 &&
-			   wc.status != IBV_WC_SUCCESS,
-			   "RC receive without LOCAL_WRITE: the requester completes with an error (%s)",
-			   ibv_wc_status_str(wc.status));
+			got = dp_poll1(p.a.scq, &wc, "requester");
+			if (got)
+				dp_wc_diag("requester", &wc);
+			ok(got && wc.wr_id == 0x20 && wc.status != IBV_WC_SUCCESS,
+			   "RC receive without LOCAL_WRITE: the requester completes with an error");
 			ok(ro_buf.p[0] == DP_POISON, "the read-only buffer was not written");
 			done(&p);
 		}
@@ -335,6 +337,99 @@ static void test_remote(void)
 		   "ATOMIC_FETCH_AND_ADD at a misaligned address");
 	ok(bbuf.p[0] == DP_POISON && bbuf.p[BUFSZ - 1] == DP_POISON &&
 	   lw_buf.p[0] == DP_POISON, "no failed request wrote the responder's memory");
+}
+
+/* ---- silent drops and the ACK timeout ------------------------------------ */
+
+/*
+ * UC has no acknowledgements: a WRITE with a bad rkey is dropped at the
+ * responder, the requester completes successfully, and both QPs go on.
+ */
+static void test_uc_bad_rkey(void)
+{
+	struct dp_pair p;
+	struct ibv_wc wc;
+
+	if (!make(&p, IBV_QPT_UC, DP_QP_ACC_ALL, 7, "UC bad rkey"))
+		return;
+	memset(bbuf.p, DP_POISON, 4096);
+	post_recv_b(&p, 0x10, bbuf.p + 2048, 64, bbuf.mr->lkey);
+	post_op(&p, IBV_WR_RDMA_WRITE, 0x20, abuf.p, 16, abuf.mr->lkey, bbuf.p,
+		bbuf.mr->rkey ^ 0x5a5a5a00);
+	ok(wc_is(p.a.scq, 0x20, IBV_WC_SUCCESS, p.a.qp, "requester"),
+	   "UC RDMA_WRITE with a bad rkey: the requester completes successfully");
+	dp_fill(abuf.p + 100, 24, 99);
+	post_op(&p, IBV_WR_SEND, 0x21, abuf.p + 100, 24, abuf.mr->lkey, NULL, 0);
+	ok(wc_is(p.a.scq, 0x21, IBV_WC_SUCCESS, p.a.qp, "requester") &&
+	   dp_poll1(p.b.rcq, &wc, "receiver") && wc.wr_id == 0x10 &&
+	   wc.status == IBV_WC_SUCCESS && wc.byte_len == 24 &&
+	   dp_cmp(bbuf.p + 2048, abuf.p + 100, 24, "SEND payload") &&
+	   bbuf.p[0] == DP_POISON && state_is(p.b.qp, IBV_QPS_RTS, "responder"),
+	   "UC: the bad WRITE was dropped (memory untouched), the next SEND is received, "
+	   "responder still RTS");
+	done(&p);
+}
+
+/* UD: a message with the wrong Q_Key is dropped; the receive waits. */
+static void test_ud_bad_qkey(void)
+{
+	struct ibv_sge s = { (uintptr_t)abuf.p, 16, abuf.mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = 0x20, .sg_list = &s, .num_sge = 1,
+				  .opcode = IBV_WR_SEND };
+	struct dp_pair p;
+	struct ibv_wc wc;
+	int got;
+
+	if (!make(&p, IBV_QPT_UD, 0, 7, "UD bad Q_Key"))
+		return;
+	post_recv_b(&p, 0x10, bbuf.p, DP_GRH + 64, bbuf.mr->lkey);
+	dp_ud_dest(&wr, &p.a, &p.b);
+	wr.wr.ud.remote_qkey = DP_QKEY ^ 0x00ff00ff;
+	dp_post_send(p.a.qp, &wr);
+	ok(wc_is(p.a.scq, 0x20, IBV_WC_SUCCESS, p.a.qp, "sender"),
+	   "UD SEND with the wrong Q_Key: the sender completes successfully");
+	wr.wr_id = 0x21;
+	wr.wr.ud.remote_qkey = DP_QKEY;
+	s.length = 5;
+	dp_post_send(p.a.qp, &wr);
+	got = wc_is(p.a.scq, 0x21, IBV_WC_SUCCESS, p.a.qp, "sender") &&
+	      dp_poll1(p.b.rcq, &wc, "receiver");
+	if (got && (wc.wr_id != 0x10 || wc.status != IBV_WC_SUCCESS ||
+		    wc.byte_len != DP_GRH + 5))
+		dp_wc_diag("receiver", &wc);
+	ok(got && wc.wr_id == 0x10 && wc.status == IBV_WC_SUCCESS &&
+	   wc.byte_len == DP_GRH + 5,
+	   "UD: the wrong-Q_Key message was dropped; the receive got the next one");
+	done(&p);
+}
+
+/* RC to a QP that does not answer (left in INIT): RETRY_EXC_ERR. */
+static void test_retry_exc(void)
+{
+	struct dp_qp_cfg c;
+	struct dp_pair p;
+
+	dp_cfg_default(&c, IBV_QPT_RC);
+	c.sq_sig_all = 1;
+	c.retry_cnt = 2;
+	memset(&p, 0, sizeof(p));
+	p.cfg = c;
+	if (!ok(!dp_end_create(&p.a, &c, dp.pd) && !dp_end_create(&p.b, &c, dp.pd) &&
+		!dp_end_connect(&p.a, &c, p.b.qp->qp_num, IBV_QPS_RTS) &&
+		!dp_end_connect(&p.b, &c, p.a.qp->qp_num, IBV_QPS_INIT),
+		"an RC QP in RTS whose peer stays in INIT (retry_cnt 2, timeout 14)"))
+		goto out;
+	post_recv_b(&p, 0x10, bbuf.p, 64, bbuf.mr->lkey);
+	post_op(&p, IBV_WR_SEND, 0x20, abuf.p, 16, abuf.mr->lkey, NULL, 0);
+	post_op(&p, IBV_WR_SEND, 0x21, abuf.p, 16, abuf.mr->lkey, NULL, 0);
+	ok(wc_is(p.a.scq, 0x20, IBV_WC_RETRY_EXC_ERR, p.a.qp, "requester") &&
+	   state_is(p.a.qp, IBV_QPS_ERR, "requester"),
+	   "RC SEND to a peer in INIT: RETRY_EXC_ERR after the retries, requester QP in ERR");
+	ok(wc_is(p.a.scq, 0x21, IBV_WC_WR_FLUSH_ERR, p.a.qp, "next") &&
+	   dp_cq_empty(p.b.rcq, "peer") && state_is(p.b.qp, IBV_QPS_INIT, "peer"),
+	   "RC: the next SEND is flushed; the peer took nothing and is still in INIT");
+out:
+	done(&p);
 }
 
 /* ---- RNR ------------------------------------------------------------------ */
@@ -558,6 +653,9 @@ int main(int argc, char **argv)
 	test_prot();
 	test_unsignalled_error();
 	test_remote();
+	test_uc_bad_rkey();
+	test_ud_bad_qkey();
+	test_retry_exc();
 	test_rnr();
 	test_flush();
 	test_srq_events();
