@@ -349,7 +349,8 @@ static void test_sq_full_refill(void)
 {
 	struct dp_pair p;
 	struct ibv_send_wr wr, *bad;
-	struct ibv_sge s = { (uintptr_t)abuf.p, 8, abuf.mr->lkey };
+	/* 16 KiB each: a device that takes time per WR shows a lagging cons. */
+	struct ibv_sge s = { (uintptr_t)abuf.p, 16384, abuf.mr->lkey };
 	struct ibv_wc wc;
 	uint32_t max, i, posted = 0, ndone = 0, total = 4000;
 	int ret = 0, bad_wc = 0;
@@ -386,8 +387,8 @@ static void test_sq_full_refill(void)
 		     "(%u outstanding by the verbs rules)", posted, strerror(ret), ndone,
 		     posted - ndone);
 	ok(!ret && ndone == total && !bad_wc,
-	   "RC SQ kept at max_send_wr = %u outstanding, one WRITE posted per completion "
-	   "polled: %u WRs, no post fails (%u completed, %d bad)", max, total, ndone, bad_wc);
+	   "RC SQ kept at max_send_wr = %u outstanding, one 16 KiB WRITE posted per "
+	   "completion polled: %u WRs, no post fails (%u completed, %d bad)", max, total, ndone, bad_wc);
 	done(&p);
 }
 
