@@ -259,7 +259,7 @@ int main(int argc, char **argv)
 	uint32_t window;
 	int nocount = argc > 4 && !strcmp(argv[4], "nocount");
 	struct sigaction sa = { 0 };
-	long got, i, posts0;
+	long got, i, posts0, t0, t1;
 	int good, counting = 0, perf_fd = -1;
 
 	dp_open(argc, argv);
@@ -294,6 +294,7 @@ int main(int argc, char **argv)
 			counting = 0;
 	}
 	posts0 = posts;
+	t0 = dp_now_ms();
 	sc_counting = counting;
 	got = pump(IBV_WR_RDMA_WRITE, writes, window);
 	good = got == writes;
@@ -313,6 +314,7 @@ int main(int argc, char **argv)
 	ok(got == sends, "%ld pipelined 64-byte SENDs completed (%ld), receives reposted",
 	   sends, got);
 	sc_counting = 0;
+	t1 = dp_now_ms();
 	if (perf_fd >= 0) {
 		uint64_t v = 0;
 
@@ -327,8 +329,9 @@ int main(int argc, char **argv)
 	if (counting && posts > posts0) {
 		double r = (double)sc_counted / (double)(posts - posts0);
 
-		diag("system calls during the loops: %ld over %ld posts = %.4f per post",
-		     (long)sc_counted, posts - posts0, r);
+		diag("system calls during the loops: %ld over %ld posts = %.4f per post "
+		     "(%ld ms, %.1f us per post)", (long)sc_counted, posts - posts0, r,
+		     t1 - t0, 1000.0 * (double)(t1 - t0) / (double)(posts - posts0));
 		/*
 		 * A short run may legitimately kick an idle device now and
 		 * then; steady load is what the bound is about.
