@@ -18,8 +18,10 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/delay.h>
+#include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
 #include <rdma/ib_cache.h>
@@ -443,6 +445,7 @@ struct kv_dp {
 	struct ib_mr *fr;		/* fast-reg: invalidation tests */
 	struct ib_mr *atom;		/* fast-reg: atomics target */
 	struct kv_buf sa, la, rb, tb, rd, sc, frb, atb;
+	struct kv_buf bs, bt;		/* 64 KiB: the rate measurement */
 	wait_queue_head_t wq;
 	atomic_t events;		/* completion events of evcq */
 	unsigned long async;		/* bit per ib_event_type on QP B */
@@ -1017,6 +1020,46 @@ static bool kv_write_via(struct kv_dp *d, u32 rkey, u64 addr, u8 seed,
 }
 
 /*
+ * Not a check: how fast the kernel path moves RDMA WRITEs from A to B,
+ * in batches of 16 with the last one signaled.  Printed as a comment.
+ */
+static void kv_dp_rate(struct kv_dp *d, u32 len, unsigned int batches)
+{
+	struct ib_sge sg = kv_sge(d, &d->bs, 0, len);
+	struct ib_rdma_wr wr[16] = {};
+	struct kv_wr *w = kv_w(d);
+	unsigned int b, i;
+	u64 t0, ns;
+	int ret;
+
+	for (i = 0; i < 16; i++) {
+		wr[i].wr.opcode = IB_WR_RDMA_WRITE;
+		wr[i].wr.sg_list = &sg;
+		wr[i].wr.num_sge = 1;
+		wr[i].wr.next = i < 15 ? &wr[i + 1].wr : NULL;
+		wr[i].remote_addr = d->bt.dma;
+		wr[i].rkey = d->pd->unsafe_global_rkey;
+	}
+	wr[15].wr.send_flags = IB_SEND_SIGNALED;
+	wr[15].wr.wr_cqe = &w->cqe;
+	t0 = ktime_get_ns();
+	for (b = 0; b < batches; b++) {
+		kv_wr_init(w);
+		ret = ib_post_send(d->qa, &wr[0].wr, NULL);
+		if (ret || !kv_wr_wait(d, w) || w->wc.status != IB_WC_SUCCESS) {
+			pr_info("# rate: batch %u failed (%d, status %d)\n", b,
+				ret, w->wc.status);
+			return;
+		}
+	}
+	ns = max_t(u64, ktime_get_ns() - t0, 1);
+	pr_info("# kernel RDMA WRITE %u B: %u in %llu us: %llu writes/s, %llu MB/s\n",
+		len, batches * 16, ns / 1000,
+		div64_u64((u64)batches * 16 * NSEC_PER_SEC, ns),
+		div64_u64((u64)batches * 16 * len * 1000, ns));
+}
+
+/*
  * Fast registration and invalidation, ending with an access error that
  * moves both RC QPs to the error state.
  */
@@ -1579,7 +1622,9 @@ static int kv_dp_setup(struct kv_dp *d)
 	      kv_buf_alloc(d, &d->rd, 6 * 512) ? :
 	      kv_buf_alloc(d, &d->sc, 512) ? :
 	      kv_buf_alloc(d, &d->frb, 2 * PAGE_SIZE) ? :
-	      kv_buf_alloc(d, &d->atb, PAGE_SIZE);
+	      kv_buf_alloc(d, &d->atb, PAGE_SIZE) ? :
+	      kv_buf_alloc(d, &d->bs, SZ_64K) ? :
+	      kv_buf_alloc(d, &d->bt, SZ_64K);
 	if (ret)
 		return ret;
 	ret = kv_rc_connect(d, d->qa, d->qb->qp_num);
@@ -1620,6 +1665,8 @@ static void kv_dp_teardown(struct kv_dp *d)
 	kv_buf_free(d, &d->sc);
 	kv_buf_free(d, &d->frb);
 	kv_buf_free(d, &d->atb);
+	kv_buf_free(d, &d->bs);
+	kv_buf_free(d, &d->bt);
 	if (!IS_ERR_OR_NULL(d->pd))
 		ib_dealloc_pd(d->pd);
 }
@@ -1646,6 +1693,8 @@ static void kv_test_dp(struct kv_ctx *c)
 		kv_dp_atomics(d);
 		kv_dp_ud_events(d);
 		kv_dp_srq(d);
+		kv_dp_rate(d, 64, 500);
+		kv_dp_rate(d, SZ_64K, 50);
 		kv_dp_fastreg(d);
 		kv_dp_drain(d);
 	}
