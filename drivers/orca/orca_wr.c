@@ -143,9 +143,11 @@ static int orca_put_reg_mr(struct orca_send_wqe *wqe,
 	struct orca_wqe_reg_mr *seg = (struct orca_wqe_reg_mr *)&wqe->seg;
 	unsigned int shift;
 
+	/* Optional access flags (relaxed ordering) may be ignored. */
 	if (!mr->pages || !is_power_of_2(reg->mr->page_size) ||
 	    reg->access & ~(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
-			    IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC))
+			    IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
+			    IB_ACCESS_OPTIONAL))
 		return -EINVAL;
 	shift = ilog2(reg->mr->page_size);
 	seg->iova = cpu_to_le64(reg->mr->iova);

@@ -1102,7 +1102,8 @@ static void kv_dp_fastreg(struct kv_dp *d)
 
 	/* Registering again needs an invalid region: key1 must be gone. */
 	if (!kv_reg_mr(d, d->fr, &d->frb, IB_ACCESS_LOCAL_WRITE |
-		       IB_ACCESS_REMOTE_WRITE, "fast-reg after SEND_WITH_INV"))
+		       IB_ACCESS_REMOTE_WRITE | IB_ACCESS_RELAXED_ORDERING,
+		       "fast-reg with relaxed ordering, after SEND_WITH_INV"))
 		return;
 	key2 = d->fr->rkey;
 
