@@ -284,6 +284,8 @@ struct orca_soft_dev {
 	u32 kick_head;
 	u32 kick_tail;
 	bool kick_rescan;		/* FIFO overflowed: look at everything */
+	u32 kick_last_qpn;		/* inline kicks, under eng_mutex */
+	u32 kick_repeats;
 	struct list_head eng_active;	/* QPs being polled */
 	struct list_head eng_waiting;	/* QPs waiting for a timer */
 	struct orca_soft_eng_scratch *scratch;
@@ -431,6 +433,7 @@ int orca_soft_engine_start(struct orca_soft_dev *sdev);
 void orca_soft_engine_stop(struct orca_soft_dev *sdev);
 void orca_soft_engine_init(struct orca_soft_dev *sdev);
 void orca_soft_kick(struct orca_soft_dev *sdev, u32 entry);
+void orca_soft_doorbell(struct orca_soft_dev *sdev, u32 entry);
 void orca_soft_eq_doorbell(struct orca_soft_dev *sdev, u32 val);
 void orca_soft_eq_post(struct orca_soft_dev *sdev, struct orca_soft_eq *eq,
 		       u32 cqn);

@@ -35,8 +35,14 @@
 #include "orca_ring.h"
 #include "orca_soft_engine.h"
 
-/* Keep polling this long after the last work before sleeping. */
+/*
+ * Keep polling this long after the last work before sleeping, and for at
+ * least this many empty polls: on an emulated CPU 50 us is only a few
+ * polls, and the poll count keeps the window as long in instructions as
+ * it is on real hardware.
+ */
 #define ORCA_SOFT_SPIN_NS	50000
+#define ORCA_SOFT_SPIN_POLLS	4096
 /* WQEs per QP per pass, and per batch (between two mutex drops). */
 #define ORCA_SOFT_QP_BUDGET	32
 #define ORCA_SOFT_BATCH_BUDGET	256
@@ -247,7 +253,9 @@ void orca_soft_qp_unlink(struct orca_soft_qp *qp)
 
 /*
  * The WQE at the SQ's cons waits: an RNR NAK, or an unanswered request.
- * @delay_ns 0 means for ever (ACK timeout 0).
+ * @delay_ns 0 means for ever (ACK timeout 0).  POLLING stays as it is:
+ * the engine looks at the SQ again when the timer fires, so WQEs posted
+ * meanwhile need no kick.
  */
 void orca_soft_qp_wait(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 		       u8 kind, u64 delay_ns)
@@ -255,7 +263,6 @@ void orca_soft_qp_wait(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 	qp->req.wait = kind;
 	qp->req.wait_until = delay_ns ? ktime_get_ns() + delay_ns : U64_MAX;
 	list_del_init(&qp->active_node);
-	orca_soft_sq_polling(sdev, qp, false);
 	list_move_tail(&qp->wait_node, &sdev->eng_waiting);
 }
 
@@ -347,8 +354,8 @@ static int orca_soft_flush_wq(struct orca_soft_dev *sdev,
 		.opcode = ORCA_CQE_OP_RECV,
 	};
 	struct orca_soft_cq *cq = send ? qp->send_cq : qp->recv_cq;
-	u32 prod, start = wq->cons;
 	int n = 0;
+	u32 prod;
 
 	if (wq->broken ||
 	    orca_soft_dma_read32(sdev, wq->db_addr + ORCA_SOFT_REC_PROD, &prod))
@@ -373,12 +380,12 @@ static int orca_soft_flush_wq(struct orca_soft_dev *sdev,
 		if (send)
 			ci.opcode = orca_soft_wqe_cqe_opcode(le32_to_cpu(hdr.ctrl) &
 							     ORCA_WQE_CTRL_OPCODE_MASK);
-		orca_soft_cq_complete(sdev, cq, &ci);
+		/* The slot is free before its CQE can be seen. */
 		wq->cons++;
+		orca_soft_wq_put_cons(sdev, wq);
+		orca_soft_cq_complete(sdev, cq, &ci);
 		n++;
 	}
-	if (wq->cons != start)
-		orca_soft_wq_put_cons(sdev, wq);
 	return n;
 }
 
@@ -413,6 +420,77 @@ static void orca_soft_kick_one(struct orca_soft_dev *sdev, u32 entry)
 	qp = orca_soft_qp_find(sdev, entry);
 	if (qp)
 		orca_soft_qp_activate(sdev, qp);
+}
+
+/*
+ * Kicks that come from a task that may block (the uverbs kick of a user
+ * poster, typically) let that task run the engine for the kicked queue
+ * itself, as a NIC would start on the doorbell write: no wake-up of the
+ * engine thread and no context switch on the way.  Only with the engine
+ * mutex free (trylock: notify never sleeps), and bounded by a batch.
+ *
+ * The kicked QP is then also handed to the engine thread, which polls
+ * its SQ with POLLING set for a while, so that a steady poster stops
+ * making system calls (the kick only starts the first WQEs sooner).
+ *
+ * inline_kicks: 0 never inline; 1 inline, hand over a QP only after it
+ * was kicked several times in a row (ping-pong between two QPs stays
+ * inline: no third busy thread competing for the CPUs); 2 inline only
+ * (a system call for nearly every post); 3 inline, always hand over
+ * (default).
+ */
+#define ORCA_SOFT_HANDOVER_KICKS	4
+
+static int inline_kicks = 3;
+module_param(inline_kicks, int, 0644);
+MODULE_PARM_DESC(inline_kicks,
+		 "Run kicked queues in the kicking task: 0 never, 1 and hand repeatedly kicked QPs to the engine thread, 2 inline only, 3 and always hand over to the thread (default)");
+
+/* Return true if the kick needs nothing more from the engine thread. */
+static bool orca_soft_kick_inline(struct orca_soft_dev *sdev, u32 entry)
+{
+	int mode = READ_ONCE(inline_kicks);
+	struct orca_soft_qp *qp;
+	bool done = true;
+
+	if (!mode || !in_task() || !preemptible() ||
+	    !mutex_trylock(&sdev->eng_mutex))
+		return false;
+	if (!READ_ONCE(sdev->enabled) || READ_ONCE(sdev->fatal))
+		goto out;
+	if (entry & ORCA_SOFT_KICK_CQ) {
+		orca_soft_cq_doorbell(sdev, entry & ~ORCA_SOFT_KICK_CQ);
+		goto out;
+	}
+	qp = orca_soft_qp_find(sdev, entry);
+	if (!qp)
+		goto out;
+	if (orca_soft_qp_run(sdev, qp, ORCA_SOFT_BATCH_BUDGET) >=
+	    ORCA_SOFT_BATCH_BUDGET)
+		done = false;
+	if (sdev->kick_last_qpn == entry) {
+		if (sdev->kick_repeats < ORCA_SOFT_HANDOVER_KICKS)
+			sdev->kick_repeats++;
+	} else {
+		sdev->kick_last_qpn = entry;
+		sdev->kick_repeats = 0;
+	}
+	if (mode == 3 ||
+	    (mode == 1 && sdev->kick_repeats >= ORCA_SOFT_HANDOVER_KICKS))
+		done = false;
+	/* Timers, flushes of other QPs, or polling: the thread's job. */
+	if (!list_empty(&sdev->eng_active) || !list_empty(&sdev->eng_waiting))
+		done = false;
+out:
+	mutex_unlock(&sdev->eng_mutex);
+	return done;
+}
+
+/* Notify: a QP or CQ doorbell (ORCA_SOFT_KICK_CQ | cqn). */
+void orca_soft_doorbell(struct orca_soft_dev *sdev, u32 entry)
+{
+	if (!orca_soft_kick_inline(sdev, entry))
+		orca_soft_kick(sdev, entry);
 }
 
 /* Take the kicks queued by notify. */
@@ -567,6 +645,7 @@ static int orca_soft_engine_thread(void *data)
 {
 	struct orca_soft_dev *sdev = data;
 	u64 last_work = ktime_get_ns();
+	u32 idle_polls = 0;
 
 	while (!kthread_should_stop()) {
 		u64 next_timer = U64_MAX, now;
@@ -578,17 +657,22 @@ static int orca_soft_engine_thread(void *data)
 		now = ktime_get_ns();
 		if (done) {
 			last_work = now;
-		} else if (now - last_work >= ORCA_SOFT_SPIN_NS &&
+			idle_polls = 0;
+		} else if (++idle_polls >= ORCA_SOFT_SPIN_POLLS &&
+			   now - last_work >= ORCA_SOFT_SPIN_NS &&
 			   next_timer > now + ORCA_SOFT_SPIN_NS) {
 			sleep = orca_soft_engine_quiesce(sdev);
-			if (!sleep)
+			if (!sleep) {
 				last_work = now;
+				idle_polls = 0;
+			}
 		}
 		mutex_unlock(&sdev->eng_mutex);
 
 		if (sleep) {
 			orca_soft_engine_sleep(sdev, next_timer);
 			last_work = ktime_get_ns();
+			idle_polls = 0;
 		} else if (!done) {
 			cpu_relax();
 		}

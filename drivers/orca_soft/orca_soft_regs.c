@@ -335,11 +335,11 @@ void orca_soft_notify(struct orca_bus_device *bdev, u32 reg, u32 val)
 		orca_soft_aeq_doorbell(sdev, val);
 		break;
 	case ORCA_REG_QP_DB:
-		orca_soft_kick(sdev, FIELD_GET(ORCA_QP_DB_QPN, val));
+		orca_soft_doorbell(sdev, FIELD_GET(ORCA_QP_DB_QPN, val));
 		break;
 	case ORCA_REG_CQ_DB:
-		orca_soft_kick(sdev, ORCA_SOFT_KICK_CQ |
-			       FIELD_GET(ORCA_CQ_DB_CQN, val));
+		orca_soft_doorbell(sdev, ORCA_SOFT_KICK_CQ |
+				   FIELD_GET(ORCA_CQ_DB_CQN, val));
 		break;
 	case ORCA_REG_EQ_DB:
 		orca_soft_eq_doorbell(sdev, val);

@@ -409,8 +409,10 @@ static u8 orca_soft_req_exec(struct orca_soft_dev *sdev,
 
 /*
  * Execute the WQE at the SQ's cons.  Return false if it must wait (a
- * timer) or the ring is unreadable; true once it is done and its
- * completion, if any, is written.
+ * timer) or the ring is unreadable; true once it is done, cons has moved
+ * past it and its completion, if any, is written.  A CQE is never
+ * visible before the record's cons has passed its WQE: a consumer that
+ * polled it may reuse the slot at once.
  */
 static bool orca_soft_req_one(struct orca_soft_dev *sdev,
 			      struct orca_soft_qp *qp)
@@ -438,9 +440,14 @@ static bool orca_soft_req_one(struct orca_soft_dev *sdev,
 	if (st == ORCA_SOFT_REQ_WAIT)
 		return false;
 	qp->req.wqe_started = false;
+	qp->sq.cons++;
 	ci.status = st;
-	if (signaled || st != ORCA_CQE_ST_SUCCESS)
+	if (signaled || st != ORCA_CQE_ST_SUCCESS) {
+		orca_soft_dma_write32(sdev, qp->sq.db_addr +
+				      offsetof(struct orca_db_record, cons),
+				      qp->sq.cons);
 		orca_soft_cq_complete(sdev, qp->send_cq, &ci);
+	}
 	if (st != ORCA_CQE_ST_SUCCESS)
 		orca_soft_qp_set_err(sdev, qp);
 	return true;
@@ -465,7 +472,6 @@ int orca_soft_sq_run(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 	while (qp->sq.cons != prod && n < budget) {
 		if (!orca_soft_req_one(sdev, qp))
 			break;
-		qp->sq.cons++;
 		n++;
 		if (qp->state != ORCA_QPS_RTS)
 			break;

@@ -23,8 +23,9 @@
  *    LOC_PROT_ERR, the QP goes to ERR; requester REM_OP_ERR.
  *  - malformed receive WQE (num_sge > max): completes LOC_QP_OP_ERR, QP to
  *    ERR with QP_FATAL; requester REM_OP_ERR.
- *  - bad rkey, rights or bounds: QP to ERR with QP_ACCESS_ERR; requester
- *    REM_ACCESS_ERR.  No receive WQE is consumed.
+ *  - bad rkey, MR rights, QP remote access flags or bounds: QP to ERR
+ *    with QP_ACCESS_ERR; requester REM_ACCESS_ERR.  No receive WQE is
+ *    consumed.
  *  - SEND_INV whose key is not a FAST_REG region of the responder's PD,
  *    or a misaligned atomic: invalid request, QP to ERR with QP_REQ_ERR;
  *    requester REM_INV_REQ_ERR.  No receive WQE is consumed.
