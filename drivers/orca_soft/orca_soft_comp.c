@@ -157,3 +157,34 @@ void orca_soft_cq_doorbell(struct orca_soft_dev *sdev, u32 cqn)
 		}
 	}
 }
+
+/*
+ * A successful receive completion of the local fast path is written only
+ * after the requester has finished the WQE that caused it and published
+ * the SQ's cons: a peer that sees the message and answers at once must
+ * find the requester's slot free (ping-pong with unsignalled sends and
+ * one SQ slot, as perftest's latency tests do).
+ */
+void orca_soft_cq_hold(struct orca_soft_dev *sdev, struct orca_soft_cq *cq,
+		       const struct orca_soft_cqe_info *ci)
+{
+	struct orca_soft_eng_scratch *s = sdev->scratch;
+
+	if (s->nheld >= ORCA_SOFT_HELD_CQES) {
+		orca_soft_cq_complete(sdev, cq, ci);
+		return;
+	}
+	s->held[s->nheld].cq = cq;
+	s->held[s->nheld].ci = *ci;
+	s->nheld++;
+}
+
+void orca_soft_cq_release_held(struct orca_soft_dev *sdev)
+{
+	struct orca_soft_eng_scratch *s = sdev->scratch;
+	u32 i;
+
+	for (i = 0; i < s->nheld; i++)
+		orca_soft_cq_complete(sdev, s->held[i].cq, &s->held[i].ci);
+	s->nheld = 0;
+}

@@ -39,8 +39,18 @@ struct orca_soft_sgl {
 	struct orca_soft_seg seg[ORCA_SOFT_MAX_SGE];
 };
 
+/* A receive CQE held back until the requester has completed its WQE. */
+struct orca_soft_held_cqe {
+	struct orca_soft_cq *cq;
+	struct orca_soft_cqe_info ci;
+};
+
+#define ORCA_SOFT_HELD_CQES	(ORCA_SOFT_MAX_MCAST_QP + 1)
+
 /* Per-device scratch space of the engine thread: no allocation per WQE. */
 struct orca_soft_eng_scratch {
+	u32 nheld;
+	struct orca_soft_held_cqe held[ORCA_SOFT_HELD_CQES];
 	u8 wqe[ORCA_SOFT_WQE_MAX];	/* send WQE, copied from the ring */
 	u8 rwqe[ORCA_SOFT_WQE_MAX];	/* receive WQE, copied */
 	struct orca_soft_sgl local;	/* requester's buffer */
@@ -92,6 +102,11 @@ int orca_soft_sgl_copy(struct orca_soft_dev *sdev,
 int orca_soft_mem_atomic(struct orca_soft_dev *sdev, struct orca_soft_mr *mr,
 			 u64 addr, bool cmp_swp, u64 compare_add, u64 swap,
 			 u64 *orig);
+
+/* orca_soft_comp.c */
+void orca_soft_cq_hold(struct orca_soft_dev *sdev, struct orca_soft_cq *cq,
+		       const struct orca_soft_cqe_info *ci);
+void orca_soft_cq_release_held(struct orca_soft_dev *sdev);
 
 /* orca_soft_resp.c */
 enum orca_soft_answer orca_soft_resp_deliver(struct orca_soft_dev *sdev,

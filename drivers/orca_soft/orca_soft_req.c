@@ -437,17 +437,21 @@ static bool orca_soft_req_one(struct orca_soft_dev *sdev,
 		   (ctrl & (ORCA_WQE_FLAG_SIGNALED << ORCA_WQE_CTRL_FLAGS_SHIFT));
 
 	st = orca_soft_req_exec(sdev, qp, addr, &ci);
-	if (st == ORCA_SOFT_REQ_WAIT)
+	if (st == ORCA_SOFT_REQ_WAIT) {
+		orca_soft_cq_release_held(sdev);
 		return false;
+	}
 	qp->req.wqe_started = false;
 	qp->sq.cons++;
 	ci.status = st;
-	if (signaled || st != ORCA_CQE_ST_SUCCESS) {
+	if (signaled || st != ORCA_CQE_ST_SUCCESS || sdev->scratch->nheld)
 		orca_soft_dma_write32(sdev, qp->sq.db_addr +
 				      offsetof(struct orca_db_record, cons),
 				      qp->sq.cons);
+	if (signaled || st != ORCA_CQE_ST_SUCCESS)
 		orca_soft_cq_complete(sdev, qp->send_cq, &ci);
-	}
+	/* The responders' receive CQEs, now that the slot is free. */
+	orca_soft_cq_release_held(sdev);
 	if (st != ORCA_CQE_ST_SUCCESS)
 		orca_soft_qp_set_err(sdev, qp);
 	return true;

@@ -428,7 +428,7 @@ done:
 		ci.flags |= ORCA_CQE_FLAG_SOLICITED;
 	ci.status = ORCA_CQE_ST_SUCCESS;
 	orca_soft_recv_consume(sdev, dqp, prod);
-	orca_soft_cq_complete(sdev, dqp->recv_cq, &ci);
+	orca_soft_cq_hold(sdev, dqp->recv_cq, &ci);
 	return ORCA_SOFT_ACK;
 }
 
