@@ -429,22 +429,23 @@ static void orca_soft_kick_one(struct orca_soft_dev *sdev, u32 entry)
  * engine thread and no context switch on the way.  Only with the engine
  * mutex free (trylock: notify never sleeps), and bounded by a batch.
  *
- * The kicked QP is then also handed to the engine thread, which polls
- * its SQ with POLLING set for a while, so that a steady poster stops
- * making system calls (the kick only starts the first WQEs sooner).
+ * A QP kicked several times in a row (a steady poster) is then also
+ * handed to the engine thread, which polls its SQ with POLLING set for a
+ * while, so that the poster stops making system calls.  Ping-pong
+ * between two QPs stays inline: no third busy thread competes for the
+ * CPUs, and a send has completed when the post that kicked returns
+ * (perftest's latency tests with -e rely on that, as they do with rxe).
  *
- * inline_kicks: 0 never inline; 1 inline, hand over a QP only after it
- * was kicked several times in a row (ping-pong between two QPs stays
- * inline: no third busy thread competing for the CPUs); 2 inline only
- * (a system call for nearly every post); 3 inline, always hand over
- * (default).
+ * inline_kicks: 0 never inline; 1 inline, hand over repeatedly kicked
+ * QPs (default); 2 inline only (a system call for nearly every post);
+ * 3 inline, always hand over.
  */
 #define ORCA_SOFT_HANDOVER_KICKS	4
 
-static int inline_kicks = 3;
+static int inline_kicks = 1;
 module_param(inline_kicks, int, 0644);
 MODULE_PARM_DESC(inline_kicks,
-		 "Run kicked queues in the kicking task: 0 never, 1 and hand repeatedly kicked QPs to the engine thread, 2 inline only, 3 and always hand over to the thread (default)");
+		 "Run kicked queues in the kicking task: 0 never, 1 and hand repeatedly kicked QPs to the engine thread (default), 2 inline only, 3 and always hand over to the thread");
 
 /* Return true if the kick needs nothing more from the engine thread. */
 static bool orca_soft_kick_inline(struct orca_soft_dev *sdev, u32 entry)
