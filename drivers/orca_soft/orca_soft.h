@@ -144,6 +144,7 @@ struct orca_soft_cq {
 	struct orca_soft_eq *eq;
 	u32 prod;			/* device producer index */
 	u16 fired_seq;			/* ORCA_CQ_ARM_SEQ of the last arm fired */
+	u32 announced;			/* CQEs below this index had an event */
 	bool overrun;			/* CQ_ERR reported */
 	u32 users;			/* QPs (once per send/recv use) */
 };

@@ -28,6 +28,7 @@ static void orca_soft_cq_fire(struct orca_soft_dev *sdev,
 			      struct orca_soft_cq *cq, u32 arm)
 {
 	cq->fired_seq = arm & ORCA_CQ_ARM_SEQ_MASK;
+	cq->announced = cq->prod;
 	orca_soft_eq_post(sdev, cq->eq, cq->cqn);
 }
 
@@ -128,12 +129,15 @@ static bool orca_soft_cqe_solicited(struct orca_soft_dev *sdev,
 /*
  * ORCA_REG_CQ_DB: the arm word changed while CQEs may already be there.
  * Fire at once if one between the record's cons and our producer
- * satisfies the arm.
+ * satisfies the arm, unless an earlier event already announced it: a
+ * consumer that re-arms after an event and before polling the CQE that
+ * caused it gets no second event for that CQE, while one that polled
+ * the CQ empty and armed after a CQE slipped in gets its event.
  */
 void orca_soft_cq_doorbell(struct orca_soft_dev *sdev, u32 cqn)
 {
 	struct orca_soft_cq *cq = orca_soft_cq_find(sdev, cqn);
-	u32 cons, arm, used, i;
+	u32 cons, arm, used, skip, i;
 
 	if (!cq)
 		return;
@@ -146,11 +150,17 @@ void orca_soft_cq_doorbell(struct orca_soft_dev *sdev, u32 cqn)
 	used = cq->prod - cons;
 	if (!used || used > orca_ring_depth(cq->log2_depth))
 		return;
+	/* Entries [cons, announced) were announced; none if cons is past. */
+	skip = cq->announced - cons;
+	if (skip > used)
+		skip = 0;
+	if (skip == used)
+		return;
 	if (!(arm & ORCA_CQ_ARM_SOLICITED)) {
 		orca_soft_cq_fire(sdev, cq, arm);
 		return;
 	}
-	for (i = 0; i < used; i++) {
+	for (i = skip; i < used; i++) {
 		if (orca_soft_cqe_solicited(sdev, cq, cons + i)) {
 			orca_soft_cq_fire(sdev, cq, arm);
 			return;
