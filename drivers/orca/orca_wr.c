@@ -97,7 +97,8 @@ static int orca_send_opcode(const struct orca_qp *qp,
 	case IB_WR_SEND_WITH_IMM:
 		return ORCA_WQE_OP_SEND_IMM;
 	case IB_WR_SEND_WITH_INV:
-		return rc || uc ? ORCA_WQE_OP_SEND_INV : -EINVAL;
+		/* The IBTA defines Send with Invalidate for RC only. */
+		return rc ? ORCA_WQE_OP_SEND_INV : -EINVAL;
 	case IB_WR_RDMA_WRITE:
 		return rc || uc ? ORCA_WQE_OP_RDMA_WRITE : -EINVAL;
 	case IB_WR_RDMA_WRITE_WITH_IMM:

@@ -126,9 +126,8 @@ static const struct {
 } orca_send_ops[] = {
 	[IBV_WR_SEND] = { 1, ORCA_WQE_OP_SEND, ORCA_QPT_ALL, 1 },
 	[IBV_WR_SEND_WITH_IMM] = { 1, ORCA_WQE_OP_SEND_IMM, ORCA_QPT_ALL, 1 },
-	[IBV_WR_SEND_WITH_INV] = {
-		1, ORCA_WQE_OP_SEND_INV, ORCA_QPT_RC | ORCA_QPT_UC, 1
-	},
+	/* The IBTA defines Send with Invalidate for RC only. */
+	[IBV_WR_SEND_WITH_INV] = { 1, ORCA_WQE_OP_SEND_INV, ORCA_QPT_RC, 1 },
 	[IBV_WR_RDMA_WRITE] = {
 		1, ORCA_WQE_OP_RDMA_WRITE, ORCA_QPT_RC | ORCA_QPT_UC, 1
 	},

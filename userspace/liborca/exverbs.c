@@ -180,11 +180,11 @@ struct ibv_cq_ex *orca_create_cq_ex(struct ibv_context *ibctx,
 #define ORCA_SEND_OPS_UD	(IBV_QP_EX_WITH_SEND |			\
 				 IBV_QP_EX_WITH_SEND_WITH_IMM)
 #define ORCA_SEND_OPS_UC	(ORCA_SEND_OPS_UD |			\
-				 IBV_QP_EX_WITH_SEND_WITH_INV |		\
 				 IBV_QP_EX_WITH_RDMA_WRITE |		\
 				 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |	\
 				 IBV_QP_EX_WITH_LOCAL_INV)
 #define ORCA_SEND_OPS_RC	(ORCA_SEND_OPS_UC |			\
+				 IBV_QP_EX_WITH_SEND_WITH_INV |		\
 				 IBV_QP_EX_WITH_RDMA_READ |		\
 				 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |	\
 				 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)

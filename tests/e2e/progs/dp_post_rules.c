@@ -200,6 +200,7 @@ static void test_send_bad_wr(void)
 		} bad_ops[] = {
 			{ IBV_QPT_UC, IBV_WR_RDMA_READ, "RDMA_READ on UC" },
 			{ IBV_QPT_UC, IBV_WR_ATOMIC_FETCH_AND_ADD, "ATOMIC_FETCH_AND_ADD on UC" },
+			{ IBV_QPT_UC, IBV_WR_SEND_WITH_INV, "SEND_WITH_INV on UC (RC only)" },
 			{ IBV_QPT_UD, IBV_WR_RDMA_WRITE, "RDMA_WRITE on UD" },
 			{ IBV_QPT_UD, IBV_WR_RDMA_READ, "RDMA_READ on UD" },
 			{ IBV_QPT_UD, IBV_WR_ATOMIC_CMP_AND_SWP, "ATOMIC_CMP_AND_SWP on UD" },
