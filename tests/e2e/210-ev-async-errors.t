@@ -9,7 +9,8 @@
 #
 # Not here, because verbs cannot provoke them on a working device: QP
 # fatal (a local work queue catastrophic error) and SRQ error (an SRQ
-# catastrophic error).
+# catastrophic error).  212-ev-async-fatal.t provokes those by corrupting
+# a doorbell record.
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-prog.sh"
