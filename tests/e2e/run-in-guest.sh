@@ -16,8 +16,9 @@
 #   3. rdma link add orca0 type orca netdev eth0;
 #   4. runs every executable tests/e2e/*.t (or those named as arguments)
 #      whose name matches no --exclude glob, in order, each under a time
-#      limit (--test-timeout, default 300 s); before each one, orca0 is
-#      brought back if an earlier test left it gone;
+#      limit (--test-timeout, default 300 s, or the test's own
+#      "# e2e-timeout: SEC" line if that is longer); before each one,
+#      orca0 is brought back if an earlier test left it gone;
 #   5. after each one, two leak checks (see leak_points below): no
 #      pd/cq/qp/mr/srq of orca0 left in "rdma resource show", and, when
 #      the kernel has kmemleak, no new leak in a kmemleak scan;
@@ -292,9 +293,12 @@ for t in "${tests[@]}"; do
 		continue
 	fi
 	echo "# --- $name"
+	limit=$T_TIMEOUT
+	own=$(sed -n 's/^# e2e-timeout: \([0-9][0-9]*\)$/\1/p' "$t" | head -n 1)
+	[ -n "$own" ] && [ "$own" -gt "$limit" ] && limit=$own
 	start=$(date +%s)
 	rc=0
-	timeout -k 10 "$T_TIMEOUT" "$t" </dev/null >/tmp/e2e-t.out 2>/tmp/e2e-t.err || rc=$?
+	timeout -k 10 "$limit" "$t" </dev/null >/tmp/e2e-t.out 2>/tmp/e2e-t.err || rc=$?
 	end=$(date +%s)
 	planned=
 	ran=0
@@ -321,7 +325,7 @@ for t in "${tests[@]}"; do
 		indent </tmp/e2e-t.err | tail -n 30
 	fi
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-		point FAIL "$name: timed out after $T_TIMEOUT s"
+		point FAIL "$name: timed out after $limit s"
 	elif [ -z "$planned" ]; then
 		point FAIL "$name: no plan (exit status $rc, $ran points)"
 	elif [ "$planned" -ne "$ran" ]; then
