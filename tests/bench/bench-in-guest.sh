@@ -153,6 +153,27 @@ syscalls() {
 	fi
 }
 
+# loop_syscalls DEV NAME: system calls per post counted by the process
+# itself inside progs/dp_syscalls.c's steady-load loops (100,000
+# pipelined RC WRITEs and SENDs; perf tracepoint or seccomp trap), so
+# without the setup and teardown noise of the strace difference above.
+loop_syscalls() {
+	local dev=$1 name=$2 out=/tmp/bench-dp-syscalls-$1 sc posts
+	timeout 300 "$E2E_BIN/dp_syscalls" "$dev" 60000 40000 >"$out" 2>&1
+	sc=$(sed -n 's/^# syscalls=\([0-9][0-9]*\)$/\1/p' "$out")
+	posts=$(sed -n 's/^# posts=\([0-9][0-9]*\)$/\1/p' "$out")
+	grep -E '^# .*system calls during' "$out" || true
+	if [ -n "$sc" ] && [ -n "$posts" ] && [ "$posts" -gt 0 ]; then
+		record "$dev" "$name" "$(awk -v s="$sc" -v p="$posts" \
+			'BEGIN { printf "%.4f", s / p }')"
+	else
+		echo "bench: dp_syscalls on $dev gave no count" >&2
+		tail -n 20 "$out" >&2
+		failed=1
+		record "$dev" "$name" FAILED
+	fi
+}
+
 # bench_dev DEV: every measurement on DEV.
 bench_dev() {
 	local dev=$1 gidx
@@ -174,6 +195,7 @@ bench_dev() {
 	syscalls "$dev" "$gidx" ib_write_bw client sc_write_bw_client
 	syscalls "$dev" "$gidx" ib_send_bw client sc_send_bw_client
 	syscalls "$dev" "$gidx" ib_send_bw server sc_send_bw_server
+	loop_syscalls "$dev" sc_loop
 }
 
 # load_ko KO: modprobe what it depends on, then insmod it.
