@@ -100,43 +100,35 @@ static void orca_soft_sgl_one(struct orca_soft_sgl *sgl,
 
 /* -------------------------------------------------- RDMA and atomics */
 
-static enum orca_soft_answer orca_soft_resp_write(struct orca_soft_dev *sdev,
-						  struct orca_soft_qp *dqp,
-						  struct orca_soft_msg *msg)
-{
-	struct orca_soft_sgl *remote = &sdev->scratch->remote;
-	struct orca_soft_mr *mr;
-
-	if (!msg->len)
-		return ORCA_SOFT_ACK;
-	mr = orca_soft_rkey(sdev, dqp, msg->rkey, msg->remote_addr, msg->len,
-			    ORCA_ACCESS_REMOTE_WRITE);
-	if (!mr)
-		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_ACCESS_ERR,
-					  ORCA_SOFT_NAK_ACCESS);
-	orca_soft_sgl_one(remote, mr, msg->remote_addr, msg->len);
-	if (orca_soft_sgl_copy(sdev, remote, 0, msg->local, 0, msg->len))
-		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_ACCESS_ERR,
-					  ORCA_SOFT_NAK_ACCESS);
-	return ORCA_SOFT_ACK;
-}
-
-static enum orca_soft_answer orca_soft_resp_read(struct orca_soft_dev *sdev,
+/*
+ * RDMA WRITE (@access REMOTE_WRITE: the message's data lands in the
+ * responder's memory) or RDMA READ (REMOTE_READ: the responder's memory
+ * lands in the requester's read buffers): one rkey check, one copy.
+ */
+static enum orca_soft_answer orca_soft_resp_rdma(struct orca_soft_dev *sdev,
 						 struct orca_soft_qp *dqp,
-						 struct orca_soft_msg *msg)
+						 struct orca_soft_msg *msg,
+						 u32 access)
 {
 	struct orca_soft_sgl *remote = &sdev->scratch->remote;
 	struct orca_soft_mr *mr;
+	int err;
 
 	if (!msg->len)
 		return ORCA_SOFT_ACK;
 	mr = orca_soft_rkey(sdev, dqp, msg->rkey, msg->remote_addr, msg->len,
-			    ORCA_ACCESS_REMOTE_READ);
+			    access);
 	if (!mr)
 		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_ACCESS_ERR,
 					  ORCA_SOFT_NAK_ACCESS);
 	orca_soft_sgl_one(remote, mr, msg->remote_addr, msg->len);
-	if (orca_soft_sgl_copy(sdev, msg->local, 0, remote, 0, msg->len))
+	if (access == ORCA_ACCESS_REMOTE_WRITE)
+		err = orca_soft_sgl_copy(sdev, remote, 0, msg->local, 0,
+					 msg->len);
+	else
+		err = orca_soft_sgl_copy(sdev, msg->local, 0, remote, 0,
+					 msg->len);
+	if (err)
 		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_ACCESS_ERR,
 					  ORCA_SOFT_NAK_ACCESS);
 	return ORCA_SOFT_ACK;
@@ -460,10 +452,12 @@ enum orca_soft_answer orca_soft_resp_deliver(struct orca_soft_dev *sdev,
 
 	switch (msg->opcode) {
 	case ORCA_WQE_OP_RDMA_WRITE:
-		ans = orca_soft_resp_write(sdev, dqp, msg);
+		ans = orca_soft_resp_rdma(sdev, dqp, msg,
+					  ORCA_ACCESS_REMOTE_WRITE);
 		break;
 	case ORCA_WQE_OP_RDMA_READ:
-		ans = orca_soft_resp_read(sdev, dqp, msg);
+		ans = orca_soft_resp_rdma(sdev, dqp, msg,
+					  ORCA_ACCESS_REMOTE_READ);
 		break;
 	case ORCA_WQE_OP_ATOMIC_CMP_SWP:
 	case ORCA_WQE_OP_ATOMIC_FETCH_ADD:
