@@ -441,6 +441,8 @@ int orca_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 		return (flags & IB_CQ_REPORT_MISSED_EVENTS) ? 1 : 0;
 	}
 	WRITE_ONCE(cq->db->cons, cpu_to_le32(cq->cons));
+	/* The device reads the arm word, then cons: cons must land first. */
+	dma_wmb();
 	WRITE_ONCE(cq->db->arm, cpu_to_le32(arm));
 	/* Pairs with the device's barrier between a CQE and reading arm. */
 	mb();

@@ -100,7 +100,18 @@ void orca_soft_cq_complete(struct orca_soft_dev *sdev,
 	smp_mb();
 	if (orca_soft_dma_read32(sdev, cq->db_addr + ORCA_SOFT_REC_ARM, &arm))
 		return;
-	if (orca_arm_fires(arm, cq->fired_seq, ci->flags, ci->status))
+	if (!orca_arm_fires(arm, cq->fired_seq, ci->flags, ci->status))
+		return;
+	/*
+	 * The consumer writes cons before the arm word: cons read after the
+	 * arm is at least the one that arm was written with.  An arm written
+	 * after this CQE was polled is for a later completion.
+	 */
+	smp_rmb();
+	if (orca_soft_dma_read32(sdev, cq->db_addr + ORCA_SOFT_REC_CONS,
+				 &cons))
+		return;
+	if (orca_arm_cqe_unconsumed(cq->prod, cons, cq->log2_depth))
 		orca_soft_cq_fire(sdev, cq, arm);
 	return;
 
@@ -141,9 +152,12 @@ void orca_soft_cq_doorbell(struct orca_soft_dev *sdev, u32 cqn)
 
 	if (!cq)
 		return;
+	/* The arm first: the cons read after it is at least the arm's. */
+	if (orca_soft_dma_read32(sdev, cq->db_addr + ORCA_SOFT_REC_ARM, &arm))
+		return;
+	smp_rmb();
 	if (orca_soft_dma_read32(sdev, cq->db_addr + ORCA_SOFT_REC_CONS,
-				 &cons) ||
-	    orca_soft_dma_read32(sdev, cq->db_addr + ORCA_SOFT_REC_ARM, &arm))
+				 &cons))
 		return;
 	if (!orca_arm_pending(arm, cq->fired_seq))
 		return;

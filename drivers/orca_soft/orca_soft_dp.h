@@ -99,6 +99,22 @@ static inline bool orca_arm_fires(u32 arm, u16 fired_seq, u32 cqe_flags,
 }
 
 /*
+ * The device reads a CQ's arm word some time after it wrote a CQE.  In
+ * between, the consumer may have polled that CQE and armed again: that
+ * arm asks for a completion after the one it has already seen.  So an
+ * arm fires for the CQE just written (index @prod - 1) only if it is
+ * still unconsumed by the consumer index @cons read after the arm word:
+ * 0 < prod - cons <= depth.  A CQE the consumer has taken leaves the arm
+ * pending for the next one.
+ */
+static inline bool orca_arm_cqe_unconsumed(u32 prod, u32 cons, u8 log2_depth)
+{
+	u32 used = prod - cons;
+
+	return used && used <= (1U << log2_depth);
+}
+
+/*
  * A producer index published by software is hostile: it may not claim
  * more entries than the ring has.
  */

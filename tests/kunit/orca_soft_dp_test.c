@@ -197,6 +197,34 @@ static void orca_dp_test_arm_one_shot(struct kunit *test)
 					       ORCA_CQE_ST_SUCCESS));
 }
 
+/*
+ * The race 240-ev-stress once hit: the device writes CQE 0 (prod 1); the
+ * consumer polls it (cons 1), arms with SEQ 1 and polls the CQ empty;
+ * only then does the device read the arm.  That arm is for a later
+ * completion: it must stay pending, and fire on CQE 1.
+ */
+static void orca_dp_test_arm_after_consumed(struct kunit *test)
+{
+	u16 fired = 0;
+	u32 arm = REQ | 1;
+	u32 prod = 1, cons = 1;
+
+	KUNIT_EXPECT_TRUE(test, orca_arm_fires(arm, fired, 0,
+					       ORCA_CQE_ST_SUCCESS));
+	KUNIT_EXPECT_FALSE(test, orca_arm_cqe_unconsumed(prod, cons, 4));
+	/* CQE 1 arrives, unpolled: now the arm fires. */
+	prod = 2;
+	KUNIT_EXPECT_TRUE(test, orca_arm_cqe_unconsumed(prod, cons, 4));
+	/* Several CQEs unconsumed, across the 2^32 wrap of the indices. */
+	KUNIT_EXPECT_TRUE(test, orca_arm_cqe_unconsumed(3, 0xfffffffe, 4));
+	KUNIT_EXPECT_FALSE(test, orca_arm_cqe_unconsumed(0, 0, 4));
+	/* Exactly a full ring is still unconsumed; more is impossible. */
+	KUNIT_EXPECT_TRUE(test, orca_arm_cqe_unconsumed(16, 0, 4));
+	KUNIT_EXPECT_FALSE(test, orca_arm_cqe_unconsumed(17, 0, 4));
+	/* A consumer index ahead of the producer is impossible too. */
+	KUNIT_EXPECT_FALSE(test, orca_arm_cqe_unconsumed(5, 6, 4));
+}
+
 static void orca_dp_test_wq_prod(struct kunit *test)
 {
 	KUNIT_EXPECT_TRUE(test, orca_wq_prod_ok(0, 0, 4));
@@ -222,6 +250,7 @@ static struct kunit_case orca_dp_test_cases[] = {
 	KUNIT_CASE(orca_dp_test_arm_pending),
 	KUNIT_CASE(orca_dp_test_arm_fires),
 	KUNIT_CASE(orca_dp_test_arm_one_shot),
+	KUNIT_CASE(orca_dp_test_arm_after_consumed),
 	KUNIT_CASE(orca_dp_test_wq_prod),
 	{}
 };

@@ -631,7 +631,8 @@ int orca_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	arm = cq->arm_seq | ORCA_CQ_ARM_REQUEST;
 	if (solicited_only)
 		arm |= ORCA_CQ_ARM_SOLICITED;
-	orca_st_relaxed(&cq->db->arm, arm);
+	/* Release: the device reads the arm word, then cons. */
+	orca_st_release(&cq->db->arm, arm);
 	atomic_thread_fence(memory_order_seq_cst);
 
 	slot = &cq->ring[cq->cons & (cq->depth - 1)];
