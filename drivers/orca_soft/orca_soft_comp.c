@@ -152,9 +152,9 @@ void orca_soft_cq_doorbell(struct orca_soft_dev *sdev, u32 cqn)
 
 	if (!cq)
 		return;
-	/* The arm first: the cons read after it is at least the arm's. */
 	if (orca_soft_dma_read32(sdev, cq->db_addr + ORCA_SOFT_REC_ARM, &arm))
 		return;
+	/* The arm first: the cons read after it is at least the arm's. */
 	smp_rmb();
 	if (orca_soft_dma_read32(sdev, cq->db_addr + ORCA_SOFT_REC_CONS,
 				 &cons))
