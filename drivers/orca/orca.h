@@ -147,10 +147,8 @@ struct orca_dev {
 	struct list_head zombies;
 	struct list_head mr_zombies;
 
-	/* AHs destroyed where sleeping is not allowed: DESTROY_AH later. */
-	spinlock_t ah_gc_lock;
-	struct list_head ah_gc;
-	struct work_struct ah_gc_work;
+	/* Live AHs: the device has no AH objects, the driver counts them. */
+	atomic64_t num_ahs;
 
 	/* MR key variants: incremented per registration. */
 	atomic_t mr_variant;
@@ -220,6 +218,7 @@ struct orca_qp {
 	struct orca_wq_geom sq;
 	struct orca_wq_geom rq;	/* log2_depth 0 and no ring with an SRQ */
 	bool has_rq;
+	u32 sq_hdr;		/* bytes before a send WQE's SGEs */
 	u32 max_inline;
 	u32 db_offset;
 	struct orca_qmem *qmem;
@@ -278,9 +277,10 @@ struct orca_mr {
 	struct list_head zombie;	/* on orca_dev.mr_zombies */
 };
 
+/* An address handle is its address vector, in host memory. */
 struct orca_ah {
 	struct ib_ah ibah;
-	u32 ahn;
+	struct orca_av av;
 };
 
 static inline struct orca_dev *to_odev(struct ib_device *ibdev)
@@ -392,9 +392,6 @@ int orca_cmd_modify_srq(struct orca_dev *dev, u32 srqn, u32 attr_mask,
 			u32 max_wr, u32 limit);
 int orca_cmd_query_srq(struct orca_dev *dev, u32 srqn, struct orca_hw_srq *out);
 int orca_cmd_destroy_srq(struct orca_dev *dev, u32 srqn);
-int orca_cmd_create_ah(struct orca_dev *dev, const struct orca_cmd_create_ah *c,
-		       u32 *ahn);
-int orca_cmd_destroy_ah(struct orca_dev *dev, u32 ahn);
 int orca_cmd_gid(struct orca_dev *dev, u8 opcode, const struct orca_cmd_gid *c);
 int orca_cmd_mcast(struct orca_dev *dev, u8 opcode, const u8 *gid, u32 qpn);
 
@@ -427,6 +424,7 @@ int orca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int orca_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 
 /* orca_qp.c */
+int orca_ah_attr_to_av(const struct rdma_ah_attr *ah, struct orca_av *av);
 int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 		   struct ib_udata *udata);
 int orca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
@@ -471,6 +469,5 @@ void orca_mr_zombies_release(struct orca_dev *dev);
 extern const struct ib_device_ops orca_dev_ops;
 int orca_port_attr_to_ib(const struct orca_hw_port_attr *hw,
 			 struct ib_port_attr *attr);
-void orca_ah_gc_work(struct work_struct *work);
 
 #endif /* ORCA_H */

@@ -80,10 +80,6 @@ const char *orca_aq_opcode_name(u8 opcode)
 		return "QUERY_SRQ";
 	case ORCA_CMD_DESTROY_SRQ:
 		return "DESTROY_SRQ";
-	case ORCA_CMD_CREATE_AH:
-		return "CREATE_AH";
-	case ORCA_CMD_DESTROY_AH:
-		return "DESTROY_AH";
 	case ORCA_CMD_ADD_GID:
 		return "ADD_GID";
 	case ORCA_CMD_DEL_GID:

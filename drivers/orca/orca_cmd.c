@@ -258,30 +258,6 @@ int orca_cmd_destroy_srq(struct orca_dev *dev, u32 srqn)
 	return orca_cmd_on_handle(dev, ORCA_CMD_DESTROY_SRQ, srqn);
 }
 
-/* @c: the command body filled by the caller; the header is set here. */
-int orca_cmd_create_ah(struct orca_dev *dev, const struct orca_cmd_create_ah *c,
-		       u32 *ahn)
-{
-	union orca_aq_cmd cmd;
-	u64 result;
-	int ret;
-
-	cmd.create_ah = *c;
-	cmd.hdr.op = cpu_to_le32(FIELD_PREP(ORCA_AQ_HDR_OPCODE,
-					    ORCA_CMD_CREATE_AH));
-	cmd.hdr.out_len = 0;
-	cmd.hdr.out_addr = 0;
-	ret = orca_admin_exec(dev, &cmd, NULL, 0, NULL, 0, &result);
-	if (ret)
-		return ret;
-	return orca_cmd_handle_result(result, ahn);
-}
-
-int orca_cmd_destroy_ah(struct orca_dev *dev, u32 ahn)
-{
-	return orca_cmd_on_handle(dev, ORCA_CMD_DESTROY_AH, ahn);
-}
-
 /* ADD_GID or DEL_GID; @c is the body filled by the caller. */
 int orca_cmd_gid(struct orca_dev *dev, u8 opcode, const struct orca_cmd_gid *c)
 {

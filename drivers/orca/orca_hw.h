@@ -15,6 +15,7 @@
 #include <linux/bits.h>
 #include <linux/build_bug.h>
 #include <linux/types.h>
+#include <rdma/orca-abi.h>
 
 /* ---------------------------------------------------------------------
  * Register block (BAR 0).  All registers are 32 bits wide.
@@ -46,7 +47,7 @@
 #define ORCA_VERSION_MAJOR		GENMASK(31, 16)
 #define ORCA_VERSION_MINOR		GENMASK(15, 0)
 #define ORCA_IFACE_VERSION_MAJOR	1
-#define ORCA_IFACE_VERSION_MINOR	1
+#define ORCA_IFACE_VERSION_MINOR	2
 
 #define ORCA_CAPS_NUM_VECTORS		GENMASK(7, 0)
 #define ORCA_CAPS_AQ_MAX_LOG2		GENMASK(15, 8)
@@ -122,8 +123,7 @@ enum orca_aq_opcode {
 	ORCA_CMD_MODIFY_SRQ		= 0x39,
 	ORCA_CMD_QUERY_SRQ		= 0x3a,
 	ORCA_CMD_DESTROY_SRQ		= 0x3b,
-	ORCA_CMD_CREATE_AH		= 0x40,
-	ORCA_CMD_DESTROY_AH		= 0x41,
+	/* 0x40, 0x41: CREATE_AH, DESTROY_AH until v1.1; retired (BAD_OPCODE) */
 	ORCA_CMD_ADD_GID		= 0x48,
 	ORCA_CMD_DEL_GID		= 0x49,
 	ORCA_CMD_ATTACH_MCAST		= 0x50,
@@ -257,21 +257,20 @@ struct orca_cmd_resize_cq {
 	u8 rsvd[ORCA_AQ_CMD_BODY_SIZE - 24];
 };
 
-/* CREATE_AH: result ahn. */
-struct orca_cmd_create_ah {
-	struct orca_aq_hdr hdr;
-	u8 dgid[16];
-	__le32 pdn;
-	__le32 info;		/* ORCA_AH_* */
-	u8 dmac[6];
-	__le16 vlan;		/* 0xffff: untagged */
-	u8 rsvd[ORCA_AQ_CMD_BODY_SIZE - 32];
-};
-
+/*
+ * Address vector fields, as in a QP's av_info and in struct orca_av (the
+ * host-memory address vector that UD WQEs carry, uapi/rdma/orca-abi.h).
+ */
 #define ORCA_AH_FLOW_LABEL		GENMASK(19, 0)
 #define ORCA_AH_SGID_INDEX		GENMASK(27, 20)
 #define ORCA_AH_SL			GENMASK(31, 28)
 #define ORCA_AH_VLAN_NONE		0xffff
+
+static_assert(ORCA_AH_FLOW_LABEL == ORCA_AV_INFO_FLOW_LABEL);
+static_assert(ORCA_AH_SGID_INDEX == ORCA_AV_INFO_SGID_INDEX);
+static_assert(ORCA_AH_SL == ORCA_AV_INFO_SL);
+static_assert(ORCA_AH_VLAN_NONE == ORCA_AV_VLAN_NONE);
+static_assert(sizeof(struct orca_av) == ORCA_AV_SIZE);
 
 /* ADD_GID / DEL_GID: entry @index of the port's GID table. */
 struct orca_cmd_gid {
@@ -323,7 +322,6 @@ union orca_aq_cmd {
 	struct orca_cmd_create_eq create_eq;
 	struct orca_cmd_create_cq create_cq;
 	struct orca_cmd_resize_cq resize_cq;
-	struct orca_cmd_create_ah create_ah;
 	struct orca_cmd_gid gid;
 	struct orca_cmd_mcast mcast;
 	struct orca_cmd_modify_srq modify_srq;

@@ -223,9 +223,6 @@ static int orca_probe(struct auxiliary_device *adev,
 	mutex_init(&dev->zombie_lock);
 	INIT_LIST_HEAD(&dev->zombies);
 	INIT_LIST_HEAD(&dev->mr_zombies);
-	spin_lock_init(&dev->ah_gc_lock);
-	INIT_LIST_HEAD(&dev->ah_gc);
-	INIT_WORK(&dev->ah_gc_work, orca_ah_gc_work);
 	auxiliary_set_drvdata(adev, dev);
 
 	ret = orca_identify(dev);
@@ -324,8 +321,6 @@ static void orca_remove(struct auxiliary_device *adev)
 	orca_events_enable(dev, false);
 	cancel_work_sync(&dev->port_work);
 	ib_unregister_device(&dev->ibdev);
-	/* Every AH is destroyed by now; finish the deferred DESTROY_AHs. */
-	flush_work(&dev->ah_gc_work);
 	orca_ceqs_destroy(dev);
 	orca_hw_stop(dev);
 	ib_dealloc_device(&dev->ibdev);

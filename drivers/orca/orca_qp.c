@@ -104,6 +104,7 @@ static int orca_qp_caps(struct orca_dev *dev, struct orca_qp *qp,
 	u32 max_wr = le32_to_cpu(hw->max_qp_wr);
 	u32 max_sge = min_t(u32, le32_to_cpu(hw->max_sge), ORCA_MAX_SGE_HW);
 	u32 max_inline = le32_to_cpu(hw->max_inline_data);
+	u32 hdr;
 	int ret;
 
 	if (cap->max_send_wr > max_wr || cap->max_send_sge > max_sge ||
@@ -113,14 +114,16 @@ static int orca_qp_caps(struct orca_dev *dev, struct orca_qp *qp,
 			   cap->max_recv_sge > max_sge))
 		return -EINVAL;
 
-	ret = orca_wq_geom(cap->max_send_wr, cap->max_send_sge,
-			   ORCA_SEND_WQE_HDR_SIZE, 128, cap->max_inline_data,
-			   &qp->sq);
+	/* UD and GSI send WQEs carry an address vector after the header. */
+	hdr = attr->qp_type == IB_QPT_UD || attr->qp_type == IB_QPT_GSI ?
+	      ORCA_UD_SEND_WQE_HDR_SIZE : ORCA_SEND_WQE_HDR_SIZE;
+	ret = orca_wq_geom(cap->max_send_wr, cap->max_send_sge, hdr, 128,
+			   cap->max_inline_data, &qp->sq);
 	if (ret)
 		return ret;
+	qp->sq_hdr = hdr;
 	qp->max_inline = min_t(u32, max_inline,
-			       (1U << qp->sq.log2_stride) -
-			       ORCA_SEND_WQE_HDR_SIZE);
+			       (1U << qp->sq.log2_stride) - hdr);
 	qp->has_rq = !attr->srq;
 	if (qp->has_rq) {
 		ret = orca_wq_geom(cap->max_recv_wr, cap->max_recv_sge,
@@ -384,9 +387,12 @@ static int orca_access_from_hw(u32 hw)
 #define ORCA_QP_IB_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 				 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
 
-/* The address vector: RoCEv2 needs a GRH. */
-static int orca_av_to_hw(const struct rdma_ah_attr *ah,
-			 struct orca_hw_qp_attr *hw)
+/*
+ * An address vector from ib_core's attributes: RoCEv2 needs a GRH, and
+ * ib_core has resolved the destination MAC.  Never sleeps: AHs are
+ * created in atomic context.
+ */
+int orca_ah_attr_to_av(const struct rdma_ah_attr *ah, struct orca_av *av)
 {
 	const struct ib_global_route *grh;
 	u16 vlan = ORCA_AH_VLAN_NONE;
@@ -403,16 +409,36 @@ static int orca_av_to_hw(const struct rdma_ah_attr *ah,
 		if (vlan >= VLAN_N_VID)
 			vlan = ORCA_AH_VLAN_NONE;
 	}
-	memcpy(hw->dgid, grh->dgid.raw, sizeof(hw->dgid));
-	hw->av_info = cpu_to_le32(FIELD_PREP(ORCA_AH_FLOW_LABEL,
-					     grh->flow_label) |
-				  FIELD_PREP(ORCA_AH_SGID_INDEX,
-					     grh->sgid_index) |
-				  FIELD_PREP(ORCA_AH_SL, rdma_ah_get_sl(ah)));
-	hw->hop_limit = grh->hop_limit;
-	hw->traffic_class = grh->traffic_class;
-	memcpy(hw->dmac, ah->roce.dmac, sizeof(hw->dmac));
-	hw->vlan = cpu_to_le16(vlan);
+	memset(av, 0, sizeof(*av));
+	memcpy(av->dgid, grh->dgid.raw, sizeof(av->dgid));
+	av->info = cpu_to_le32(FIELD_PREP(ORCA_AH_FLOW_LABEL,
+					  grh->flow_label) |
+			       FIELD_PREP(ORCA_AH_SGID_INDEX,
+					  grh->sgid_index) |
+			       FIELD_PREP(ORCA_AH_SL, rdma_ah_get_sl(ah)));
+	av->hop_limit = grh->hop_limit;
+	av->traffic_class = grh->traffic_class;
+	memcpy(av->dmac, ah->roce.dmac, sizeof(av->dmac));
+	av->vlan = cpu_to_le16(vlan);
+	return 0;
+}
+
+/* A QP's primary path carries the same vector, field by field. */
+static int orca_av_to_hw(const struct rdma_ah_attr *ah,
+			 struct orca_hw_qp_attr *hw)
+{
+	struct orca_av av;
+	int ret;
+
+	ret = orca_ah_attr_to_av(ah, &av);
+	if (ret)
+		return ret;
+	memcpy(hw->dgid, av.dgid, sizeof(hw->dgid));
+	hw->av_info = av.info;
+	hw->hop_limit = av.hop_limit;
+	hw->traffic_class = av.traffic_class;
+	memcpy(hw->dmac, av.dmac, sizeof(hw->dmac));
+	hw->vlan = av.vlan;
 	return 0;
 }
 

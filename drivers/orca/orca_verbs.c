@@ -520,23 +520,23 @@ static void orca_mmap_free(struct rdma_user_mmap_entry *rentry)
 	kfree(mentry);
 }
 
-/* Address handles: RoCEv2, so a GRH is required. */
+/*
+ * Address handles are address vectors in host memory (struct orca_av):
+ * creating or destroying one issues no device command and never sleeps,
+ * as ib_cm needs (it creates AHs under spinlocks, without
+ * RDMA_CREATE_AH_SLEEPABLE).  UD WQEs carry a copy of the vector.  A user
+ * AH's vector goes back in the udata response: liborca copies it into
+ * its WQEs itself.
+ */
 static int orca_create_ah(struct ib_ah *ibah,
 			  struct rdma_ah_init_attr *init_attr,
 			  struct ib_udata *udata)
 {
 	struct orca_dev *dev = to_odev(ibah->device);
-	struct rdma_ah_attr *attr = init_attr->ah_attr;
 	struct orca_create_ah_resp resp = {};
 	struct orca_ah *ah = to_oah(ibah);
-	struct orca_cmd_create_ah c = {};
-	const struct ib_global_route *grh;
-	u16 vlan = ORCA_AH_VLAN_NONE;
 	int ret;
 
-	/* CREATE_AH must wait for the device: only where sleeping is allowed. */
-	if (!(init_attr->flags & RDMA_CREATE_AH_SLEEPABLE))
-		return -EOPNOTSUPP;
 	if (udata) {
 		ret = orca_udata_no_req(udata);
 		if (ret)
@@ -544,99 +544,22 @@ static int orca_create_ah(struct ib_ah *ibah,
 		if (udata->outlen < sizeof(resp))
 			return -EINVAL;
 	}
-	if (attr->type != RDMA_AH_ATTR_TYPE_ROCE ||
-	    !(rdma_ah_get_ah_flags(attr) & IB_AH_GRH))
-		return -EINVAL;
-	grh = rdma_ah_read_grh(attr);
-	if (grh->sgid_attr) {
-		ret = rdma_read_gid_l2_fields(grh->sgid_attr, &vlan, NULL);
-		if (ret)
-			return ret;
-		if (vlan >= VLAN_N_VID)
-			vlan = ORCA_AH_VLAN_NONE;
-	}
-
-	memcpy(c.dgid, grh->dgid.raw, sizeof(c.dgid));
-	c.pdn = cpu_to_le32(to_opd(ibah->pd)->pdn);
-	c.info = cpu_to_le32(FIELD_PREP(ORCA_AH_FLOW_LABEL, grh->flow_label) |
-			     FIELD_PREP(ORCA_AH_SGID_INDEX, grh->sgid_index) |
-			     FIELD_PREP(ORCA_AH_SL, rdma_ah_get_sl(attr)));
-	memcpy(c.dmac, attr->roce.dmac, sizeof(c.dmac));
-	c.vlan = cpu_to_le16(vlan);
-	ret = orca_cmd_create_ah(dev, &c, &ah->ahn);
+	ret = orca_ah_attr_to_av(init_attr->ah_attr, &ah->av);
 	if (ret)
 		return ret;
-
 	if (udata) {
-		resp.ahn = ah->ahn;
+		resp.av = ah->av;
 		ret = orca_udata_put_resp(udata, &resp, sizeof(resp));
 		if (ret)
-			goto err_destroy;
+			return ret;
 	}
+	atomic64_inc(&dev->num_ahs);
 	return 0;
-
-err_destroy:
-	orca_cmd_destroy_ah(dev, ah->ahn);
-	return ret;
 }
 
-struct orca_ah_gc {
-	struct list_head list;
-	u32 ahn;
-};
-
-static void orca_destroy_ahn(struct orca_dev *dev, u32 ahn)
-{
-	int ret = orca_cmd_destroy_ah(dev, ahn);
-
-	if (ret)
-		ibdev_warn_ratelimited(&dev->ibdev, "DESTROY_AH %u failed: %d\n",
-				       ahn, ret);
-}
-
-/* DESTROY_AH for the AHs destroy_ah could not wait for. */
-void orca_ah_gc_work(struct work_struct *work)
-{
-	struct orca_dev *dev = container_of(work, struct orca_dev, ah_gc_work);
-	struct orca_ah_gc *gc, *tmp;
-	LIST_HEAD(list);
-
-	spin_lock_irq(&dev->ah_gc_lock);
-	list_splice_init(&dev->ah_gc, &list);
-	spin_unlock_irq(&dev->ah_gc_lock);
-	list_for_each_entry_safe(gc, tmp, &list, list) {
-		orca_destroy_ahn(dev, gc->ahn);
-		list_del(&gc->list);
-		kfree(gc);
-	}
-}
-
-/*
- * Admin commands sleep.  A kernel consumer may destroy an AH where it
- * cannot (ib_cm frees its MADs' AHs from completion handlers): the AH is
- * gone for ib_core at once and the device's entry is destroyed by
- * orca_ah_gc_work(), which teardown flushes before disabling the device.
- */
 static int orca_destroy_ah(struct ib_ah *ibah, u32 flags)
 {
-	struct orca_dev *dev = to_odev(ibah->device);
-	struct orca_ah *ah = to_oah(ibah);
-	struct orca_ah_gc *gc;
-	unsigned long irqflags;
-
-	if (flags & RDMA_DESTROY_AH_SLEEPABLE) {
-		orca_destroy_ahn(dev, ah->ahn);
-		return 0;
-	}
-	gc = kmalloc(sizeof(*gc), GFP_ATOMIC);
-	/* Without memory the device keeps the entry until it is disabled. */
-	if (!gc)
-		return 0;
-	gc->ahn = ah->ahn;
-	spin_lock_irqsave(&dev->ah_gc_lock, irqflags);
-	list_add_tail(&gc->list, &dev->ah_gc);
-	spin_unlock_irqrestore(&dev->ah_gc_lock, irqflags);
-	schedule_work(&dev->ah_gc_work);
+	atomic64_dec(&to_odev(ibah->device)->num_ahs);
 	return 0;
 }
 
@@ -697,6 +620,11 @@ static int orca_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 			      gid->raw, to_oqp(ibqp)->qpn);
 }
 
+/* The AH count comes from the driver, at the device's "ahs" slot. */
+#define ORCA_STAT_AHS	((offsetof(struct orca_hw_stats, ahs) - \
+			  offsetof(struct orca_hw_stats, cmds_completed)) / \
+			 sizeof(__le64))
+
 /* Port statistics: the device's counters, in struct orca_hw_stats order. */
 static const struct rdma_stat_desc orca_stat_descs[] = {
 	{ .name = "cmds_completed" },
@@ -736,6 +664,9 @@ static int orca_get_hw_stats(struct ib_device *ibdev,
 		return ret;
 	for (i = 0; i < ARRAY_SIZE(orca_stat_descs); i++)
 		stats->value[i] = le64_to_cpu(ctr[i]);
+	/* Since v1.2 the device has no AHs (its field reads 0). */
+	stats->value[ORCA_STAT_AHS] =
+		atomic64_read(&to_odev(ibdev)->num_ahs);
 	return ARRAY_SIZE(orca_stat_descs);
 }
 

@@ -210,7 +210,8 @@ static int orca_build_send_wqe(struct orca_qp *qp, struct orca_send_wqe *wqe,
 
 			if (!ud->ah)
 				return -EINVAL;
-			wqe->seg.ud.ahn = cpu_to_le32(to_oah(ud->ah)->ahn);
+			memcpy((void *)wqe + ORCA_SEND_WQE_HDR_SIZE,
+			       &to_oah(ud->ah)->av, ORCA_AV_SIZE);
 			wqe->seg.ud.remote_qpn = cpu_to_le32(ud->remote_qpn);
 			wqe->seg.ud.remote_qkey = cpu_to_le32(ud->remote_qkey);
 		}
@@ -244,7 +245,7 @@ static int orca_build_send_wqe(struct orca_qp *qp, struct orca_send_wqe *wqe,
 		   opcode != ORCA_WQE_OP_RDMA_READ &&
 		   opcode != ORCA_WQE_OP_ATOMIC_CMP_SWP &&
 		   opcode != ORCA_WQE_OP_ATOMIC_FETCH_ADD) {
-		ret = orca_put_inline(qp, (void *)wqe + ORCA_SEND_WQE_HDR_SIZE,
+		ret = orca_put_inline(qp, (void *)wqe + qp->sq_hdr,
 				      wr, &inline_len);
 		if (ret)
 			return ret;
@@ -252,7 +253,7 @@ static int orca_build_send_wqe(struct orca_qp *qp, struct orca_send_wqe *wqe,
 		wqe->inline_len = cpu_to_le32(inline_len);
 	} else {
 		num_sge = wr->num_sge;
-		orca_put_sges((void *)wqe + ORCA_SEND_WQE_HDR_SIZE,
+		orca_put_sges((void *)wqe + qp->sq_hdr,
 			      wr->sg_list, num_sge);
 	}
 

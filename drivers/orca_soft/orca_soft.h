@@ -71,7 +71,7 @@
 #define ORCA_SOFT_MAX_RD_ATOM		16
 #define ORCA_SOFT_MAX_SRQ		1024
 #define ORCA_SOFT_MAX_SRQ_WR		16384
-#define ORCA_SOFT_MAX_AH		65536
+#define ORCA_SOFT_MAX_AH		0x7fffffff
 #define ORCA_SOFT_MAX_MCAST_GRP		256
 #define ORCA_SOFT_MAX_MCAST_QP		64
 #define ORCA_SOFT_MAX_INLINE		960
@@ -111,7 +111,6 @@ struct orca_soft_counts {
 	u32 cqs;
 	u32 qps;
 	u32 srqs;
-	u32 ahs;
 };
 
 struct orca_soft_pd {
@@ -209,6 +208,7 @@ struct orca_soft_qp {
 	struct orca_soft_srq *srq;	/* or NULL: the QP has an RQ */
 	struct orca_soft_wq sq;
 	struct orca_soft_wq rq;
+	u32 sq_hdr;			/* bytes before a send WQE's SGEs */
 	u32 max_inline;
 	u32 attr_set;			/* ORCA_QP_ATTR_* set since RESET */
 	struct orca_hw_qp_attr attr;	/* the values set, as MODIFY_QP gave them */
@@ -233,15 +233,6 @@ struct orca_soft_mr {
 	u32 num_pages;			/* FAST_REG: capacity of pages[] */
 	u64 *pages;			/* DMA address of each page */
 	bool valid;			/* FAST_REG: false until registered */
-};
-
-struct orca_soft_ah {
-	u32 ahn;
-	struct orca_soft_pd *pd;
-	u8 dgid[16];
-	u32 info;			/* ORCA_AH_* */
-	u8 dmac[ETH_ALEN];
-	u16 vlan;
 };
 
 struct orca_soft_gid {
@@ -323,7 +314,6 @@ struct orca_soft_dev {
 	struct xarray cqs;		/* struct orca_soft_cq, by cqn */
 	struct xarray qps;		/* struct orca_soft_qp, by qpn */
 	struct xarray srqs;		/* struct orca_soft_srq, by srqn */
-	struct xarray ahs;		/* struct orca_soft_ah, by ahn */
 	u32 qpn_next;			/* cyclic QPN allocation */
 	struct orca_soft_gid gids[ORCA_SOFT_GID_TBL_LEN];
 	struct list_head mcgs;		/* struct orca_soft_mcg */
@@ -402,7 +392,7 @@ struct orca_soft_cq *orca_soft_cq_find(struct orca_soft_dev *sdev, u32 cqn);
 void orca_soft_cq_reset(struct orca_soft_dev *sdev);
 
 /* orca_soft_srq.c */
-u8 orca_soft_wq_cfg(u32 cfg, bool send, struct orca_soft_wq *wq);
+u8 orca_soft_wq_cfg(u32 cfg, u32 hdr, struct orca_soft_wq *wq);
 u8 orca_soft_create_srq(struct orca_soft_dev *sdev,
 			const union orca_aq_cmd *cmd,
 			struct orca_soft_cmd_out *out);
@@ -479,11 +469,6 @@ u8 orca_soft_wqe_cqe_opcode(u8 wqe_opcode);
 /* orca_soft_resp.c: see orca_soft_engine.h */
 
 /* orca_soft_ah.c */
-u8 orca_soft_create_ah(struct orca_soft_dev *sdev,
-		       const union orca_aq_cmd *cmd,
-		       struct orca_soft_cmd_out *out);
-u8 orca_soft_destroy_ah(struct orca_soft_dev *sdev,
-			const union orca_aq_cmd *cmd);
 u8 orca_soft_add_gid(struct orca_soft_dev *sdev,
 		     const union orca_aq_cmd *cmd);
 u8 orca_soft_del_gid(struct orca_soft_dev *sdev,

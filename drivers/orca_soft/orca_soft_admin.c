@@ -109,6 +109,7 @@ static u8 orca_soft_query_device(struct orca_soft_dev *sdev,
 	attr.max_srq = cpu_to_le32(ORCA_SOFT_MAX_SRQ);
 	attr.max_srq_wr = cpu_to_le32(ORCA_SOFT_MAX_SRQ_WR);
 	attr.max_srq_sge = cpu_to_le32(ORCA_SOFT_MAX_SGE);
+	/* AHs are host memory: the device sets no limit. */
 	attr.max_ah = cpu_to_le32(ORCA_SOFT_MAX_AH);
 	attr.max_mcast_grp = cpu_to_le32(ORCA_SOFT_MAX_MCAST_GRP);
 	attr.max_mcast_qp_attach = cpu_to_le32(ORCA_SOFT_MAX_MCAST_QP);
@@ -179,7 +180,6 @@ static u8 orca_soft_query_stats(struct orca_soft_dev *sdev,
 	st.cqs = cpu_to_le64(n->cqs);
 	st.qps = cpu_to_le64(n->qps);
 	st.srqs = cpu_to_le64(n->srqs);
-	st.ahs = cpu_to_le64(n->ahs);
 	st.tx_packets = cpu_to_le64(n->tx_packets);
 	st.tx_bytes = cpu_to_le64(n->tx_bytes);
 	st.rx_packets = cpu_to_le64(n->rx_packets);
@@ -280,10 +280,6 @@ static u8 orca_soft_exec(struct orca_soft_dev *sdev,
 		return orca_soft_query_srq(sdev, cmd);
 	case ORCA_CMD_DESTROY_SRQ:
 		return orca_soft_destroy_srq(sdev, cmd);
-	case ORCA_CMD_CREATE_AH:
-		return orca_soft_create_ah(sdev, cmd, out);
-	case ORCA_CMD_DESTROY_AH:
-		return orca_soft_destroy_ah(sdev, cmd);
 	case ORCA_CMD_ADD_GID:
 		return orca_soft_add_gid(sdev, cmd);
 	case ORCA_CMD_DEL_GID:
@@ -388,7 +384,6 @@ void orca_soft_admin_init(struct orca_soft_dev *sdev)
 	xa_init_flags(&sdev->cqs, XA_FLAGS_ALLOC1);
 	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC1);
 	xa_init_flags(&sdev->srqs, XA_FLAGS_ALLOC1);
-	xa_init_flags(&sdev->ahs, XA_FLAGS_ALLOC1);
 	INIT_LIST_HEAD(&sdev->mcgs);
 	sdev->nr_mcgs = 0;
 	sdev->qpn_next = 2;
@@ -420,6 +415,5 @@ void orca_soft_admin_reset(struct orca_soft_dev *sdev)
 	xa_destroy(&sdev->cqs);
 	xa_destroy(&sdev->qps);
 	xa_destroy(&sdev->srqs);
-	xa_destroy(&sdev->ahs);
 	orca_soft_admin_init(sdev);
 }

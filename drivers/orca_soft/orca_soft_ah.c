@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * orca_soft: address handles, the port's GID table and multicast groups.
+ * orca_soft: the port's GID table and multicast groups.
  *
- * An AH and a QP's address vector name their source GID by its index in
- * the GID table, which must be populated.  A multicast group exists while
+ * Address vectors (a QP's, or the one a UD WQE carries: the device has no
+ * AH objects) name their source GID by its index in the GID table, which
+ * must be populated.  A multicast group exists while
  * at least one UD QP is attached to it.
  */
 
@@ -18,68 +19,6 @@ bool orca_soft_sgid_ok(struct orca_soft_dev *sdev, u32 sgid_index)
 {
 	return sgid_index < ORCA_SOFT_GID_TBL_LEN &&
 	       sdev->gids[sgid_index].valid;
-}
-
-/* ---------------------------------------------------------------- AHs */
-
-u8 orca_soft_create_ah(struct orca_soft_dev *sdev,
-		       const union orca_aq_cmd *cmd,
-		       struct orca_soft_cmd_out *out)
-{
-	const struct orca_cmd_create_ah *c = &cmd->create_ah;
-	u32 info = le32_to_cpu(c->info);
-	struct orca_soft_ah *ah;
-	struct orca_soft_pd *pd;
-
-	if (!orca_soft_rsvd_clear(c->rsvd, sizeof(c->rsvd)) ||
-	    !orca_soft_sgid_ok(sdev, FIELD_GET(ORCA_AH_SGID_INDEX, info)) ||
-	    !orca_soft_vlan_ok(le16_to_cpu(c->vlan)))
-		return ORCA_AQ_STS_BAD_PARAM;
-	pd = orca_soft_pd_find(sdev, le32_to_cpu(c->pdn));
-	if (!pd)
-		return ORCA_AQ_STS_BAD_HANDLE;
-
-	ah = kzalloc(sizeof(*ah), GFP_KERNEL);
-	if (!ah)
-		return ORCA_AQ_STS_NO_RESOURCES;
-	ah->pd = pd;
-	memcpy(ah->dgid, c->dgid, sizeof(ah->dgid));
-	ah->info = info;
-	ether_addr_copy(ah->dmac, c->dmac);
-	ah->vlan = le16_to_cpu(c->vlan);
-	if (xa_alloc(&sdev->ahs, &ah->ahn, ah, XA_LIMIT(1, ORCA_SOFT_MAX_AH),
-		     GFP_KERNEL)) {
-		kfree(ah);
-		return ORCA_AQ_STS_NO_RESOURCES;
-	}
-	pd->users++;
-	sdev->counts.ahs++;
-	out->result = ah->ahn;
-	return ORCA_AQ_STS_OK;
-}
-
-static void orca_soft_ah_free(struct orca_soft_dev *sdev,
-			      struct orca_soft_ah *ah)
-{
-	xa_erase(&sdev->ahs, ah->ahn);
-	ah->pd->users--;
-	sdev->counts.ahs--;
-	kfree(ah);
-}
-
-u8 orca_soft_destroy_ah(struct orca_soft_dev *sdev,
-			const union orca_aq_cmd *cmd)
-{
-	const struct orca_cmd_handle *c = &cmd->handle;
-	struct orca_soft_ah *ah;
-
-	if (!orca_soft_rsvd_clear(c->rsvd, sizeof(c->rsvd)))
-		return ORCA_AQ_STS_BAD_PARAM;
-	ah = xa_load(&sdev->ahs, le32_to_cpu(c->handle));
-	if (!ah)
-		return ORCA_AQ_STS_BAD_HANDLE;
-	orca_soft_ah_free(sdev, ah);
-	return ORCA_AQ_STS_OK;
 }
 
 /* ---------------------------------------------------------- GID table */
@@ -262,17 +201,13 @@ u8 orca_soft_detach_mcast(struct orca_soft_dev *sdev,
 	return ORCA_AQ_STS_OK;
 }
 
-/* Reset: multicast groups (their QPs are already gone), AHs, GIDs. */
+/* Reset: multicast groups (their QPs are already gone), GIDs. */
 void orca_soft_ah_reset(struct orca_soft_dev *sdev)
 {
 	struct orca_soft_mcg *mcg, *tmp;
-	struct orca_soft_ah *ah;
-	unsigned long idx;
 
 	list_for_each_entry_safe(mcg, tmp, &sdev->mcgs, list)
 		orca_soft_mcg_free(sdev, mcg);
-	xa_for_each(&sdev->ahs, idx, ah)
-		orca_soft_ah_free(sdev, ah);
 	memset(sdev->gids, 0, sizeof(sdev->gids));
 	sdev->gid_gen++;
 }

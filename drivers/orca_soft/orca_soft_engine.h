@@ -57,6 +57,7 @@ struct orca_soft_eng_scratch {
 	struct orca_soft_sgl remote;	/* responder's buffer */
 	struct orca_soft_sgl kbuf;	/* kernel bytes (GRH, atomic result) */
 	u8 grh[ORCA_SOFT_GRH_LEN];
+	struct orca_av av;		/* a UD WQE's address vector, copied */
 };
 
 /* A request as the requester hands it to a local responder. */
@@ -73,9 +74,9 @@ struct orca_soft_msg {
 	u32 rkey;
 	u64 compare_add;
 	u64 swap;
-	/* UD */
+	/* UD: the address vector, validated on the engine's copy */
 	u32 qkey;
-	const struct orca_soft_ah *ah;
+	const struct orca_av *av;
 };
 
 /* The responder's answer, as ACK/NAK would carry it. */

@@ -61,7 +61,10 @@ static u8 orca_soft_create_qp_check(const struct orca_hw_create_qp *in,
 		return ORCA_AQ_STS_BAD_PARAM;
 	qp->sq_sig_all = info & ORCA_QP_INFO_SQ_SIG_ALL;
 
-	sts = orca_soft_wq_cfg(le32_to_cpu(in->sq_cfg), true, &qp->sq);
+	/* UD and GSI send WQEs carry an address vector after the header. */
+	qp->sq_hdr = qp->type == ORCA_QPT_UD || qp->type == ORCA_QPT_GSI ?
+		     ORCA_UD_SEND_WQE_HDR_SIZE : ORCA_SEND_WQE_HDR_SIZE;
+	sts = orca_soft_wq_cfg(le32_to_cpu(in->sq_cfg), qp->sq_hdr, &qp->sq);
 	if (sts)
 		return sts;
 	qp->sq.ring_addr = le64_to_cpu(in->sq_addr);
@@ -69,13 +72,14 @@ static u8 orca_soft_create_qp_check(const struct orca_hw_create_qp *in,
 	qp->max_inline = le32_to_cpu(in->max_inline);
 	if (!orca_soft_wq_addrs_ok(&qp->sq) ||
 	    qp->max_inline > ORCA_SOFT_MAX_INLINE ||
-	    ORCA_SEND_WQE_HDR_SIZE + qp->max_inline > BIT(qp->sq.log2_stride))
+	    qp->sq_hdr + qp->max_inline > BIT(qp->sq.log2_stride))
 		return ORCA_AQ_STS_BAD_PARAM;
 
 	/* With an SRQ, the RQ fields are ignored. */
 	if (use_srq)
 		return ORCA_AQ_STS_OK;
-	sts = orca_soft_wq_cfg(le32_to_cpu(in->rq_cfg), false, &qp->rq);
+	sts = orca_soft_wq_cfg(le32_to_cpu(in->rq_cfg), ORCA_RECV_WQE_HDR_SIZE,
+			       &qp->rq);
 	if (sts)
 		return sts;
 	qp->rq.ring_addr = le64_to_cpu(in->rq_addr);

@@ -244,17 +244,42 @@ static u8 orca_soft_req_connected(struct orca_soft_dev *sdev,
 	}
 }
 
+/*
+ * The address vector a UD WQE carries after its header, copied out of
+ * the ring and checked on the copy: a populated source GID, a VLAN id or
+ * none, reserved bytes 0.
+ */
+static const struct orca_av *orca_soft_req_av(struct orca_soft_dev *sdev,
+					      u64 addr)
+{
+	struct orca_av *av = &sdev->scratch->av;
+	u16 vlan;
+
+	if (orca_soft_dma_read(sdev, addr + ORCA_SEND_WQE_HDR_SIZE, av,
+			       sizeof(*av)))
+		return NULL;
+	vlan = le16_to_cpu(av->vlan);
+	if (!orca_soft_sgid_ok(sdev, FIELD_GET(ORCA_AH_SGID_INDEX,
+					       le32_to_cpu(av->info))) ||
+	    !orca_soft_vlan_ok(vlan) ||
+	    !orca_soft_rsvd_clear(av->reserved, sizeof(av->reserved)))
+		return NULL;
+	return av;
+}
+
 /* UD (and GSI) sends: unicast to a local QP, or to a multicast group. */
 static u8 orca_soft_req_ud(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
-			   const struct orca_send_wqe *wqe,
+			   const struct orca_send_wqe *wqe, u64 addr,
 			   struct orca_soft_msg *msg)
 {
 	u32 qkey = le32_to_cpu(wqe->seg.ud.remote_qkey);
-	struct orca_soft_ah *ah;
+	const struct orca_av *av;
 	struct orca_soft_qp *dqp;
 
-	ah = xa_load(&sdev->ahs, le32_to_cpu(wqe->seg.ud.ahn));
-	if (!ah || ah->pd != qp->pd)
+	if (wqe->seg.ud.reserved0)
+		return ORCA_CQE_ST_LOC_QP_OP_ERR;
+	av = orca_soft_req_av(sdev, addr);
+	if (!av)
 		return ORCA_CQE_ST_LOC_QP_OP_ERR;
 	if (msg->len > orca_soft_active_mtu(sdev->netdev))
 		return ORCA_CQE_ST_LOC_LEN_ERR;
@@ -262,14 +287,14 @@ static u8 orca_soft_req_ud(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 	if (qkey & ORCA_UD_QKEY_FROM_QP)
 		qkey = le32_to_cpu(qp->attr.qkey);
 	msg->qkey = qkey;
-	msg->ah = ah;
+	msg->av = av;
 	msg->psn = qp->req.sq_psn;
 	msg->packets = 1;
 	orca_soft_count_tx(sdev, msg);
 	qp->req.sq_psn = orca_psn_add(qp->req.sq_psn, 1);
 
-	if (orca_soft_gid_is_mcast(ah->dgid)) {
-		struct orca_soft_mcg *mcg = orca_soft_mcg_find(sdev, ah->dgid);
+	if (orca_soft_gid_is_mcast(av->dgid)) {
+		struct orca_soft_mcg *mcg = orca_soft_mcg_find(sdev, av->dgid);
 		u32 i;
 
 		for (i = 0; mcg && i < mcg->nr_qps; i++) {
@@ -277,7 +302,7 @@ static u8 orca_soft_req_ud(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 			if (dqp && dqp->type == ORCA_QPT_UD)
 				orca_soft_resp_deliver(sdev, dqp, msg);
 		}
-	} else if (orca_soft_gid_is_local(sdev, ah->dgid)) {
+	} else if (orca_soft_gid_is_local(sdev, av->dgid)) {
 		dqp = orca_soft_qp_find(sdev, le32_to_cpu(wqe->seg.ud.remote_qpn) &
 					ORCA_SOFT_MCAST_QPN);
 		if (dqp && (dqp->type == ORCA_QPT_UD ||
@@ -327,6 +352,7 @@ static u8 orca_soft_req_exec(struct orca_soft_dev *sdev,
 	struct orca_soft_eng_scratch *s = sdev->scratch;
 	struct orca_send_wqe *wqe = (struct orca_send_wqe *)s->wqe;
 	u32 stride = BIT(qp->sq.log2_stride);
+	u32 hdr = qp->sq_hdr;
 	u32 ctrl = le32_to_cpu(wqe->ctrl);
 	u8 op = ctrl & ORCA_WQE_CTRL_OPCODE_MASK;
 	u32 fl = (ctrl & ORCA_WQE_CTRL_FLAGS_MASK) >> ORCA_WQE_CTRL_FLAGS_SHIFT;
@@ -353,24 +379,20 @@ static u8 orca_soft_req_exec(struct orca_soft_dev *sdev,
 		u32 len = le32_to_cpu(wqe->inline_len);
 
 		if (orca_soft_op_is_read_like(op) || len > qp->max_inline ||
-		    ORCA_SEND_WQE_HDR_SIZE + len > stride)
+		    hdr + len > stride)
 			return ORCA_CQE_ST_LOC_QP_OP_ERR;
-		if (orca_soft_dma_read(sdev, addr + ORCA_SEND_WQE_HDR_SIZE,
-				       s->wqe + ORCA_SEND_WQE_HDR_SIZE, len))
+		if (orca_soft_dma_read(sdev, addr + hdr, s->wqe + hdr, len))
 			return ORCA_CQE_ST_LOC_QP_OP_ERR;
-		orca_soft_sgl_kbuf(&s->local, s->wqe + ORCA_SEND_WQE_HDR_SIZE,
-				   len);
+		orca_soft_sgl_kbuf(&s->local, s->wqe + hdr, len);
 	} else {
 		if (nsge > qp->sq.max_sge)
 			return ORCA_CQE_ST_LOC_QP_OP_ERR;
-		if (nsge && orca_soft_dma_read(sdev,
-					       addr + ORCA_SEND_WQE_HDR_SIZE,
-					       s->wqe + ORCA_SEND_WQE_HDR_SIZE,
+		if (nsge && orca_soft_dma_read(sdev, addr + hdr, s->wqe + hdr,
 					       nsge * sizeof(struct orca_sge)))
 			return ORCA_CQE_ST_LOC_QP_OP_ERR;
 		ret = orca_soft_sgl_resolve(sdev, &s->local,
 					    (const struct orca_sge *)(s->wqe +
-					    ORCA_SEND_WQE_HDR_SIZE), nsge,
+					    hdr), nsge,
 					    qp->pd,
 					    orca_soft_op_is_read_like(op) ?
 					    ORCA_ACCESS_LOCAL_WRITE : 0);
@@ -403,7 +425,7 @@ static u8 orca_soft_req_exec(struct orca_soft_dev *sdev,
 	}
 
 	if (qp->type == ORCA_QPT_UD || qp->type == ORCA_QPT_GSI)
-		return orca_soft_req_ud(sdev, qp, wqe, &msg);
+		return orca_soft_req_ud(sdev, qp, wqe, addr, &msg);
 	return orca_soft_req_connected(sdev, qp, &msg);
 }
 

@@ -46,7 +46,6 @@
 #define ORCA_SOFT_IMM_LEN	4
 #define ORCA_SOFT_ICRC_LEN	4
 #define ORCA_SOFT_IPV4_OFF	20	/* IPv4 header: last 20 bytes of the GRH */
-#define ORCA_SOFT_DEF_HOP_LIMIT	64
 
 #define ORCA_SOFT_REC_PROD	offsetof(struct orca_db_record, prod)
 #define ORCA_SOFT_REC_CONS	offsetof(struct orca_db_record, cons)
@@ -169,8 +168,9 @@ static enum orca_soft_answer orca_soft_resp_atomic(struct orca_soft_dev *sdev,
 static u8 orca_soft_build_grh(struct orca_soft_dev *sdev,
 			      const struct orca_soft_msg *msg, u8 *grh)
 {
-	const struct orca_soft_ah *ah = msg->ah;
-	u32 sgid_index = FIELD_GET(ORCA_AH_SGID_INDEX, ah->info);
+	const struct orca_av *av = msg->av;
+	u32 info = le32_to_cpu(av->info);
+	u32 sgid_index = FIELD_GET(ORCA_AH_SGID_INDEX, info);
 	const u8 *sgid = sdev->gids[sgid_index].gid;
 	u32 udp_len = ORCA_SOFT_UDP_HLEN + ORCA_SOFT_BTH_LEN +
 		      ORCA_SOFT_DETH_LEN + ORCA_SOFT_ICRC_LEN + msg->len;
@@ -180,26 +180,27 @@ static u8 orca_soft_build_grh(struct orca_soft_dev *sdev,
 	if (msg->opcode == ORCA_WQE_OP_SEND_IMM)
 		udp_len += ORCA_SOFT_IMM_LEN;
 	memset(grh, 0, ORCA_SOFT_GRH_LEN);
-	if (ipv6_addr_v4mapped((const struct in6_addr *)ah->dgid)) {
+	if (ipv6_addr_v4mapped((const struct in6_addr *)av->dgid)) {
 		ip = (struct iphdr *)(grh + ORCA_SOFT_IPV4_OFF);
 		ip->version = 4;
 		ip->ihl = 5;
 		ip->tot_len = htons(sizeof(*ip) + udp_len);
 		ip->frag_off = htons(IP_DF);
-		ip->ttl = ORCA_SOFT_DEF_HOP_LIMIT;
+		ip->tos = av->traffic_class;
+		ip->ttl = av->hop_limit;
 		ip->protocol = IPPROTO_UDP;
 		memcpy(&ip->saddr, sgid + 12, sizeof(ip->saddr));
-		memcpy(&ip->daddr, ah->dgid + 12, sizeof(ip->daddr));
+		memcpy(&ip->daddr, av->dgid + 12, sizeof(ip->daddr));
 		ip->check = ip_fast_csum((u8 *)ip, ip->ihl);
 		return ORCA_CQE_FLAG_GRH | ORCA_CQE_FLAG_IPV4;
 	}
-	ip6_flow_hdr(ip6, 0,
-		     cpu_to_be32(FIELD_GET(ORCA_AH_FLOW_LABEL, ah->info)));
+	ip6_flow_hdr(ip6, av->traffic_class,
+		     cpu_to_be32(FIELD_GET(ORCA_AH_FLOW_LABEL, info)));
 	ip6->payload_len = htons(udp_len);
 	ip6->nexthdr = IPPROTO_UDP;
-	ip6->hop_limit = ORCA_SOFT_DEF_HOP_LIMIT;
+	ip6->hop_limit = av->hop_limit;
 	memcpy(&ip6->saddr, sgid, sizeof(ip6->saddr));
-	memcpy(&ip6->daddr, ah->dgid, sizeof(ip6->daddr));
+	memcpy(&ip6->daddr, av->dgid, sizeof(ip6->daddr));
 	return ORCA_CQE_FLAG_GRH;
 }
 

@@ -25,19 +25,20 @@
 /**
  * orca_soft_wq_cfg - decode and check an ORCA_WQ_CFG_* word
  * @cfg: the word
- * @send: a send queue (64-byte WQE header) rather than a receive queue
- *	  (16-byte header)
+ * @hdr: bytes before a WQE's SGEs: ORCA_RECV_WQE_HDR_SIZE for a receive
+ *	 queue, ORCA_SEND_WQE_HDR_SIZE for a send queue, or
+ *	 ORCA_UD_SEND_WQE_HDR_SIZE for the send queue of a UD or GSI QP
  * @wq: filled with the geometry
  *
  * Depth 1 .. 2^14 entries; stride 128 (send) or 32 (receive) .. 1024
  * bytes; max_sge <= 32 and the header plus max_sge SGEs fit the stride.
  */
-u8 orca_soft_wq_cfg(u32 cfg, bool send, struct orca_soft_wq *wq)
+u8 orca_soft_wq_cfg(u32 cfg, u32 hdr, struct orca_soft_wq *wq)
 {
 	u8 log2 = FIELD_GET(ORCA_WQ_CFG_LOG2_DEPTH, cfg);
 	u8 stride = FIELD_GET(ORCA_WQ_CFG_LOG2_STRIDE, cfg);
 	u8 max_sge = FIELD_GET(ORCA_WQ_CFG_MAX_SGE, cfg);
-	u32 hdr = send ? ORCA_SEND_WQE_HDR_SIZE : ORCA_RECV_WQE_HDR_SIZE;
+	bool send = hdr != ORCA_RECV_WQE_HDR_SIZE;
 
 	if (cfg & ~ORCA_WQ_CFG_ALL || log2 > ORCA_SOFT_WQ_MAX_LOG2 ||
 	    stride < (send ? ORCA_SOFT_SQ_MIN_STRIDE : ORCA_SOFT_RQ_MIN_STRIDE) ||
@@ -83,7 +84,8 @@ u8 orca_soft_create_srq(struct orca_soft_dev *sdev,
 		return sts;
 	if (!orca_soft_rsvd_clear(in.rsvd, sizeof(in.rsvd)))
 		return ORCA_AQ_STS_BAD_PARAM;
-	sts = orca_soft_wq_cfg(le32_to_cpu(in.cfg), false, &wq);
+	sts = orca_soft_wq_cfg(le32_to_cpu(in.cfg), ORCA_RECV_WQE_HDR_SIZE,
+			       &wq);
 	if (sts)
 		return sts;
 	wq.ring_addr = le64_to_cpu(in.ring_addr);

@@ -129,10 +129,10 @@ static void orca_hw_test_registers(struct kunit *test)
 	magic = cpu_to_be32(ORCA_ID_MAGIC);
 	KUNIT_EXPECT_EQ(test, memcmp(&magic, "ORCA", 4), 0);
 
-	/* VERSION 1.1 as the device reports it. */
-	v = 0x00010001;
+	/* VERSION 1.2 as the device reports it. */
+	v = 0x00010002;
 	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_VERSION_MAJOR, v), 1U);
-	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_VERSION_MINOR, v), 1U);
+	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_VERSION_MINOR, v), 2U);
 	KUNIT_EXPECT_EQ(test, FIELD_PREP(ORCA_VERSION_MAJOR, ORCA_IFACE_VERSION_MAJOR) |
 			      FIELD_PREP(ORCA_VERSION_MINOR, ORCA_IFACE_VERSION_MINOR), v);
 	v = 0x00020003;

@@ -175,16 +175,21 @@ static const struct orca_v1_layout orca_v1_cmd_layout[] = {
 	ORCA_V1_OFF(orca_cmd_resize_cq, rsvd, 0x28),
 	ORCA_V1_LEN(orca_cmd_resize_cq, rsvd, 24),
 
-	ORCA_V1_SIZE(orca_cmd_create_ah, 64),
-	ORCA_V1_OFF(orca_cmd_create_ah, dgid, 0x10),
-	ORCA_V1_LEN(orca_cmd_create_ah, dgid, 16),
-	ORCA_V1_OFF(orca_cmd_create_ah, pdn, 0x20),
-	ORCA_V1_OFF(orca_cmd_create_ah, info, 0x24),
-	ORCA_V1_OFF(orca_cmd_create_ah, dmac, 0x28),
-	ORCA_V1_LEN(orca_cmd_create_ah, dmac, 6),
-	ORCA_V1_OFF(orca_cmd_create_ah, vlan, 0x2e),
-	ORCA_V1_OFF(orca_cmd_create_ah, rsvd, 0x30),
-	ORCA_V1_LEN(orca_cmd_create_ah, rsvd, 16),
+	/* v1.2: the host-memory address vector replaces CREATE_AH. */
+	ORCA_V1_SIZE(orca_av, 32),
+	ORCA_V1_OFF(orca_av, dgid, 0x00),
+	ORCA_V1_LEN(orca_av, dgid, 16),
+	ORCA_V1_OFF(orca_av, info, 0x10),
+	ORCA_V1_OFF(orca_av, dmac, 0x14),
+	ORCA_V1_LEN(orca_av, dmac, 6),
+	ORCA_V1_OFF(orca_av, vlan, 0x1a),
+	ORCA_V1_OFF(orca_av, hop_limit, 0x1c),
+	ORCA_V1_OFF(orca_av, traffic_class, 0x1d),
+	ORCA_V1_OFF(orca_av, reserved, 0x1e),
+	ORCA_V1_LEN(orca_av, reserved, 2),
+	ORCA_V1_OFF(orca_wqe_ud, reserved0, 0x00),
+	ORCA_V1_OFF(orca_wqe_ud, remote_qpn, 0x04),
+	ORCA_V1_OFF(orca_wqe_ud, remote_qkey, 0x08),
 
 	ORCA_V1_SIZE(orca_cmd_gid, 64),
 	ORCA_V1_OFF(orca_cmd_gid, gid, 0x10),
@@ -221,7 +226,6 @@ static const struct orca_v1_layout orca_v1_cmd_layout[] = {
 	{ "orca_aq_cmd.create_eq.cfg", offsetof(union orca_aq_cmd, create_eq.cfg), 0x18 },
 	{ "orca_aq_cmd.create_cq.eqn", offsetof(union orca_aq_cmd, create_cq.eqn), 0x24 },
 	{ "orca_aq_cmd.resize_cq.db_addr", offsetof(union orca_aq_cmd, resize_cq.db_addr), 0x20 },
-	{ "orca_aq_cmd.create_ah.vlan", offsetof(union orca_aq_cmd, create_ah.vlan), 0x2e },
 	{ "orca_aq_cmd.gid.vlan", offsetof(union orca_aq_cmd, gid.vlan), 0x2e },
 	{ "orca_aq_cmd.mcast.qpn", offsetof(union orca_aq_cmd, mcast.qpn), 0x20 },
 	{ "orca_aq_cmd.modify_srq.limit", offsetof(union orca_aq_cmd, modify_srq.limit), 0x1c },
@@ -369,8 +373,8 @@ static void orca_hw_v1_test_abi_values(struct kunit *test)
 		{ "MODIFY_SRQ", ORCA_CMD_MODIFY_SRQ, 0x39 },
 		{ "QUERY_SRQ", ORCA_CMD_QUERY_SRQ, 0x3a },
 		{ "DESTROY_SRQ", ORCA_CMD_DESTROY_SRQ, 0x3b },
-		{ "CREATE_AH", ORCA_CMD_CREATE_AH, 0x40 },
-		{ "DESTROY_AH", ORCA_CMD_DESTROY_AH, 0x41 },
+		{ "UD_SEND_WQE_HDR_SIZE", ORCA_UD_SEND_WQE_HDR_SIZE, 96 },
+		{ "AV_SIZE", ORCA_AV_SIZE, 32 },
 		{ "ADD_GID", ORCA_CMD_ADD_GID, 0x48 },
 		{ "DEL_GID", ORCA_CMD_DEL_GID, 0x49 },
 		{ "ATTACH_MCAST", ORCA_CMD_ATTACH_MCAST, 0x50 },
@@ -552,7 +556,8 @@ static void orca_hw_v1_test_cmd_resize_cq(struct kunit *test)
 	orca_v1_expect_bytes(test, cmd.raw, want, sizeof(want), "RESIZE_CQ command");
 }
 
-static void orca_hw_v1_test_cmd_create_ah(struct kunit *test)
+/* v1.2: a UD send WQE with its address vector, byte for byte. */
+static void orca_hw_v1_test_ud_wqe_av(struct kunit *test)
 {
 	/* fe80::211:22ff:fe33:4455, in network byte order */
 	static const u8 dgid[16] = {
@@ -560,29 +565,57 @@ static void orca_hw_v1_test_cmd_create_ah(struct kunit *test)
 		0x02, 0x11, 0x22, 0xff, 0xfe, 0x33, 0x44, 0x55,
 	};
 	static const u8 dmac[6] = { 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 };
-	static const u8 want[ORCA_AQ_CMD_SIZE] = {
-		0x40, 0x00, 0xa5, 0x00,		/* CREATE_AH, cmd id 0x00a5 */
-		0x00, 0x00, 0x00, 0x00,
+	static const u8 want[ORCA_UD_SEND_WQE_HDR_SIZE + 16] = {
+		0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* wr_id 7 */
+		0x00, 0x01, 0x01, 0x00,		/* SEND, SIGNALED, 1 SGE */
+		0x00, 0x00, 0x00, 0x00,		/* imm_inv */
+		0x00, 0x00, 0x00, 0x00,		/* inline_len */
 		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00,		/* reserved[3] */
+		0x00, 0x00, 0x00, 0x00,		/* ud.reserved0 */
+		0x56, 0x34, 0x12, 0x00,		/* ud.remote_qpn */
+		0x11, 0x11, 0x11, 0x11,		/* ud.remote_qkey */
+		0x00, 0x00, 0x00, 0x00,		/* ud.reserved */
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		/* 0x40: the address vector */
 		0xfe, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* dgid */
 		0x02, 0x11, 0x22, 0xff, 0xfe, 0x33, 0x44, 0x55,
-		0x21, 0x43, 0x00, 0x00,		/* pdn 0x4321 */
 		0xde, 0xbc, 0xfa, 0x97,		/* SL 9, SGID 0x7f, flow 0xabcde */
 		0x02, 0x11, 0x22, 0x33, 0x44, 0x55,	/* dmac */
 		0x23, 0x01,			/* vlan 0x123 */
+		0x40, 0x2e,			/* hop limit 64, traffic class 0x2e */
+		0x00, 0x00,			/* reserved */
+		/* 0x60: the first SGE */
+		0x00, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* addr 0x1000 */
+		0x00, 0x01, 0x00, 0x00,		/* length 256 */
+		0x33, 0x22, 0x00, 0x00,		/* lkey 0x2233 */
 	};
-	union orca_aq_cmd cmd;
+	u8 buf[sizeof(want)];
+	struct orca_send_wqe *wqe = (void *)buf;
+	struct orca_av *av = (void *)(buf + ORCA_SEND_WQE_HDR_SIZE);
+	struct orca_sge *sge = (void *)(buf + ORCA_UD_SEND_WQE_HDR_SIZE);
 
-	memset(&cmd, 0, sizeof(cmd));
-	orca_v1_hdr(&cmd.hdr, ORCA_CMD_CREATE_AH, 0x00a5, 0, 0);
-	memcpy(cmd.create_ah.dgid, dgid, sizeof(dgid));
-	cmd.create_ah.pdn = cpu_to_le32(0x4321);
-	cmd.create_ah.info = cpu_to_le32(FIELD_PREP(ORCA_AH_FLOW_LABEL, 0xabcde) |
-					 FIELD_PREP(ORCA_AH_SGID_INDEX, 0x7f) |
-					 FIELD_PREP(ORCA_AH_SL, 9));
-	memcpy(cmd.create_ah.dmac, dmac, sizeof(dmac));
-	cmd.create_ah.vlan = cpu_to_le16(0x123);
-	orca_v1_expect_bytes(test, cmd.raw, want, sizeof(want), "CREATE_AH command");
+	memset(buf, 0, sizeof(buf));
+	wqe->wr_id = cpu_to_le64(7);
+	wqe->ctrl = cpu_to_le32(ORCA_WQE_OP_SEND |
+				(ORCA_WQE_FLAG_SIGNALED <<
+				 ORCA_WQE_CTRL_FLAGS_SHIFT) |
+				(1 << ORCA_WQE_CTRL_NUM_SGE_SHIFT));
+	wqe->seg.ud.remote_qpn = cpu_to_le32(0x123456);
+	wqe->seg.ud.remote_qkey = cpu_to_le32(0x11111111);
+	memcpy(av->dgid, dgid, sizeof(dgid));
+	av->info = cpu_to_le32(FIELD_PREP(ORCA_AH_FLOW_LABEL, 0xabcde) |
+			       FIELD_PREP(ORCA_AH_SGID_INDEX, 0x7f) |
+			       FIELD_PREP(ORCA_AH_SL, 9));
+	memcpy(av->dmac, dmac, sizeof(dmac));
+	av->vlan = cpu_to_le16(0x123);
+	av->hop_limit = 64;
+	av->traffic_class = 0x2e;
+	sge->addr = cpu_to_le64(0x1000);
+	sge->length = cpu_to_le32(256);
+	sge->lkey = cpu_to_le32(0x2233);
+	orca_v1_expect_bytes(test, buf, want, sizeof(want), "UD WQE with AV");
 }
 
 static void orca_hw_v1_test_cmd_gid(struct kunit *test)
@@ -1271,7 +1304,7 @@ static struct kunit_case orca_hw_v1_test_cases[] = {
 	KUNIT_CASE(orca_hw_v1_test_cmd_create_eq),
 	KUNIT_CASE(orca_hw_v1_test_cmd_create_cq),
 	KUNIT_CASE(orca_hw_v1_test_cmd_resize_cq),
-	KUNIT_CASE(orca_hw_v1_test_cmd_create_ah),
+	KUNIT_CASE(orca_hw_v1_test_ud_wqe_av),
 	KUNIT_CASE(orca_hw_v1_test_cmd_gid),
 	KUNIT_CASE(orca_hw_v1_test_cmd_mcast),
 	KUNIT_CASE(orca_hw_v1_test_cmd_modify_srq),

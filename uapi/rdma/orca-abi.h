@@ -20,7 +20,7 @@
 #include <linux/types.h>
 
 /* Bumped on any incompatible change; the provider refuses other versions. */
-#define ORCA_UVERBS_ABI_VERSION 1
+#define ORCA_UVERBS_ABI_VERSION 2
 
 /* ALLOC_UCONTEXT */
 struct orca_alloc_ucontext_req {
@@ -132,18 +132,47 @@ struct orca_wqe_atomic {
 };
 
 struct orca_wqe_ud {
-	__le32 ahn;
+	__le32 reserved0;	/* 0 (was an AH number before ABI 2) */
 	__le32 remote_qpn;
 	__le32 remote_qkey;
 	__le32 reserved;
 };
 
 /*
+ * Address vector: 32 bytes, in host memory.  An address handle is only
+ * this: orca.ko fills it from the ah_attr that ib_core resolved (the
+ * destination MAC included) without a device command, and every UD and
+ * GSI send WQE carries a copy right after its 64-byte header, so the
+ * device never looks an AH up.  The device validates it on its copy:
+ * sgid_index must name a populated GID, vlan must be < 4096 or 0xffff,
+ * reserved must be 0; otherwise the WQE completes with LOC_QP_OP_ERR.
+ */
+struct orca_av {
+	__u8 dgid[16];
+	__le32 info;		/* ORCA_AV_INFO_* */
+	__u8 dmac[6];
+	__le16 vlan;		/* 0xffff: untagged */
+	__u8 hop_limit;
+	__u8 traffic_class;
+	__u8 reserved[2];
+};
+
+#define ORCA_AV_SIZE			32
+#define ORCA_AV_INFO_FLOW_LABEL		0x000fffffU
+#define ORCA_AV_INFO_SGID_INDEX		0x0ff00000U
+#define ORCA_AV_INFO_SL			0xf0000000U
+#define ORCA_AV_VLAN_NONE		0xffff
+
+/* A UD/GSI send WQE: header, address vector, then SGEs or inline data. */
+#define ORCA_UD_SEND_WQE_HDR_SIZE	(ORCA_SEND_WQE_HDR_SIZE + ORCA_AV_SIZE)
+
+/*
  * imm_inv of a WQE and a CQE holds immediate data as the host value of
  * the big-endian imm_data (be32_to_cpu), stored little-endian; or a key
  * (SEND_INV, LOCAL_INV, and the invalidated rkey of a receive CQE).
  * Send WQE opcodes and the segment each uses:
- *   SEND, SEND_IMM, SEND_INV   seg.ud on UD QPs, unused otherwise
+ *   SEND, SEND_IMM, SEND_INV   seg.ud and the struct orca_av that follows
+ *                              the header on UD/GSI QPs; unused otherwise
  *   RDMA_WRITE[_IMM], READ     seg.rdma
  *   ATOMIC_*                   seg.atomic; one 8-byte SGE gets the old value
  *   LOCAL_INV                  imm_inv = key, no SGE
@@ -325,10 +354,11 @@ struct orca_create_srq_resp {
 	__u32 db_offset;
 };
 
-/* CREATE_AH */
+/* CREATE_AH: no device command; the response is the address vector. */
 struct orca_create_ah_resp {
-	__u32 comp_mask;
-	__u32 ahn;
+	__u32 comp_mask;	/* no bits defined yet */
+	__u32 reserved;
+	struct orca_av av;
 };
 
 #endif /* ORCA_ABI_USER_H */

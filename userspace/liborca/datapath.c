@@ -195,7 +195,7 @@ int orca_inline_append(const struct orca_qp *qp, struct orca_send_wqe *wqe,
 {
 	if (length > qp->max_inline - *len)
 		return EINVAL;
-	memcpy((char *)wqe + ORCA_SEND_WQE_HDR_SIZE + *len, addr, length);
+	memcpy((char *)orca_send_payload(qp, wqe) + *len, addr, length);
 	*len += length;
 	return 0;
 }
@@ -253,7 +253,7 @@ static int orca_build_send(struct orca_qp *qp, const struct ibv_send_wr *wr)
 			break;
 		if (!wr->wr.ud.ah)
 			return EINVAL;
-		hdr.seg.ud.ahn = htole32(to_oah(wr->wr.ud.ah)->ahn);
+		memcpy(wqe + 1, &to_oah(wr->wr.ud.ah)->av, ORCA_AV_SIZE);
 		hdr.seg.ud.remote_qpn = htole32(wr->wr.ud.remote_qpn);
 		hdr.seg.ud.remote_qkey = htole32(wr->wr.ud.remote_qkey);
 		break;
@@ -291,7 +291,7 @@ static int orca_build_send(struct orca_qp *qp, const struct ibv_send_wr *wr)
 		flags |= ORCA_WQE_FLAG_INLINE;
 	} else {
 		num_sge = wr->num_sge;
-		orca_write_sges((struct orca_sge *)(wqe + 1), wr->sg_list,
+		orca_write_sges(orca_send_payload(qp, wqe), wr->sg_list,
 				num_sge);
 	}
 

@@ -457,7 +457,7 @@ static void orca_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge,
 	default:
 		break;
 	}
-	orca_write_sges((struct orca_sge *)(b->wqe + 1), sg_list, num_sge);
+	orca_write_sges(orca_send_payload(qp, b->wqe), sg_list, num_sge);
 	orca_wr_set_ctrl_data(b, 0, num_sge);
 }
 
@@ -511,7 +511,7 @@ static void orca_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
 		orca_wr_fail(qp, EINVAL);
 		return;
 	}
-	b->wqe->seg.ud.ahn = htole32(to_oah(ah)->ahn);
+	memcpy(b->wqe + 1, &to_oah(ah)->av, ORCA_AV_SIZE);
 	b->wqe->seg.ud.remote_qpn = htole32(remote_qpn);
 	b->wqe->seg.ud.remote_qkey = htole32(remote_qkey);
 	b->has_ud = true;

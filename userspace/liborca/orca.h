@@ -94,6 +94,7 @@ struct orca_qp {
 	struct verbs_qp vqp;
 	uint32_t qpn;
 	uint32_t max_inline;		/* reported max_inline_data */
+	uint32_t sq_hdr;		/* bytes before a send WQE's SGEs */
 	bool sq_sig_all;
 	int state;			/* enum ibv_qp_state, atomic access */
 	struct orca_wq sq;
@@ -109,9 +110,10 @@ struct orca_srq {
 	struct orca_qmap map;
 };
 
+/* An AH is its address vector: UD WQEs carry a copy. */
 struct orca_ah {
 	struct ibv_ah ibv_ah;
-	uint32_t ahn;
+	struct orca_av av;
 };
 
 static inline struct orca_context *to_octx(struct ibv_context *ibctx)
@@ -142,6 +144,13 @@ static inline struct orca_srq *to_osrq(struct ibv_srq *ibsrq)
 static inline struct orca_ah *to_oah(struct ibv_ah *ibah)
 {
 	return orca_container_of(ibah, struct orca_ah, ibv_ah);
+}
+
+/* Where a send WQE's SGEs or inline data start: after the UD AV, if any. */
+static inline void *orca_send_payload(const struct orca_qp *qp,
+				      struct orca_send_wqe *wqe)
+{
+	return (char *)wqe + qp->sq_hdr;
 }
 
 /*

@@ -433,11 +433,10 @@ static int orca_check_qp(struct orca_context *ctx, const struct orca_qp *qp,
 	}
 
 	err = orca_check_wq("qp", "send queue", r->sq_depth, r->sq_stride,
-			    ORCA_SEND_WQE_HDR_SIZE, cap->max_send_wr,
-			    cap->max_send_sge);
+			    qp->sq_hdr, cap->max_send_wr, cap->max_send_sge);
 	if (err)
 		return err;
-	if (r->max_inline > r->sq_stride - ORCA_SEND_WQE_HDR_SIZE ||
+	if (r->max_inline > r->sq_stride - qp->sq_hdr ||
 	    cap->max_inline_data > r->max_inline) {
 		orca_err("qp: max_inline %u (reported %u) with a %u byte stride\n",
 			 r->max_inline, cap->max_inline_data, r->sq_stride);
@@ -482,7 +481,7 @@ static void orca_qp_set_rings(struct orca_qp *qp, bool has_rq,
 		.db = &db[0],
 		.depth = r->sq_depth,
 		.stride = r->sq_stride,
-		.max_sge = (r->sq_stride - ORCA_SEND_WQE_HDR_SIZE) /
+		.max_sge = (r->sq_stride - qp->sq_hdr) /
 			   sizeof(struct orca_sge),
 		.max_wr = cap->max_send_wr,
 		.max_post_sge = cap->max_send_sge,
@@ -551,6 +550,9 @@ static struct ibv_qp *orca_create_qp_common(struct ibv_context *ibctx,
 	if (err)
 		goto err_free;
 
+	/* UD send WQEs carry an address vector after the header. */
+	qp->sq_hdr = attr->qp_type == IBV_QPT_UD ? ORCA_UD_SEND_WQE_HDR_SIZE :
+		     ORCA_SEND_WQE_HDR_SIZE;
 	err = orca_check_qp(ctx, qp, &attr->cap, has_rq, &resp.drv);
 	if (err)
 		goto err_destroy;

@@ -173,15 +173,15 @@ struct ibv_ah *orca_create_ah(struct ibv_pd *ibpd, struct ibv_ah_attr *attr)
 	if (err)
 		goto err_free;
 
-	if (resp.drv.comp_mask || !resp.drv.ahn) {
-		orca_err("ah: comp_mask 0x%x ahn %u in the response\n",
-			 resp.drv.comp_mask, resp.drv.ahn);
+	if (resp.drv.comp_mask || resp.drv.reserved) {
+		orca_err("ah: comp_mask 0x%x reserved 0x%x in the response\n",
+			 resp.drv.comp_mask, resp.drv.reserved);
 		err = EPROTO;
 		goto err_destroy;
 	}
-	ah->ahn = resp.drv.ahn;
+	ah->av = resp.drv.av;
 
-	orca_dbg("ah handle %u ahn %u\n", ah->ibv_ah.handle, ah->ahn);
+	orca_dbg("ah handle %u\n", ah->ibv_ah.handle);
 	return &ah->ibv_ah;
 
 err_destroy:

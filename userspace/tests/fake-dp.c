@@ -30,7 +30,7 @@
 
 /* The geometry the fake kernel gives every QP, SRQ and CQ. */
 #define SQ_DEPTH	8
-#define SQ_STRIDE	128	/* 64-byte header + 4 SGEs */
+#define SQ_STRIDE	256	/* room for a UD WQE: 96-byte header + MAX_INLINE */
 #define SQ_MAX_WR	6	/* reported: below the depth on purpose */
 #define SQ_MAX_SGE	4
 #define MAX_INLINE	64
@@ -40,7 +40,15 @@
 #define RQ_MAX_SGE	3
 #define SRQ_DEPTH	8
 #define SRQ_MAX_WR	5
-#define AHN		42
+/* The address vector the fake kernel returns for every AH. */
+static const struct orca_av fake_av = {
+	.dgid = { 0xfe, 0x80, [15] = 0x42 },
+	.info = 0x12345678,
+	.dmac = { 2, 0, 0, 0, 0, 0x42 },
+	.vlan = 0xffff,
+	.hop_limit = 64,
+	.traffic_class = 0x10,
+};
 
 /* --- the fake kernel --------------------------------------------------- */
 
@@ -178,7 +186,7 @@ static int answer(const void *cmd, size_t len)
 	}
 	case IB_USER_VERBS_CMD_CREATE_AH: {
 		struct ib_uverbs_create_ah_resp c = { .ah_handle = 6 };
-		struct orca_create_ah_resp d = { .ahn = AHN };
+		struct orca_create_ah_resp d = { .av = fake_av };
 
 		put(resp, &c, sizeof(c), &d, sizeof(d), out_len);
 		return 0;
@@ -705,10 +713,11 @@ static void test_qp_types(void)
 	};
 	ret = ibv_post_send(qp, &wr, &bad);
 	w = sq_wqe(&d, 0);
-	ok(!ret && le32toh(w->seg.ud.ahn) == AHN &&
+	ok(!ret && !w->seg.ud.reserved0 &&
+	   !memcmp(w + 1, &fake_av, sizeof(fake_av)) &&
 	   le32toh(w->seg.ud.remote_qpn) == 0xabcde &&
 	   le32toh(w->seg.ud.remote_qkey) == 0x80010002,
-	   "UD SEND: ud segment with the AH's ahn, remote QPN and Q_Key");
+	   "UD SEND: the AH's address vector after the header, remote QPN and Q_Key");
 	ibv_destroy_qp(qp);
 	ibv_destroy_ah(ah);
 
@@ -1284,11 +1293,13 @@ static void test_qp_ex(void)
 	ibv_wr_set_inline_data(qpx, x, 3);
 	ret = ibv_wr_complete(qpx);
 	w = sq_wqe(&d, 0);
-	ok(ret == 0 && le32toh(w->seg.ud.ahn) == AHN &&
+	ok(ret == 0 && !w->seg.ud.reserved0 &&
+	   !memcmp(w + 1, &fake_av, sizeof(fake_av)) &&
+	   !memcmp((char *)w + ORCA_UD_SEND_WQE_HDR_SIZE, x, 3) &&
 	   le32toh(w->seg.ud.remote_qpn) == 0x777 &&
 	   le32toh(w->seg.ud.remote_qkey) == 0x11111111 &&
 	   le32toh(w->inline_len) == 3,
-	   "UD wr_send + wr_set_ud_addr + inline: ud segment");
+	   "UD wr_send + wr_set_ud_addr + inline: AV, ud segment, data after the AV");
 	ibv_destroy_qp(qp);
 	ibv_destroy_ah(ah);
 }

@@ -39,6 +39,10 @@ if [ "${ORCA_FAKE_SYSFS_INNER:-}" != 1 ]; then
 fi
 
 T=$ORCA_FAKE_SYSFS_TMP
+# The uverbs ABI the provider speaks, from the header both sides build with.
+ABI=$(sed -n 's/^#define ORCA_UVERBS_ABI_VERSION \([0-9][0-9]*\)$/\1/p' \
+	"$(dirname "$0")/../../uapi/rdma/orca-abi.h")
+[ -n "$ABI" ] || { echo "FAIL: fake-sysfs: no ORCA_UVERBS_ABI_VERSION"; exit 1; }
 fail() { echo "FAIL: fake-sysfs: $*" >&2; exit 1; }
 
 # --- the fake sysfs tree --------------------------------------------------
@@ -60,8 +64,8 @@ fake_dev() {
 
 null_rdev=$(stat -L -c '%t:%T' /dev/null)
 null_rdev=$(printf '%d:%d' "0x${null_rdev%:*}" "0x${null_rdev#*:}")
-fake_dev uverbs0 orca0 "$null_rdev" 1 auxiliary:orca_soft.hca
-fake_dev uverbs1 other0 "$null_rdev" 1 auxiliary:other_drv.hca
+fake_dev uverbs0 orca0 "$null_rdev" "$ABI" auxiliary:orca_soft.hca
+fake_dev uverbs1 other0 "$null_rdev" "$ABI" auxiliary:other_drv.hca
 
 # --- a private /dev with /dev/infiniband/uverbs{0,1} = /dev/null ----------
 D=$T/dev
@@ -104,7 +108,7 @@ rc=0
 $run > "$T/devinfo.out" 2> "$T/devinfo.err" < /dev/null || rc=$?
 cat "$T/devinfo.err"
 [ "$rc" != 99 ] || fail "valgrind reports errors or leaks"
-grep -q 'speaks Orca ABI 0, this library speaks 1; refusing' \
+grep -q "speaks Orca ABI 0, this library speaks $ABI; refusing" \
 	"$T/devinfo.err" || fail "ABI mismatch was not reported"
 [ "$rc" != 0 ] || fail "ibv_devinfo opened a device with a bad ABI"
 echo "ok 2 - ALLOC_UCONTEXT with a foreign ABI version refused cleanly"

@@ -26,7 +26,7 @@ enum defect {
 	D_QP_COMP_MASK, D_QP_QPN, D_QP_SQ_STRIDE, D_QP_RQ_DEPTH,
 	D_QP_OVERLAP, D_QP_INLINE, D_QP_SRQ_RQ,
 	D_SRQ_STRIDE, D_SRQ_SRQN,
-	D_AH_AHN,
+	D_AH_RSVD,
 };
 
 static enum defect defect;
@@ -152,7 +152,7 @@ static int answer(const void *cmd, size_t len)
 	case IB_USER_VERBS_CMD_CREATE_AH: {
 		struct ib_uverbs_create_ah_resp c = { .ah_handle = 6 };
 		struct orca_create_ah_resp d = {
-			.ahn = defect == D_AH_AHN ? 0 : 2,
+			.reserved = defect == D_AH_RSVD ? 1 : 0,
 		};
 
 		put(resp, &c, sizeof(c), &d, sizeof(d), out_len);
@@ -289,9 +289,9 @@ int main(void)
 
 	ah = ibv_create_ah(pd, &aattr);
 	ok(ah && !ibv_destroy_ah(ah), "ah: well-formed response accepted");
-	defect = D_AH_AHN;
+	defect = D_AH_RSVD;
 	EXPECT_REFUSED(ibv_create_ah(pd, &aattr), IB_USER_VERBS_CMD_DESTROY_AH,
-		       "ah: ahn 0");
+		       "ah: reserved field set in the response");
 	defect = D_NONE;
 
 	ok(cq && !ibv_destroy_cq(cq) && live_maps == 0, "cq: destroy unmaps");
