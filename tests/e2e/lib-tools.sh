@@ -50,6 +50,18 @@ tools_listening() {
 	[ -n "$(ss -Hltn "sport = :$1" 2>/dev/null)" ]
 }
 
+# cm_listening PORT: an rdma_cm ID of $ORCA_DEV listens on PORT (rdma_cm
+# servers open no TCP socket; their listeners are in the RDMA core's
+# resource tracking: 'link orca0/1' when bound to one of its addresses,
+# 'link orca0/-' for the device's share of a wildcard listener).
+cm_listening() {
+	rdma resource show cm_id 2>/dev/null |
+		grep -qE "^link $ORCA_DEV/[0-9-]+ .*state LISTEN .*src-addr [^ ]*:$1( |\$)"
+}
+
+# The readiness check tools_pair calls with the port: a function name.
+TOOLS_READY=${TOOLS_READY:-tools_listening}
+
 # tools_status_text STATUS: a timeout's exit status says so.
 tools_status_text() {
 	case "$1" in
@@ -60,7 +72,8 @@ tools_status_text() {
 }
 
 # tools_pair NAME PORT SERVER_ARGV... -- CLIENT_ARGV...
-# Runs the server in the background, waits until it listens on PORT,
+# Runs the server in the background, waits until it listens on PORT
+# ("$TOOLS_READY PORT" succeeds; it may also look at $TP_SRV_OUT),
 # runs the client, then gives the server TOOLS_SERVER_GRACE seconds to
 # finish.  Sets TP_SRV_RC and TP_CLI_RC (the exit statuses; 124 means
 # killed at its time limit, 125 that the client was never started
@@ -82,17 +95,17 @@ tools_pair() {
 	timeout -k 5 "$TOOLS_TIMEOUT" "${srv[@]}" >"$TP_SRV_OUT" 2>&1 &
 	spid=$!
 	deadline=$(($(date +%s) + TOOLS_TIMEOUT))
-	until tools_listening "$port"; do
+	until "$TOOLS_READY" "$port"; do
 		if ! kill -0 "$spid" 2>/dev/null || [ "$(date +%s)" -ge "$deadline" ]; then
 			break
 		fi
 		sleep 0.1
 	done
-	if tools_listening "$port"; then
+	if "$TOOLS_READY" "$port"; then
 		timeout -k 5 "$TOOLS_TIMEOUT" "${cli[@]}" >"$TP_CLI_OUT" 2>&1
 		TP_CLI_RC=$?
 	else
-		echo "the server never listened on TCP port $port" >"$TP_CLI_OUT"
+		echo "the server never became ready ($TOOLS_READY $port)" >"$TP_CLI_OUT"
 		TP_CLI_RC=125
 	fi
 
