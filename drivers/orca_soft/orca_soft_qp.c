@@ -388,6 +388,14 @@ u8 orca_soft_destroy_qp(struct orca_soft_dev *sdev,
 		return ORCA_AQ_STS_BAD_HANDLE;
 	if (qp->mcast_attached)
 		return ORCA_AQ_STS_BUSY;
+	/*
+	 * A doorbell written before the command is seen before it: the
+	 * datagrams a UD or GSI QP had posted are sent first.  Connected
+	 * QPs' unstarted WQEs are dropped with the QP.
+	 */
+	if ((qp->type == ORCA_QPT_UD || qp->type == ORCA_QPT_GSI) &&
+	    qp->state == ORCA_QPS_RTS && qp->req.wait == ORCA_SOFT_WAIT_NONE)
+		orca_soft_sq_run(sdev, qp, BIT(qp->sq.log2_depth));
 	orca_soft_qp_free(sdev, qp);
 	return ORCA_AQ_STS_OK;
 }

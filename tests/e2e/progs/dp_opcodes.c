@@ -581,6 +581,66 @@ static void test_ud_ipv6(void)
 	dp = saved;
 }
 
+/*
+ * Datagrams posted just before their QP is destroyed are sent: the
+ * device sees the doorbell before DESTROY_QP (mckey, for one, posts its
+ * sends and destroys the QP at once).  16 unsignalled sends, then
+ * ibv_destroy_qp with no pause; the receiver gets all 16, in order and
+ * intact.
+ */
+static void test_ud_destroy_posted(void)
+{
+	enum { NSEND = 16, LEN = 200, SLOT = 1024 };
+	uint32_t src_qpn;
+	struct ibv_wc wc[NSEND];
+	struct dp_pair p;
+	int i, got, ret, good = 1;
+
+	if (!make_pair(&p, IBV_QPT_UD, 0))
+		return;
+	for (i = 0; i < NSEND; i++) {
+		struct ibv_sge r = { (uintptr_t)bbuf.p + SLOT * i, LEN + DP_GRH,
+				     bbuf.mr->lkey };
+
+		memset(bbuf.p + SLOT * i, 0, LEN + DP_GRH);
+		if (dp_post_recv(p.b.qp, 0x600 + i, &r, 1))
+			good = 0;
+	}
+	for (i = 0; i < NSEND && good; i++) {
+		struct ibv_sge s = { (uintptr_t)abuf.p + SLOT * i, LEN,
+				     abuf.mr->lkey };
+		struct ibv_send_wr wr = { .wr_id = 0x500 + i, .sg_list = &s,
+					  .num_sge = 1, .opcode = IBV_WR_SEND };
+
+		dp_fill(abuf.p + SLOT * i, LEN, 0xd00 + i);
+		dp_ud_dest(&wr, &p.a, &p.b);
+		if (dp_post_send(p.a.qp, &wr))
+			good = 0;
+	}
+	ok(good, "UD: %d receives and %d unsignalled sends posted", NSEND, NSEND);
+	src_qpn = p.a.qp->qp_num;
+	ret = ibv_destroy_qp(p.a.qp);
+	p.a.qp = NULL;
+	ok(!ret, "UD: the sending QP destroyed right after posting (%s)",
+	   ret ? strerror(ret) : "ok");
+	got = good ? dp_poll(p.b.rcq, wc, NSEND, "UD sends before destroy") : 0;
+	for (i = 0; i < got; i++) {
+		struct dp_wc_want w = { 0x600 + i, IBV_WC_SUCCESS, IBV_WC_RECV,
+					LEN + DP_GRH, p.b.qp->qp_num, src_qpn,
+					IBV_WC_GRH, -1 };
+
+		dp_fill(want, LEN, 0xd00 + i);
+		if (!dp_wc_check(&wc[i], &w, "UD send before destroy") ||
+		    !dp_cmp(bbuf.p + SLOT * i + DP_GRH, want, LEN,
+			    "UD send before destroy"))
+			good = 0;
+	}
+	ok(good && got == NSEND,
+	   "UD: all %d datagrams posted before DESTROY_QP arrived, in order and intact (%d)",
+	   NSEND, got);
+	dp_pair_destroy(&p);
+}
+
 /* ---- SRQ ---------------------------------------------------------------- */
 
 /* Send @len bytes from @p->a; the SRQ WQE @slot must take it, on p->b. */
@@ -826,6 +886,7 @@ int main(int argc, char **argv)
 	test_rd_atomic_pipeline();
 	test_ud();
 	test_ud_ipv6();
+	test_ud_destroy_posted();
 	test_srq();
 	test_signal(IBV_QPT_RC);
 	test_signal(IBV_QPT_UC);
