@@ -247,7 +247,8 @@ u8 orca_soft_dereg_mr(struct orca_soft_dev *sdev,
 	if (!orca_soft_rsvd_clear(c->rsvd, sizeof(c->rsvd)))
 		return ORCA_AQ_STS_BAD_PARAM;
 	mr = xa_load(&sdev->mrs, FIELD_GET(ORCA_MR_KEY_INDEX, key));
-	if (!mr || mr->key != key)
+	/* REG_MR WQEs change a fast-register region's variant. */
+	if (!mr || (mr->key != key && !(mr->flags & ORCA_MR_FLAG_FAST_REG)))
 		return ORCA_AQ_STS_BAD_HANDLE;
 	xa_erase(&sdev->mrs, FIELD_GET(ORCA_MR_KEY_INDEX, key));
 	mr->pd->users--;

@@ -8,12 +8,35 @@
 
 shopt -s extglob
 
-# res_summary: the per-device object counts of "rdma resource show",
-# e.g. "pd 1 cq 1 qp 1 cm_id 0 mr 0 ctx 0 srq 0".  Kernel consumers
-# (ib_mad's GSI QP, CQ and PD) are included, so compare, don't expect 0.
+# pool_cqs: CQs of ib_core's shared CQ pool on $ORCA_DEV (ib_cq_pool_get,
+# used by nvmet-rdma, svcrdma and other kernel consumers).  The pool keeps
+# its CQs until the device is unregistered; they are the ones ib_core
+# allocated itself ("comm [ib_core]") that no QP uses (ib_mad's own CQ
+# always has its QPs).
+pool_cqs() {
+	rdma resource show cq 2>/dev/null |
+		grep -E "^(dev|link) $ORCA_DEV(/[0-9-]+)? " |
+		grep -c ' users 0 .*comm \[ib_core\]'
+}
+
+# res_summary: the per-device object counts of "rdma resource show"
+# (ib_core's view), then the device's own (QUERY_STATS in "rdma statistic
+# show": what orca_soft still holds, which a failed DEREG_MR or
+# DEALLOC_PD leaves behind even when ib_core forgot the object), e.g.
+# "pd 1 cq 1 qp 1 cm_id 0 mr 0 ctx 0 srq 0; device: pds 1 mrs 0 cqs 1
+# qps 1 srqs 0 ahs 0".  The CQs of ib_core's shared pool are not counted
+# in either.  Kernel consumers (ib_mad's GSI QP, CQ and PD) are included,
+# so compare, don't expect 0.
 res_summary() {
-	rdma resource show 2>/dev/null |
-		sed -n "s/^[0-9]*: $ORCA_DEV: //p"
+	local pool res dev
+	pool=$(pool_cqs)
+	res=$(rdma resource show 2>/dev/null |
+		sed -n "s/^[0-9]*: $ORCA_DEV: //p" |
+		awk -v p="$pool" '{ for (i = 1; i < NF; i += 2) if ($i == "cq") $(i + 1) -= p; print }')
+	dev=$(rdma statistic show link "$ORCA_DEV/1" 2>/dev/null |
+		grep -oE ' (pds|mrs|cqs|qps|srqs|ahs) [0-9]+' |
+		awk -v p="$pool" '{ if ($1 == "cqs") $2 -= p; printf " %s %s", $1, $2 }')
+	[ -n "$res" ] && echo "$res; device:$dev"
 }
 
 # fold_tap FILE STATUS NAME: one point per TAP point in FILE, plus one
@@ -53,4 +76,5 @@ leak_check() {
 	[ -n "$1" ] && [ "$1" = "$after" ]
 	ok $? "rdma resource show: counts back to what they were ($after)"
 	[ "$1" = "$after" ] || diag "before: $1"
+	[ "$(pool_cqs)" -eq 0 ] || diag "not counted: $(pool_cqs) CQs of ib_core's shared CQ pool"
 }

@@ -109,11 +109,20 @@ setup() {
 # res_counts: "pd N cq N qp N mr N srq N" of orca0 from the summary line
 # of "rdma resource show" ("0: orca0: pd 0 cq 0 qp 0 cm_id 0 mr 0 ctx 0
 # srq 0"); empty if orca0 is not listed.
+# The CQs of ib_core's shared CQ pool (ib_cq_pool_get: nvmet-rdma,
+# svcrdma) are not counted: the pool keeps them until the device is
+# unregistered.  They are the CQs ib_core allocated itself that no QP
+# uses (ib_mad's own CQ always has its QPs).
 res_counts() {
-	rdma resource show 2>/dev/null | awk -v dev="$ORCA_DEV:" -v types="${RES_TYPES[*]}" '
+	local pool
+	pool=$(rdma resource show cq 2>/dev/null |
+		grep -E "^(dev|link) $ORCA_DEV(/[0-9-]+)? " |
+		grep -c ' users 0 .*comm \[ib_core\]')
+	rdma resource show 2>/dev/null | awk -v dev="$ORCA_DEV:" -v types="${RES_TYPES[*]}" -v pool="$pool" '
 	$2 == dev {
 		for (i = 3; i < NF; i += 2)
 			c[$i] = $(i + 1)
+		c["cq"] -= pool
 		k = split(types, t, " ")
 		for (j = 1; j <= k; j++)
 			printf "%s%s %s", (j > 1 ? " " : ""), t[j], ((t[j] in c) ? c[t[j]] : "?")
