@@ -353,6 +353,8 @@ static_assert(sizeof(struct orca_aq_cqe) == ORCA_AQ_CQE_SIZE);
 #define ORCA_HW_DEV_CAP_UD		BIT(2)
 #define ORCA_HW_DEV_CAP_SRQ		BIT(3)
 #define ORCA_HW_DEV_CAP_ATOMIC		BIT(4)
+#define ORCA_HW_DEV_CAP_FAST_REG	BIT(5)
+#define ORCA_HW_DEV_CAP_RNR_NAK		BIT(6)
 
 /* GUIDs are EUI-64 identifiers, stored in network byte order. */
 struct orca_hw_device_attr {

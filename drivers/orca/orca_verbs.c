@@ -88,6 +88,25 @@ int orca_udata_put_resp(struct ib_udata *udata, void *resp, size_t len)
 	return ib_copy_to_udata(udata, resp, len);
 }
 
+/*
+ * The ib_core capabilities that hold for this device, each because the
+ * interface specification promises it or the device reports it.
+ */
+static u64 orca_device_cap_flags(const struct orca_dev *dev, u32 caps)
+{
+	/* MODIFY_QP checks cur_qp_state; port changes raise events. */
+	u64 flags = IB_DEVICE_CURR_QP_STATE_MOD | IB_DEVICE_PORT_ACTIVE_EVENT;
+
+	if (dev->hw_attr.sys_image_guid)
+		flags |= IB_DEVICE_SYS_IMAGE_GUID;
+	if ((caps & ORCA_HW_DEV_CAP_FAST_REG) &&
+	    dev->hw_attr.max_fast_reg_page_list_len)
+		flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
+	if (caps & ORCA_HW_DEV_CAP_RNR_NAK)
+		flags |= IB_DEVICE_RC_RNR_NAK_GEN;
+	return flags;
+}
+
 static int orca_query_device(struct ib_device *ibdev,
 			     struct ib_device_attr *props,
 			     struct ib_udata *udata)
@@ -134,6 +153,7 @@ static int orca_query_device(struct ib_device *ibdev,
 	props->max_pkeys = le32_to_cpu(hw->max_pkeys);
 	props->atomic_cap = (caps & ORCA_HW_DEV_CAP_ATOMIC) ?
 			    IB_ATOMIC_HCA : IB_ATOMIC_NONE;
+	props->device_cap_flags = orca_device_cap_flags(dev, caps);
 	return 0;
 }
 

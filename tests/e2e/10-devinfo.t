@@ -7,7 +7,7 @@
 
 . "$(dirname "$0")/lib.sh"
 
-plan 11
+plan 12
 
 mac=$(cat "/sys/class/net/$ORCA_NETDEV/address")
 # EUI-64 from the MAC: flip the U/L bit, insert ff:fe in the middle.
@@ -34,6 +34,12 @@ check "RoCE v2 link-local GID fe80::$ll_suffix" \
 	grep -Eq "GID\[ *[0-9]+\]:[[:space:]]+fe80::$ll_suffix, RoCE v2" /tmp/devinfo.out
 check "firmware version reported by QUERY_DEVICE" \
 	grep -Eq 'fw_ver:[[:space:]]+1\.0\.0' /tmp/devinfo.out
+
+# Exactly the capabilities Orca has: CURR_QP_STATE_MOD (0x80),
+# PORT_ACTIVE_EVENT (0x400), SYS_IMAGE_GUID (0x800), RC_RNR_NAK_GEN
+# (0x1000) and MEM_MGT_EXTENSIONS (0x200000, fast registration).
+check "device_cap_flags are exactly 0x00201c80" \
+	grep -Eq 'device_cap_flags:[[:space:]]+0x00201c80$' /tmp/devinfo.out
 
 rdma link show "$ORCA_DEV/1" >/tmp/link.out 2>&1
 check "rdma link shows $ORCA_DEV/1 ACTIVE on $ORCA_NETDEV" \

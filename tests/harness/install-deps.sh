@@ -46,6 +46,7 @@ PKGS_COMMON=(
 	gcc make bc bison flex libelf-dev libssl-dev dwarves rsync xz-utils
 	pkg-config
 	shellcheck
+	nvme-cli nfs-kernel-server fio
 	strace
 )
 
