@@ -158,6 +158,11 @@ struct orca_dev {
 	spinlock_t state_lock;		/* events_enabled, port_state */
 	bool events_enabled;
 	enum ib_port_state port_state;
+
+	/* Registered and running: dealloc_driver stops it (once). */
+	bool live;
+	/* orca_remove() is unregistering: no detach request then. */
+	bool removing;
 };
 
 struct orca_ucontext {

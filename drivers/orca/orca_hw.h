@@ -54,6 +54,7 @@
 #define ORCA_CAPS_EQ_MAX_LOG2		GENMASK(23, 16)
 
 #define ORCA_CTRL_ENABLE		BIT(0)
+#define ORCA_CTRL_DETACH		BIT(1)
 
 #define ORCA_STATUS_READY		BIT(0)
 #define ORCA_STATUS_FATAL		BIT(1)
@@ -355,6 +356,7 @@ static_assert(sizeof(struct orca_aq_cqe) == ORCA_AQ_CQE_SIZE);
 #define ORCA_HW_DEV_CAP_ATOMIC		BIT(4)
 #define ORCA_HW_DEV_CAP_FAST_REG	BIT(5)
 #define ORCA_HW_DEV_CAP_RNR_NAK		BIT(6)
+#define ORCA_HW_DEV_CAP_DETACH		BIT(7)
 
 /* GUIDs are EUI-64 identifiers, stored in network byte order. */
 struct orca_hw_device_attr {

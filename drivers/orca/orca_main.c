@@ -144,6 +144,37 @@ static void orca_events_enable(struct orca_dev *dev, bool enable)
 	spin_unlock_irq(&dev->state_lock);
 }
 
+/*
+ * ib_core calls this once the ib_device is unregistered, whoever asked:
+ * orca_remove(), or a user's "rdma link delete" (IBK_ALLOW_USER_UNREG).
+ * Every object is gone by then, users' included (their contexts were
+ * disassociated after DEVICE_FATAL).  Stop the function; after a user's
+ * request also ask the platform to remove it (CTRL.DETACH), which unbinds
+ * the driver, orca_remove(), later and from another context.  The
+ * ib_device itself is freed by orca_remove()'s last reference.
+ */
+static void orca_dealloc_driver(struct ib_device *ibdev)
+{
+	struct orca_dev *dev = to_odev(ibdev);
+
+	if (!dev->live)
+		return;
+	dev->live = false;
+	orca_events_enable(dev, false);
+	cancel_work_sync(&dev->port_work);
+	orca_ceqs_destroy(dev);
+	orca_hw_stop(dev);
+	if (!READ_ONCE(dev->removing)) {
+		dev_info(orca_device(dev), "%s deleted; detaching the function\n",
+			 dev_name(&ibdev->dev));
+		orca_reg_write(dev, ORCA_REG_CTRL, ORCA_CTRL_DETACH);
+	}
+}
+
+static const struct ib_device_ops orca_lifetime_ops = {
+	.dealloc_driver = orca_dealloc_driver,
+};
+
 static int orca_register(struct orca_dev *dev)
 {
 	struct orca_bus_device *bdev = dev->bdev;
@@ -186,6 +217,7 @@ static int orca_register(struct orca_dev *dev)
 	ibdev->dev.parent = &bdev->adev.dev;
 	strscpy(ibdev->node_desc, "Orca HCA", sizeof(ibdev->node_desc));
 	ib_set_device_ops(ibdev, &orca_dev_ops);
+	ib_set_device_ops(ibdev, &orca_lifetime_ops);
 
 	ret = ib_device_set_netdev(ibdev, bdev->netdev, ORCA_PORT_NUM);
 	if (ret)
@@ -283,6 +315,12 @@ static int orca_probe(struct auxiliary_device *adev,
 	 * cache ib_register_device() sets up.  Catch up on a change that
 	 * happened during registration.
 	 */
+	/*
+	 * From here on the ib_device can be unregistered from under us
+	 * ("rdma link delete"); keep it allocated until orca_remove().
+	 */
+	get_device(&dev->ibdev.dev);
+	dev->live = true;
 	orca_events_enable(dev, true);
 	schedule_work(&dev->port_work);
 
@@ -313,6 +351,7 @@ static void orca_remove(struct auxiliary_device *adev)
 {
 	struct orca_dev *dev = auxiliary_get_drvdata(adev);
 
+	WRITE_ONCE(dev->removing, true);
 	/*
 	 * No port event may reach ib_core once unregistration is under way:
 	 * its work would run after ib_unregister_device() flushed ib_wq,
@@ -320,10 +359,14 @@ static void orca_remove(struct auxiliary_device *adev)
 	 */
 	orca_events_enable(dev, false);
 	cancel_work_sync(&dev->port_work);
+	/*
+	 * Stops the function through orca_dealloc_driver(), unless a user's
+	 * "rdma link delete" already did.  Events a user-requested
+	 * unregistration let through may still be queued on ib_wq.
+	 */
 	ib_unregister_device(&dev->ibdev);
-	orca_ceqs_destroy(dev);
-	orca_hw_stop(dev);
-	ib_dealloc_device(&dev->ibdev);
+	flush_workqueue(ib_wq);
+	put_device(&dev->ibdev.dev);
 }
 
 static const struct auxiliary_device_id orca_id_table[] = {

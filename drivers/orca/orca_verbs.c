@@ -154,6 +154,9 @@ static int orca_query_device(struct ib_device *ibdev,
 	props->atomic_cap = (caps & ORCA_HW_DEV_CAP_ATOMIC) ?
 			    IB_ATOMIC_HCA : IB_ATOMIC_NONE;
 	props->device_cap_flags = orca_device_cap_flags(dev, caps);
+	/* "rdma link delete": the function can be detached afterwards. */
+	if (caps & ORCA_HW_DEV_CAP_DETACH)
+		props->kernel_cap_flags |= IBK_ALLOW_USER_UNREG;
 	return 0;
 }
 

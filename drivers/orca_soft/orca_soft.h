@@ -266,6 +266,7 @@ struct orca_soft_dev {
 	struct workqueue_struct *wq;
 	struct work_struct engine_work;
 	bool netdev_gone;		/* under orca_soft_list_lock */
+	bool detach;			/* CTRL.DETACH; under the same lock */
 
 	/* The data-path engine (orca_soft_engine.c). */
 	struct mutex eng_mutex;		/* engine batches vs admin commands */
@@ -336,6 +337,7 @@ void orca_soft_regs_init(struct orca_soft_dev *sdev);
 u32 orca_soft_reg_read(struct orca_soft_dev *sdev, u32 reg);
 void orca_soft_reg_write(struct orca_soft_dev *sdev, u32 reg, u32 val);
 void orca_soft_notify(struct orca_bus_device *bdev, u32 reg, u32 val);
+void orca_soft_detach_request(struct orca_soft_dev *sdev);
 void orca_soft_engine_work(struct work_struct *work);
 void orca_soft_disable(struct orca_soft_dev *sdev);
 void orca_soft_raise_irq(struct orca_soft_dev *sdev, u8 vector);

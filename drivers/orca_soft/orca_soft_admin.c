@@ -96,7 +96,8 @@ static u8 orca_soft_query_device(struct orca_soft_dev *sdev,
 				     ORCA_HW_DEV_CAP_UD | ORCA_HW_DEV_CAP_SRQ |
 				     ORCA_HW_DEV_CAP_ATOMIC |
 				     ORCA_HW_DEV_CAP_FAST_REG |
-				     ORCA_HW_DEV_CAP_RNR_NAK);
+				     ORCA_HW_DEV_CAP_RNR_NAK |
+				     ORCA_HW_DEV_CAP_DETACH);
 	attr.num_ports = cpu_to_le32(1);
 	attr.max_qp = cpu_to_le32(ORCA_SOFT_MAX_QP);
 	attr.max_qp_wr = cpu_to_le32(ORCA_SOFT_MAX_QP_WR);

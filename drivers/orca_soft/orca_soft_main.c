@@ -7,7 +7,8 @@
  * register block, the interrupt vectors, the control workqueue, the
  * data-path engine thread, and the auxiliary
  * device "orca_soft.hca.<id>" that orca.ko binds to.  The instance lives
- * until the module is unloaded or its netdev is unregistered.
+ * until the module is unloaded, its netdev is unregistered, or the driver
+ * asks for its removal (CTRL.DETACH, after "rdma link delete orca0").
  */
 
 #include <linux/if_arp.h>
@@ -274,6 +275,9 @@ static int orca_soft_newlink(const char *ibdev_name, struct net_device *ndev)
 		sdev->netdev_gone = true;
 		schedule_work(&orca_soft_reap_work);
 	}
+	/* Likewise a detach requested as soon as the device registered. */
+	if (sdev->detach)
+		schedule_work(&orca_soft_reap_work);
 	spin_unlock(&orca_soft_list_lock);
 	dev_info(&sdev->pdev->dev, "function %s attached to %s\n",
 		 dev_name(&sdev->bdev.adev.dev), netdev_name(ndev));
@@ -288,7 +292,23 @@ static struct rdma_link_ops orca_soft_link_ops = {
 	.newlink = orca_soft_newlink,
 };
 
-/* Destroy instances whose netdev is going away (cannot be done under RTNL). */
+/*
+ * The driver asked for the function's removal (CTRL.DETACH, written after
+ * "rdma link delete").  notify() must not sleep, and the driver's remove
+ * runs from the destruction: the reap work does it.
+ */
+void orca_soft_detach_request(struct orca_soft_dev *sdev)
+{
+	spin_lock(&orca_soft_list_lock);
+	sdev->detach = true;
+	schedule_work(&orca_soft_reap_work);
+	spin_unlock(&orca_soft_list_lock);
+}
+
+/*
+ * Destroy instances whose netdev is going away (cannot be done under
+ * RTNL) or whose driver asked for a detach.
+ */
 static void orca_soft_reap(struct work_struct *work)
 {
 	struct orca_soft_dev *sdev, *tmp;
@@ -297,7 +317,7 @@ static void orca_soft_reap(struct work_struct *work)
 	mutex_lock(&orca_soft_mutex);
 	spin_lock(&orca_soft_list_lock);
 	list_for_each_entry_safe(sdev, tmp, &orca_soft_devices, list)
-		if (sdev->netdev_gone)
+		if (sdev->netdev_gone || sdev->detach)
 			list_move_tail(&sdev->list, &gone);
 	spin_unlock(&orca_soft_list_lock);
 
@@ -367,6 +387,8 @@ static void __exit orca_soft_exit(void)
 	list_for_each_entry_safe(sdev, tmp, &all, list)
 		orca_soft_destroy(sdev);
 	mutex_unlock(&orca_soft_mutex);
+	/* A detach requested meanwhile queued the reap again: let it end. */
+	cancel_work_sync(&orca_soft_reap_work);
 	ida_destroy(&orca_soft_ida);
 }
 

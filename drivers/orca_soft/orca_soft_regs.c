@@ -328,6 +328,10 @@ void orca_soft_notify(struct orca_bus_device *bdev, u32 reg, u32 val)
 
 	switch (reg) {
 	case ORCA_REG_CTRL:
+		if ((val & ORCA_CTRL_DETACH) && !(val & ORCA_CTRL_ENABLE))
+			orca_soft_detach_request(sdev);
+		queue_work(sdev->wq, &sdev->engine_work);
+		break;
 	case ORCA_REG_AQ_SQ_DB:
 		queue_work(sdev->wq, &sdev->engine_work);
 		break;
