@@ -118,6 +118,9 @@ struct orca_mmap_entry {
 	struct orca_qmem *qmem;
 };
 
+/* Queued port states: a flap faster than port_work can follow. */
+#define ORCA_PORT_Q_LEN		16
+
 struct orca_dev {
 	struct ib_device ibdev;
 	struct orca_bus_device *bdev;
@@ -155,9 +158,18 @@ struct orca_dev {
 
 	struct orca_hw_device_attr hw_attr;
 	struct work_struct port_work;
-	spinlock_t state_lock;		/* events_enabled, port_state */
+	spinlock_t state_lock;		/* events_enabled, port_*  */
 	bool events_enabled;
-	enum ib_port_state port_state;
+	enum ib_port_state port_state;	/* as last told to ib_core */
+	/*
+	 * Port states carried by PORT_CHANGE events, oldest first, for
+	 * port_work to tell ib_core one by one; port_resync asks it to query
+	 * the port when none is queued (after registration).
+	 */
+	u8 port_q[ORCA_PORT_Q_LEN];
+	u8 port_q_head;
+	u8 port_q_len;
+	bool port_resync;
 
 	/* Registered and running: dealloc_driver stops it (once). */
 	bool live;
@@ -360,6 +372,7 @@ void orca_aeq_program(struct orca_dev *dev);
 void orca_aeq_arm(struct orca_dev *dev);
 irqreturn_t orca_async_irq_handler(int irq, void *data);
 void orca_port_work(struct work_struct *work);
+void orca_port_resync(struct orca_dev *dev);
 int orca_ceqs_create(struct orca_dev *dev);
 void orca_ceqs_destroy(struct orca_dev *dev);
 void orca_ceqs_free(struct orca_dev *dev, bool device_stopped);

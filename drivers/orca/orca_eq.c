@@ -147,14 +147,50 @@ static void orca_dispatch_affiliated(struct orca_dev *dev, u8 type, u32 num)
 	}
 }
 
+/*
+ * PORT_CHANGE carries the port's state when the device posted it.  Queue
+ * it for port_work, which tells ib_core of each change in order: a flap
+ * (down then up before the work runs) is two events, not none.  A full
+ * queue keeps the newest state in its last slot.
+ */
+static int orca_port_event(struct orca_dev *dev, u64 data)
+{
+	enum ib_port_state state;
+	u8 tail;
+
+	if (FIELD_GET(ORCA_EQE_PORT_NUM, data) != ORCA_PORT_NUM ||
+	    (data & ORCA_EQE_PORT_RSVD))
+		return -EINVAL;
+	switch (FIELD_GET(ORCA_EQE_PORT_STATE, data)) {
+	case ORCA_PORT_ACTIVE:
+		state = IB_PORT_ACTIVE;
+		break;
+	case ORCA_PORT_DOWN:
+		state = IB_PORT_DOWN;
+		break;
+	default:
+		return -EINVAL;
+	}
+
+	spin_lock(&dev->state_lock);
+	if (dev->events_enabled) {
+		if (dev->port_q_len < ORCA_PORT_Q_LEN)
+			dev->port_q_len++;
+		tail = (dev->port_q_head + dev->port_q_len - 1) %
+		       ORCA_PORT_Q_LEN;
+		dev->port_q[tail] = state;
+		schedule_work(&dev->port_work);
+	}
+	spin_unlock(&dev->state_lock);
+	return 0;
+}
+
 static void orca_handle_eqe(struct orca_dev *dev, u8 type, u64 data)
 {
 	switch (type) {
 	case ORCA_EQE_PORT_CHANGE:
-		spin_lock(&dev->state_lock);
-		if (dev->events_enabled)
-			schedule_work(&dev->port_work);
-		spin_unlock(&dev->state_lock);
+		if (orca_port_event(dev, data))
+			goto bad;
 		break;
 	case ORCA_EQE_QP_FATAL:
 	case ORCA_EQE_QP_REQ_ERR:
@@ -216,33 +252,69 @@ irqreturn_t orca_async_irq_handler(int irq, void *data)
 	return IRQ_HANDLED;
 }
 
-/* Port state changed: ask the device, and tell ib_core what changed. */
-void orca_port_work(struct work_struct *work)
+/* Tell ib_core that the port is now in @state, if that is news. */
+static void orca_port_note(struct orca_dev *dev, enum ib_port_state state)
 {
-	struct orca_dev *dev = container_of(work, struct orca_dev, port_work);
-	struct orca_hw_port_attr hw;
-	struct ib_port_attr attr = {};
 	struct ib_event event = {};
 	bool changed;
 
-	if (orca_cmd_query_port(dev, ORCA_PORT_NUM, &hw))
-		return;
-	if (orca_port_attr_to_ib(&hw, &attr))
-		return;
-
 	spin_lock_irq(&dev->state_lock);
-	changed = dev->events_enabled && attr.state != dev->port_state;
+	changed = dev->events_enabled && state != dev->port_state;
 	if (changed)
-		dev->port_state = attr.state;
+		dev->port_state = state;
 	spin_unlock_irq(&dev->state_lock);
 	if (!changed)
 		return;
 
 	event.device = &dev->ibdev;
 	event.element.port_num = ORCA_PORT_NUM;
-	event.event = attr.state == IB_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE :
-						     IB_EVENT_PORT_ERR;
+	event.event = state == IB_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE :
+						IB_EVENT_PORT_ERR;
 	ib_dispatch_event(&event);
+}
+
+/* After registration: catch up on a change made while registering. */
+void orca_port_resync(struct orca_dev *dev)
+{
+	spin_lock_irq(&dev->state_lock);
+	dev->port_resync = true;
+	spin_unlock_irq(&dev->state_lock);
+	schedule_work(&dev->port_work);
+}
+
+/* Tell ib_core of each queued port state change, oldest first. */
+void orca_port_work(struct work_struct *work)
+{
+	struct orca_dev *dev = container_of(work, struct orca_dev, port_work);
+	enum ib_port_state state;
+	bool resync;
+
+	spin_lock_irq(&dev->state_lock);
+	/* Queued events end with the current state: no query needed. */
+	resync = dev->port_resync && !dev->port_q_len;
+	dev->port_resync = false;
+	spin_unlock_irq(&dev->state_lock);
+	if (resync) {
+		struct orca_hw_port_attr hw;
+		struct ib_port_attr attr = {};
+
+		if (!orca_cmd_query_port(dev, ORCA_PORT_NUM, &hw) &&
+		    !orca_port_attr_to_ib(&hw, &attr))
+			orca_port_note(dev, attr.state);
+	}
+
+	for (;;) {
+		spin_lock_irq(&dev->state_lock);
+		if (!dev->port_q_len) {
+			spin_unlock_irq(&dev->state_lock);
+			break;
+		}
+		state = dev->port_q[dev->port_q_head];
+		dev->port_q_head = (dev->port_q_head + 1) % ORCA_PORT_Q_LEN;
+		dev->port_q_len--;
+		spin_unlock_irq(&dev->state_lock);
+		orca_port_note(dev, state);
+	}
 }
 
 /* A completion event: call the CQ's completion handler. */

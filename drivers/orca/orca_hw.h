@@ -661,6 +661,11 @@ struct orca_eqe {
 #define ORCA_EQE_TYPE			GENMASK(7, 0)
 #define ORCA_EQE_PHASE			BIT(31)
 
+/* PORT_CHANGE data: the port and its state when the event was posted. */
+#define ORCA_EQE_PORT_NUM		GENMASK_ULL(7, 0)
+#define ORCA_EQE_PORT_STATE		GENMASK_ULL(11, 8)	/* orca_hw_port_state */
+#define ORCA_EQE_PORT_RSVD		GENMASK_ULL(63, 12)
+
 #define ORCA_EQE_SIZE			16
 static_assert(sizeof(struct orca_eqe) == ORCA_EQE_SIZE);
 

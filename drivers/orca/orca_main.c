@@ -322,7 +322,7 @@ static int orca_probe(struct auxiliary_device *adev,
 	get_device(&dev->ibdev.dev);
 	dev->live = true;
 	orca_events_enable(dev, true);
-	schedule_work(&dev->port_work);
+	orca_port_resync(dev);
 
 	dev_info(orca_device(dev), "registered %s on %s, interface %lu.%lu\n",
 		 dev_name(&dev->ibdev.dev), netdev_name(bdev->netdev),

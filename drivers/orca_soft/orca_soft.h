@@ -338,6 +338,7 @@ u32 orca_soft_reg_read(struct orca_soft_dev *sdev, u32 reg);
 void orca_soft_reg_write(struct orca_soft_dev *sdev, u32 reg, u32 val);
 void orca_soft_notify(struct orca_bus_device *bdev, u32 reg, u32 val);
 void orca_soft_detach_request(struct orca_soft_dev *sdev);
+enum orca_hw_port_state orca_soft_port_state(struct net_device *ndev);
 void orca_soft_engine_work(struct work_struct *work);
 void orca_soft_disable(struct orca_soft_dev *sdev);
 void orca_soft_raise_irq(struct orca_soft_dev *sdev, u8 vector);

@@ -132,6 +132,13 @@ u32 orca_soft_active_mtu(struct net_device *ndev)
 	return mtu;
 }
 
+/* The port follows its netdev: ACTIVE while it is up with a carrier. */
+enum orca_hw_port_state orca_soft_port_state(struct net_device *ndev)
+{
+	return netif_running(ndev) && netif_carrier_ok(ndev) ?
+	       ORCA_PORT_ACTIVE : ORCA_PORT_DOWN;
+}
+
 static u8 orca_soft_query_port(struct orca_soft_dev *sdev,
 			       const union orca_aq_cmd *cmd)
 {
@@ -145,7 +152,7 @@ static u8 orca_soft_query_port(struct orca_soft_dev *sdev,
 	    le32_to_cpu(c->port) != 1)
 		return ORCA_AQ_STS_BAD_PARAM;
 
-	up = netif_running(ndev) && netif_carrier_ok(ndev);
+	up = orca_soft_port_state(ndev) == ORCA_PORT_ACTIVE;
 	info = FIELD_PREP(ORCA_PORT_INFO_STATE,
 			  up ? ORCA_PORT_ACTIVE : ORCA_PORT_DOWN);
 	if (up)

@@ -11,6 +11,7 @@
  * asks for its removal (CTRL.DETACH, after "rdma link delete orca0").
  */
 
+#include <linux/bitfield.h>
 #include <linux/if_arp.h>
 #include <linux/interrupt.h>
 #include <linux/irq.h>
@@ -341,8 +342,11 @@ static int orca_soft_netdev_event(struct notifier_block *nb,
 	case NETDEV_UP:
 	case NETDEV_DOWN:
 	case NETDEV_CHANGE:
-		/* The port follows the link: tell the driver. */
-		orca_soft_post_event(sdev, ORCA_EQE_PORT_CHANGE, 1);
+		/* The port follows the link: tell the driver its state. */
+		orca_soft_post_event(sdev, ORCA_EQE_PORT_CHANGE,
+				     FIELD_PREP(ORCA_EQE_PORT_NUM, 1) |
+				     FIELD_PREP(ORCA_EQE_PORT_STATE,
+						orca_soft_port_state(ndev)));
 		break;
 	case NETDEV_UNREGISTER:
 		sdev->netdev_gone = true;

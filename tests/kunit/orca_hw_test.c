@@ -399,7 +399,7 @@ static void orca_hw_test_cqe_encode(struct kunit *test)
 static void orca_hw_test_eqe(struct kunit *test)
 {
 	static const u8 raw[ORCA_EQE_SIZE] = {
-		0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* data: port 1 */
+		0x01, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* port 1 ACTIVE */
 		0x00, 0x00, 0x00, 0x00,			/* rsvd */
 		0x01, 0x00, 0x00, 0x80,			/* PORT_CHANGE, phase 1 */
 	};
@@ -415,7 +415,10 @@ static void orca_hw_test_eqe(struct kunit *test)
 	info = le32_to_cpu(eqe.info);
 	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_EQE_TYPE, info), (u32)ORCA_EQE_PORT_CHANGE);
 	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_EQE_PHASE, info), 1U);
-	KUNIT_EXPECT_EQ(test, le64_to_cpu(eqe.data), 1ULL);
+	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_EQE_PORT_NUM, le64_to_cpu(eqe.data)), 1ULL);
+	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_EQE_PORT_STATE, le64_to_cpu(eqe.data)),
+			(u64)ORCA_PORT_ACTIVE);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(eqe.data) & ORCA_EQE_PORT_RSVD, 0ULL);
 
 	memcpy(&eqe, raw_other, sizeof(eqe));
 	info = le32_to_cpu(eqe.info);
@@ -425,7 +428,8 @@ static void orca_hw_test_eqe(struct kunit *test)
 
 	/* Encoding gives back the first entry. */
 	memset(&eqe, 0xaa, sizeof(eqe));
-	eqe.data = cpu_to_le64(1);
+	eqe.data = cpu_to_le64(FIELD_PREP(ORCA_EQE_PORT_NUM, 1) |
+			       FIELD_PREP(ORCA_EQE_PORT_STATE, ORCA_PORT_ACTIVE));
 	eqe.rsvd = 0;
 	eqe.info = cpu_to_le32(FIELD_PREP(ORCA_EQE_TYPE, ORCA_EQE_PORT_CHANGE) |
 			       FIELD_PREP(ORCA_EQE_PHASE, 1));
