@@ -24,12 +24,6 @@ SVCID=4420
 before=$(res_summary)
 ip=$(ip -4 -o addr show dev "$ORCA_NETDEV" | awk '{ print $4 }' | cut -d/ -f1 | head -n1)
 
-# orca_stat NAME: one counter of orca0's "rdma statistic show".
-orca_stat() {
-	rdma statistic show link "$ORCA_DEV/1" 2>/dev/null |
-		grep -oE " $1 [0-9]+" | awk '{ print $2 }'
-}
-
 # The controller nvme-rdma created for $NQN: nvmeN, or nothing.
 nvme_ctrl() {
 	local c

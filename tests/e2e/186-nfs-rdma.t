@@ -24,11 +24,6 @@ MNT=/tmp/e2e-nfs-mnt
 before=$(res_summary)
 ip=$(ip -4 -o addr show dev "$ORCA_NETDEV" | awk '{ print $4 }' | cut -d/ -f1 | head -n1)
 
-orca_stat() {
-	rdma statistic show link "$ORCA_DEV/1" 2>/dev/null |
-		grep -oE " $1 [0-9]+" | awk '{ print $2 }'
-}
-
 modprobe nfsd && modprobe rpcrdma
 ok $? "nfsd and rpcrdma are loaded"
 

@@ -39,6 +39,12 @@ res_summary() {
 	[ -n "$res" ] && echo "$res; device:$dev"
 }
 
+# orca_stat NAME: one counter of $ORCA_DEV's "rdma statistic show".
+orca_stat() {
+	rdma statistic show link "$ORCA_DEV/1" 2>/dev/null |
+		grep -oE " $1 [0-9]+" | awk '{ print $2 }'
+}
+
 # fold_tap FILE STATUS NAME: one point per TAP point in FILE, plus one
 # that NAME ran to completion (a plan matching what it ran, and an exit
 # STATUS of 0 or 1: no crash).

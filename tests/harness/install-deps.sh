@@ -47,6 +47,7 @@ PKGS_COMMON=(
 	pkg-config
 	shellcheck
 	nvme-cli nfs-kernel-server fio
+	ucx-utils openmpi-bin libopenmpi-dev libfabric-bin
 	strace
 )
 
