@@ -9,6 +9,8 @@
 #                run ibv_rc_pingpong and ib_write_bw on it
 #   make bench   perftest on orca0 and rxe0 in one guest: ratio table in
 #                build/bench/results.txt (targets are goals, not checks)
+#   make soak    the long runs kept out of make check (hours): 240-ev-stress
+#                50 times on the stock and on the debug kernel
 #
 # KDIR selects the kernel build tree.  By default it is the headers package
 # of the Debian stock kernel ABI recorded by 'make deps' in build/kernel-abi.
@@ -20,7 +22,7 @@ KDIR		?= /usr/src/linux-headers-$(ORCA_KABI)
 
 export BUILD_DIR ORCA_KABI KDIR
 
-.PHONY: all modules userspace e2e-progs deps check demo bench kunit-kernel style clean
+.PHONY: all modules userspace e2e-progs deps check demo bench soak kunit-kernel style clean
 
 all: modules userspace e2e-progs
 
@@ -45,6 +47,9 @@ demo:
 
 bench:
 	tests/bench/run-bench.sh
+
+soak:
+	tests/soak/run-soak.sh
 
 kunit-kernel:
 	tests/kunit/build-kernel.sh

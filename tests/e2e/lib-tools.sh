@@ -11,8 +11,10 @@
 # Every run has a time limit: a hang is a failing point, never a skip.
 # Source after lib.sh.  Also used by tests/bench/bench-in-guest.sh.
 
-# Seconds one tool run (server or client) may take.
-TOOLS_TIMEOUT=${TOOLS_TIMEOUT:-90}
+# Seconds one tool run (server or client) may take: a guard against a
+# hang, not a measure (a debug-kernel guest under load was seen to need
+# several times the stock kernel's minute).
+TOOLS_TIMEOUT=${TOOLS_TIMEOUT:-180}
 # After the client has exited, seconds the server gets to finish.
 TOOLS_SERVER_GRACE=${TOOLS_SERVER_GRACE:-30}
 # TCP port of the next run (the tools exchange QP numbers over TCP);

@@ -122,7 +122,7 @@ if command -v shellcheck >/dev/null; then
 	mapfile -t scripts < <(cd "$REPO" && {
 		ls tests/harness/*.sh tests/selftest/*.sh tests/style/*.sh \
 			tests/run-check.sh tests/demo.sh tests/e2e/run-in-guest.sh \
-			tests/bench/*.sh .ci/run 2>/dev/null || true
+			tests/bench/*.sh tests/soak/*.sh .ci/run 2>/dev/null || true
 	})
 	log=$LOGS/shellcheck.log
 	if (cd "$REPO" && shellcheck -x "${scripts[@]}") >"$log" 2>&1; then
