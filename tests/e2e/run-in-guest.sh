@@ -97,10 +97,36 @@ setup() {
 	fi
 
 	for _ in $(seq 100); do
-		[ -e "/sys/class/infiniband/$ORCA_DEV" ] && return 0
+		[ -e "/sys/class/infiniband/$ORCA_DEV" ] && break
 		sleep 0.1
 	done
-	echo "$ORCA_DEV did not appear"
+	if [ ! -e "/sys/class/infiniband/$ORCA_DEV" ]; then
+		echo "$ORCA_DEV did not appear"
+		return 1
+	fi
+	# ib_core fills the GID table from the netdev's addresses in a work
+	# item of its own: a test must not find it still empty.
+	gids_ready
+}
+
+# gids_ready: the RoCE v2 GID of $ORCA_NETDEV's IPv4 address is in the
+# table (when the netdev has one and is up), within 30 s.
+gids_ready() {
+	local ip want a b c d
+	[ "$(cat "/sys/class/net/$ORCA_NETDEV/operstate" 2>/dev/null)" = up ] ||
+		return 0
+	ip=$(ip -4 -o addr show dev "$ORCA_NETDEV" 2>/dev/null |
+		awk '{ print $4 }' | cut -d/ -f1 | head -n1)
+	[ -n "$ip" ] || return 0
+	IFS=. read -r a b c d <<<"$ip"
+	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' \
+		"$a" "$b" "$c" "$d")
+	for _ in $(seq 300); do
+		grep -qx "$want" "/sys/class/infiniband/$ORCA_DEV/ports/1/gids/"* 2>/dev/null &&
+			return 0
+		sleep 0.1
+	done
+	echo "$ORCA_DEV has no GID for $ORCA_NETDEV's address $ip after 30 s"
 	return 1
 }
 
