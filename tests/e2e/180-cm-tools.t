@@ -59,8 +59,7 @@ ok $? "rping: the client validated 1000 distinct pings ($pings), no data mismatc
 cm_run ucmatose 17175 ucmatose -p 17175 -c 4 -C 10 -- \
 	ucmatose -s "$ip" -p 17175 -c 4 -C 10
 for side in server client; do
-	file=$TP_SRV_OUT
-	[ "$side" = client ] && file=$TP_CLI_OUT
+	file=$(tools_out "$side")
 	grep -q '^data transfers complete$' "$file" &&
 		grep -q '^return status 0$' "$file"
 	ok $? "ucmatose: $side: data transfers complete, return status 0"

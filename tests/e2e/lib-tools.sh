@@ -64,6 +64,15 @@ cm_listening() {
 # The readiness check tools_pair calls with the port: a function name.
 TOOLS_READY=${TOOLS_READY:-tools_listening}
 
+# tools_out server|client: that side's output file of the last tools_pair.
+tools_out() {
+	if [ "$1" = client ]; then
+		echo "$TP_CLI_OUT"
+	else
+		echo "$TP_SRV_OUT"
+	fi
+}
+
 # tools_status_text STATUS: a timeout's exit status says so.
 tools_status_text() {
 	case "$1" in
@@ -165,8 +174,7 @@ tools_pingpong() {
 	diag "$name: $tool $* -p $port [127.0.0.1]"
 	tools_point_status "$name"
 	for side in server client; do
-		file=$TP_SRV_OUT
-		[ "$side" = client ] && file=$TP_CLI_OUT
+		file=$(tools_out "$side")
 		grep -Eq "^$bytes bytes in [0-9.]+ seconds = [0-9.]+ Mbit/sec$" "$file" &&
 			grep -Eq "^$iters iters in [0-9.]+ seconds = [0-9.]+ usec/iter$" "$file"
 		ok $? "$name: $side reports $bytes bytes and $iters iters exchanged"
@@ -216,8 +224,7 @@ tools_perftest() {
 	tools_point_status "$name"
 	[ "$srv_reports" -eq 1 ] && sides="server client"
 	for side in $sides; do
-		file=$TP_SRV_OUT
-		[ "$side" = client ] && file=$TP_CLI_OUT
+		file=$(tools_out "$side")
 		line=$(tools_perftest_result "$file")
 		"tools_perftest_${kind}_ok" "$line" "$bytes" "$iters"
 		ok $? "$name: $side reports a result for $bytes-byte messages x $iters"
