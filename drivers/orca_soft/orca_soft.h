@@ -29,6 +29,8 @@
  *   orca_soft_comp.c   CQE writer and CQ arm evaluation
  *   orca_soft_mem.c    memory keys, SGE resolution, copies
  *   orca_soft_dp.h     pure data-path arithmetic (tested by KUnit)
+ *   orca_soft_wire.c   RoCEv2 packet formats and the ICRC (pure, tested by
+ *                      KUnit; not used by the engine yet)
  *
  * All admin commands and the device reset run on an ordered workqueue,
  * one at a time, each holding the engine mutex (eng_mutex); the engine
