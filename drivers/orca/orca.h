@@ -171,7 +171,10 @@ struct orca_dev {
 	u8 port_q_len;
 	bool port_resync;
 
-	/* Registered and running: dealloc_driver stops it (once). */
+	/*
+	 * Registered and running (from ib_core's enable_driver on, under
+	 * state_lock): dealloc_driver stops it, once.
+	 */
 	bool live;
 	/* orca_remove() is unregistering: no detach request then. */
 	bool removing;
@@ -372,7 +375,6 @@ void orca_aeq_program(struct orca_dev *dev);
 void orca_aeq_arm(struct orca_dev *dev);
 irqreturn_t orca_async_irq_handler(int irq, void *data);
 void orca_port_work(struct work_struct *work);
-void orca_port_resync(struct orca_dev *dev);
 int orca_ceqs_create(struct orca_dev *dev);
 void orca_ceqs_destroy(struct orca_dev *dev);
 void orca_ceqs_free(struct orca_dev *dev, bool device_stopped);

@@ -273,15 +273,6 @@ static void orca_port_note(struct orca_dev *dev, enum ib_port_state state)
 	ib_dispatch_event(&event);
 }
 
-/* After registration: catch up on a change made while registering. */
-void orca_port_resync(struct orca_dev *dev)
-{
-	spin_lock_irq(&dev->state_lock);
-	dev->port_resync = true;
-	spin_unlock_irq(&dev->state_lock);
-	schedule_work(&dev->port_work);
-}
-
 /* Tell ib_core of each queued port state change, oldest first. */
 void orca_port_work(struct work_struct *work)
 {

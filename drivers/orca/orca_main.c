@@ -156,12 +156,22 @@ static void orca_events_enable(struct orca_dev *dev, bool enable)
 static void orca_dealloc_driver(struct ib_device *ibdev)
 {
 	struct orca_dev *dev = to_odev(ibdev);
+	bool live;
 
-	if (!dev->live)
-		return;
+	spin_lock_irq(&dev->state_lock);
+	live = dev->live;
 	dev->live = false;
-	orca_events_enable(dev, false);
+	dev->events_enabled = false;
+	spin_unlock_irq(&dev->state_lock);
+	if (!live)
+		return;
 	cancel_work_sync(&dev->port_work);
+	/*
+	 * Port events dispatched before events stopped make ib_core update
+	 * its cache from ib_wq, with QUERY_PORT: let that finish while the
+	 * admin queue still exists.
+	 */
+	flush_workqueue(ib_wq);
 	orca_ceqs_destroy(dev);
 	orca_hw_stop(dev);
 	if (!READ_ONCE(dev->removing)) {
@@ -171,8 +181,54 @@ static void orca_dealloc_driver(struct ib_device *ibdev)
 	}
 }
 
+/*
+ * ib_core calls this while registering, before anyone can find the device
+ * to unregister it.  From here on "rdma link delete" may unregister it
+ * under us: it stays allocated until orca_remove(), or the probe error
+ * path, drops this reference.
+ */
+static int orca_enable_driver(struct ib_device *ibdev)
+{
+	struct orca_dev *dev = to_odev(ibdev);
+
+	get_device(&ibdev->dev);
+	spin_lock_irq(&dev->state_lock);
+	dev->live = true;
+	spin_unlock_irq(&dev->state_lock);
+	return 0;
+}
+
+/* Registration failed after orca_enable_driver(): undo it. */
+static void orca_enable_undo(struct orca_dev *dev)
+{
+	bool live;
+
+	spin_lock_irq(&dev->state_lock);
+	live = dev->live;
+	dev->live = false;
+	spin_unlock_irq(&dev->state_lock);
+	if (live)
+		put_device(&dev->ibdev.dev);
+}
+
+/*
+ * Port events flow to ib_core from now on, and a change made while
+ * registering is caught up on, unless a user deleted the device already.
+ */
+static void orca_events_start(struct orca_dev *dev)
+{
+	spin_lock_irq(&dev->state_lock);
+	if (dev->live) {
+		dev->events_enabled = true;
+		dev->port_resync = true;
+		schedule_work(&dev->port_work);
+	}
+	spin_unlock_irq(&dev->state_lock);
+}
+
 static const struct ib_device_ops orca_lifetime_ops = {
 	.dealloc_driver = orca_dealloc_driver,
+	.enable_driver = orca_enable_driver,
 };
 
 static int orca_register(struct orca_dev *dev)
@@ -312,17 +368,9 @@ static int orca_probe(struct auxiliary_device *adev,
 	/*
 	 * Port events go to ib_core only while the device is registered:
 	 * ib_dispatch_event() queues work that uses the port data and the
-	 * cache ib_register_device() sets up.  Catch up on a change that
-	 * happened during registration.
+	 * cache ib_register_device() sets up.
 	 */
-	/*
-	 * From here on the ib_device can be unregistered from under us
-	 * ("rdma link delete"); keep it allocated until orca_remove().
-	 */
-	get_device(&dev->ibdev.dev);
-	dev->live = true;
-	orca_events_enable(dev, true);
-	orca_port_resync(dev);
+	orca_events_start(dev);
 
 	dev_info(orca_device(dev), "registered %s on %s, interface %lu.%lu\n",
 		 dev_name(&dev->ibdev.dev), netdev_name(bdev->netdev),
@@ -331,6 +379,7 @@ static int orca_probe(struct auxiliary_device *adev,
 	return 0;
 
 err_ceqs_destroy:
+	orca_enable_undo(dev);
 	orca_ceqs_destroy(dev);
 err_hw_stop:
 	/* Frees the IRQ and, if the device stopped, the rings. */

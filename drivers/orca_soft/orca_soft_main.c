@@ -238,6 +238,11 @@ static int orca_soft_newlink(const char *ibdev_name, struct net_device *ndev)
 		return -EINVAL;
 	}
 
+	/*
+	 * "rdma link delete" returns once the driver asked for the detach:
+	 * let a removal already queued end before looking for an instance.
+	 */
+	flush_work(&orca_soft_reap_work);
 	mutex_lock(&orca_soft_mutex);
 	spin_lock(&orca_soft_list_lock);
 	exists = orca_soft_find_locked(ndev);
