@@ -8,7 +8,8 @@
 # unloaded.  Prints TAP.
 #
 #   run-e2e.sh [--debug-kernel] [--exclude GLOB]... [--test-timeout SEC]
-#              [--timeout SEC] [--out DIR] [run-guest.sh options...] [-- T...]
+#              [--timeout SEC] [--kmemleak-every N] [--out DIR]
+#              [run-guest.sh options...] [-- T...]
 #
 # --debug-kernel   boot the KUnit/debug kernel (KASAN, lockdep, kmemleak,
 #                  DEBUG_OBJECTS: tests/kunit/build-kernel.sh) instead of
@@ -18,6 +19,8 @@
 #                  programs are the same.  Artifacts go to build/e2e-debug.
 # --exclude GLOB   do not run the .t files whose name matches GLOB
 # --test-timeout   per-.t time limit in the guest (default 300 s)
+# --kmemleak-every N  on a kernel with kmemleak, scan after every Nth .t
+#                  (and the last) instead of after each
 
 set -euo pipefail
 
@@ -36,6 +39,7 @@ while [ "$#" -gt 0 ]; do
 	--debug-kernel) DEBUG=1; shift ;;
 	--exclude) GUEST_ARGS+=(--exclude "$2"); shift 2 ;;
 	--test-timeout) GUEST_ARGS+=(--test-timeout "$2"); shift 2 ;;
+	--kmemleak-every) GUEST_ARGS+=(--kmemleak-every "$2"); shift 2 ;;
 	--) shift; break ;;
 	*) ARGS+=("$1"); shift ;;
 	esac
