@@ -144,6 +144,19 @@ static void orca_events_enable(struct orca_dev *dev, bool enable)
 	spin_unlock_irq(&dev->state_lock);
 }
 
+/* Not live any more, with port events off; whether it was live. */
+static bool orca_end_live(struct orca_dev *dev)
+{
+	bool live;
+
+	spin_lock_irq(&dev->state_lock);
+	live = dev->live;
+	dev->live = false;
+	dev->events_enabled = false;
+	spin_unlock_irq(&dev->state_lock);
+	return live;
+}
+
 /*
  * ib_core calls this once the ib_device is unregistered, whoever asked:
  * orca_remove(), or a user's "rdma link delete" (IBK_ALLOW_USER_UNREG).
@@ -156,14 +169,8 @@ static void orca_events_enable(struct orca_dev *dev, bool enable)
 static void orca_dealloc_driver(struct ib_device *ibdev)
 {
 	struct orca_dev *dev = to_odev(ibdev);
-	bool live;
 
-	spin_lock_irq(&dev->state_lock);
-	live = dev->live;
-	dev->live = false;
-	dev->events_enabled = false;
-	spin_unlock_irq(&dev->state_lock);
-	if (!live)
+	if (!orca_end_live(dev))
 		return;
 	cancel_work_sync(&dev->port_work);
 	/*
@@ -201,13 +208,7 @@ static int orca_enable_driver(struct ib_device *ibdev)
 /* Registration failed after orca_enable_driver(): undo it. */
 static void orca_enable_undo(struct orca_dev *dev)
 {
-	bool live;
-
-	spin_lock_irq(&dev->state_lock);
-	live = dev->live;
-	dev->live = false;
-	spin_unlock_irq(&dev->state_lock);
-	if (live)
+	if (orca_end_live(dev))
 		put_device(&dev->ibdev.dev);
 }
 

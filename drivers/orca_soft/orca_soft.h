@@ -421,6 +421,12 @@ u8 orca_soft_query_qp(struct orca_soft_dev *sdev,
 		      const union orca_aq_cmd *cmd);
 u8 orca_soft_destroy_qp(struct orca_soft_dev *sdev,
 			const union orca_aq_cmd *cmd);
+/* Datagram QPs: UD and the GSI QP, whose send WQEs carry an AV. */
+static inline bool orca_soft_qp_is_ud(const struct orca_soft_qp *qp)
+{
+	return qp->type == ORCA_QPT_UD || qp->type == ORCA_QPT_GSI;
+}
+
 struct orca_soft_qp *orca_soft_qp_find(struct orca_soft_dev *sdev, u32 qpn);
 void orca_soft_qp_reset(struct orca_soft_dev *sdev);
 

@@ -145,17 +145,16 @@ static u8 orca_soft_query_port(struct orca_soft_dev *sdev,
 	const struct orca_cmd_query_port *c = &cmd->query_port;
 	struct net_device *ndev = sdev->netdev;
 	struct orca_hw_port_attr attr = {};
-	bool up;
+	enum orca_hw_port_state state;
 	u32 info;
 
 	if (!orca_soft_rsvd_clear(c->rsvd, sizeof(c->rsvd)) ||
 	    le32_to_cpu(c->port) != 1)
 		return ORCA_AQ_STS_BAD_PARAM;
 
-	up = orca_soft_port_state(ndev) == ORCA_PORT_ACTIVE;
-	info = FIELD_PREP(ORCA_PORT_INFO_STATE,
-			  up ? ORCA_PORT_ACTIVE : ORCA_PORT_DOWN);
-	if (up)
+	state = orca_soft_port_state(ndev);
+	info = FIELD_PREP(ORCA_PORT_INFO_STATE, state);
+	if (state == ORCA_PORT_ACTIVE)
 		info |= ORCA_PORT_INFO_LINK_UP;
 	attr.info = cpu_to_le32(info);
 	attr.max_mtu = cpu_to_le32(ORCA_SOFT_MAX_MTU);

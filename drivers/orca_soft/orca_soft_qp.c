@@ -393,8 +393,8 @@ u8 orca_soft_destroy_qp(struct orca_soft_dev *sdev,
 	 * datagrams a UD or GSI QP had posted are sent first.  Connected
 	 * QPs' unstarted WQEs are dropped with the QP.
 	 */
-	if ((qp->type == ORCA_QPT_UD || qp->type == ORCA_QPT_GSI) &&
-	    qp->state == ORCA_QPS_RTS && qp->req.wait == ORCA_SOFT_WAIT_NONE)
+	if (orca_soft_qp_is_ud(qp) && qp->state == ORCA_QPS_RTS &&
+	    qp->req.wait == ORCA_SOFT_WAIT_NONE)
 		orca_soft_sq_run(sdev, qp, BIT(qp->sq.log2_depth));
 	orca_soft_qp_free(sdev, qp);
 	return ORCA_AQ_STS_OK;

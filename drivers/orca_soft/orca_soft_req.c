@@ -305,8 +305,7 @@ static u8 orca_soft_req_ud(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 	} else if (orca_soft_gid_is_local(sdev, av->dgid)) {
 		dqp = orca_soft_qp_find(sdev, le32_to_cpu(wqe->seg.ud.remote_qpn) &
 					ORCA_SOFT_MCAST_QPN);
-		if (dqp && (dqp->type == ORCA_QPT_UD ||
-			    dqp->type == ORCA_QPT_GSI))
+		if (dqp && orca_soft_qp_is_ud(dqp))
 			orca_soft_resp_deliver(sdev, dqp, msg);
 	}
 	/* Unanswered or dropped, a datagram was sent. */
@@ -424,7 +423,7 @@ static u8 orca_soft_req_exec(struct orca_soft_dev *sdev,
 		break;
 	}
 
-	if (qp->type == ORCA_QPT_UD || qp->type == ORCA_QPT_GSI)
+	if (orca_soft_qp_is_ud(qp))
 		return orca_soft_req_ud(sdev, qp, wqe, addr, &msg);
 	return orca_soft_req_connected(sdev, qp, &msg);
 }

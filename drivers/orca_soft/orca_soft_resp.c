@@ -50,11 +50,6 @@
 #define ORCA_SOFT_REC_PROD	offsetof(struct orca_db_record, prod)
 #define ORCA_SOFT_REC_CONS	offsetof(struct orca_db_record, cons)
 
-static bool orca_soft_qp_is_ud(const struct orca_soft_qp *qp)
-{
-	return qp->type == ORCA_QPT_UD || qp->type == ORCA_QPT_GSI;
-}
-
 /*
  * A responder error: RC moves the QP to ERR and reports @event (0: none)
  * and answers @ans; UC silently drops.
