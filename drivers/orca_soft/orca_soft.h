@@ -30,7 +30,9 @@
  *   orca_soft_mem.c    memory keys, SGE resolution, copies
  *   orca_soft_dp.h     pure data-path arithmetic (tested by KUnit)
  *   orca_soft_wire.c   RoCEv2 packet formats and the ICRC (pure, tested by
- *                      KUnit; not used by the engine yet)
+ *                      KUnit)
+ *   orca_soft_net.c    the port: Ethernet/IP/UDP framing, transmit, the
+ *                      rx_handler and the receive queue
  *
  * All admin commands and the device reset run on an ordered workqueue,
  * one at a time, each holding the engine mutex (eng_mutex); the engine
@@ -47,6 +49,7 @@
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/platform_device.h>
+#include <linux/skbuff.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -108,6 +111,19 @@ struct orca_soft_counts {
 	u64 tx_bytes;
 	u64 rx_packets;
 	u64 rx_bytes;
+	/* The wire (under eng_mutex, but rx_drops: rxq.lock). */
+	u64 rx_drops;			/* not RoCEv2, queue full, no QP */
+	u64 rx_icrc_errors;
+	u64 tx_drops;			/* the netdev refused a packet */
+	u64 retransmits;		/* request packets sent again */
+	u64 ack_timeouts;
+	u64 rnr_naks_sent;
+	u64 rnr_naks_rcvd;
+	u64 naks_sent[4];		/* by enum orca_aeth_nak: PSN sequence, */
+	u64 naks_rcvd[4];		/* invalid request, access, operational */
+	u64 duplicates;			/* duplicate requests received */
+	u64 out_of_sequence;		/* requests after a PSN gap */
+	u64 ud_drops;			/* datagrams no receive WQE took */
 	u32 pds;
 	u32 mrs;
 	u32 cqs;
@@ -281,6 +297,8 @@ struct orca_soft_dev {
 	bool kick_rescan;		/* FIFO overflowed: look at everything */
 	u32 kick_last_qpn;		/* inline kicks, under eng_mutex */
 	u32 kick_repeats;
+	struct sk_buff_head rxq;	/* received packets for the engine */
+	bool rx_attached;		/* our rx_handler is on netdev */
 	struct list_head eng_active;	/* QPs being polled */
 	struct list_head eng_waiting;	/* QPs waiting for a timer */
 	struct orca_soft_eng_scratch *scratch;
@@ -435,6 +453,7 @@ int orca_soft_engine_start(struct orca_soft_dev *sdev);
 void orca_soft_engine_stop(struct orca_soft_dev *sdev);
 void orca_soft_engine_init(struct orca_soft_dev *sdev);
 void orca_soft_kick(struct orca_soft_dev *sdev, u32 entry);
+void orca_soft_engine_wake(struct orca_soft_dev *sdev);
 void orca_soft_doorbell(struct orca_soft_dev *sdev, u32 entry);
 void orca_soft_eq_doorbell(struct orca_soft_dev *sdev, u32 val);
 void orca_soft_eq_post(struct orca_soft_dev *sdev, struct orca_soft_eq *eq,

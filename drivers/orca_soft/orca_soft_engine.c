@@ -220,6 +220,19 @@ void orca_soft_kick(struct orca_soft_dev *sdev, u32 entry)
 	spin_unlock_irqrestore(&sdev->kick_lock, flags);
 }
 
+/* From the rx_handler, softirq: packets are queued on sdev->rxq. */
+void orca_soft_engine_wake(struct orca_soft_dev *sdev)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&sdev->kick_lock, flags);
+	if (sdev->eng_idle && sdev->eng_task) {
+		sdev->eng_idle = false;
+		wake_up_process(sdev->eng_task);
+	}
+	spin_unlock_irqrestore(&sdev->kick_lock, flags);
+}
+
 /* ------------------------------------------------------ QP activation */
 
 static void orca_soft_sq_polling(struct orca_soft_dev *sdev,
@@ -623,7 +636,8 @@ static void orca_soft_engine_sleep(struct orca_soft_dev *sdev, u64 deadline)
 
 	set_current_state(TASK_INTERRUPTIBLE);
 	spin_lock_irq(&sdev->kick_lock);
-	empty = sdev->kick_head == sdev->kick_tail && !sdev->kick_rescan;
+	empty = sdev->kick_head == sdev->kick_tail && !sdev->kick_rescan &&
+		skb_queue_empty_lockless(&sdev->rxq);
 	sdev->eng_idle = empty;
 	spin_unlock_irq(&sdev->kick_lock);
 	if (empty && !kthread_should_stop()) {
@@ -691,6 +705,7 @@ void orca_soft_engine_init(struct orca_soft_dev *sdev)
 	spin_lock_init(&sdev->ceq_lock);
 	INIT_LIST_HEAD(&sdev->eng_active);
 	INIT_LIST_HEAD(&sdev->eng_waiting);
+	skb_queue_head_init(&sdev->rxq);
 	sdev->gid_gen = 1;
 }
 
