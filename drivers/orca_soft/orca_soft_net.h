@@ -71,4 +71,15 @@ bool orca_soft_net_rx_next(struct orca_soft_dev *sdev,
 void orca_soft_net_rx_done(struct orca_soft_rx *rx);
 void orca_soft_net_purge(struct orca_soft_dev *sdev);
 
+/*
+ * orca_soft_frame.c: the framing itself, pure (no device; tested by the
+ * KUnit suite orca_soft_net).  orca_soft_net_alloc() and _xmit() are
+ * _frame() and _finish() on an skb of the netdev; _rx_next() is _parse()
+ * on each queued packet.
+ */
+int orca_soft_net_frame(struct sk_buff *skb, const struct orca_soft_route *rt,
+			u32 len, const u8 *src_mac, u8 **transport);
+int orca_soft_net_finish(struct sk_buff *skb);
+int orca_soft_net_parse(struct sk_buff *skb, struct orca_soft_rx *rx);
+
 #endif /* ORCA_SOFT_NET_H */
