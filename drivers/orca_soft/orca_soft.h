@@ -31,8 +31,10 @@
  *   orca_soft_dp.h     pure data-path arithmetic (tested by KUnit)
  *   orca_soft_wire.c   RoCEv2 packet formats and the ICRC (pure, tested by
  *                      KUnit)
- *   orca_soft_net.c    the port: Ethernet/IP/UDP framing, transmit, the
- *                      rx_handler and the receive queue
+ *   orca_soft_net.c    the port: transmit, the rx_handler and the
+ *                      receive queue
+ *   orca_soft_frame.c  Ethernet/IP/UDP framing of RoCEv2 packets (pure,
+ *                      tested by KUnit)
  *
  * All admin commands and the device reset run on an ordered workqueue,
  * one at a time, each holding the engine mutex (eng_mutex); the engine

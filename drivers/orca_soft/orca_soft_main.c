@@ -20,6 +20,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "orca_soft.h"
+#include "orca_soft_net.h"
 
 /* Serialises instance creation and destruction (may sleep, may take RTNL). */
 static DEFINE_MUTEX(orca_soft_mutex);
@@ -111,7 +112,10 @@ static void orca_soft_destroy(struct orca_soft_dev *sdev)
 	struct platform_device *pdev = sdev->pdev;
 
 	auxiliary_device_delete(&sdev->bdev.adev);
+	orca_soft_net_detach(sdev);
 	orca_soft_engine_stop(sdev);
+	/* What the engine had not taken when it stopped. */
+	orca_soft_net_purge(sdev);
 	orca_soft_vectors_fini(sdev);
 	destroy_workqueue(sdev->wq);
 	orca_soft_disable(sdev);
@@ -183,6 +187,10 @@ static struct orca_soft_dev *orca_soft_create(struct net_device *ndev,
 
 	netdev_hold(ndev, &sdev->netdev_tracker, GFP_KERNEL);
 
+	ret = orca_soft_net_attach(sdev);
+	if (ret)
+		goto err_put_netdev;
+
 	adev = &sdev->bdev.adev;
 	adev->name = ORCA_BUS_DEV_NAME;
 	adev->id = sdev->id;
@@ -190,7 +198,7 @@ static struct orca_soft_dev *orca_soft_create(struct net_device *ndev,
 	adev->dev.release = orca_soft_adev_release;
 	ret = auxiliary_device_init(adev);
 	if (ret)
-		goto err_put_netdev;
+		goto err_net_detach;
 	/* From here on, adev's release frees sdev. */
 	ret = auxiliary_device_add(adev);
 	if (ret)
@@ -198,7 +206,9 @@ static struct orca_soft_dev *orca_soft_create(struct net_device *ndev,
 	return sdev;
 
 err_uninit:
+	orca_soft_net_detach(sdev);
 	orca_soft_engine_stop(sdev);
+	orca_soft_net_purge(sdev);
 	orca_soft_vectors_fini(sdev);
 	destroy_workqueue(sdev->wq);
 	netdev_put(ndev, &sdev->netdev_tracker);
@@ -208,9 +218,12 @@ err_uninit:
 	auxiliary_device_uninit(adev);
 	return ERR_PTR(ret);
 
+err_net_detach:
+	orca_soft_net_detach(sdev);
 err_put_netdev:
 	netdev_put(ndev, &sdev->netdev_tracker);
 	orca_soft_engine_stop(sdev);
+	orca_soft_net_purge(sdev);
 err_vectors_fini:
 	orca_soft_vectors_fini(sdev);
 err_destroy_wq:
@@ -336,7 +349,7 @@ static int orca_soft_netdev_event(struct notifier_block *nb,
 				  unsigned long event, void *ptr)
 {
 	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
-	struct orca_soft_dev *sdev;
+	struct orca_soft_dev *sdev, *gone = NULL;
 
 	spin_lock(&orca_soft_list_lock);
 	sdev = orca_soft_find_locked(ndev);
@@ -356,12 +369,22 @@ static int orca_soft_netdev_event(struct notifier_block *nb,
 	case NETDEV_UNREGISTER:
 		sdev->netdev_gone = true;
 		schedule_work(&orca_soft_reap_work);
+		gone = sdev;
 		break;
 	default:
 		break;
 	}
 out:
 	spin_unlock(&orca_soft_list_lock);
+	/*
+	 * The rx_handler must be off the netdev before it finishes
+	 * unregistering, and taking it off waits for an RCU grace period:
+	 * not under the spinlock.  The reap cannot free @gone meanwhile:
+	 * orca_soft_destroy() needs RTNL, which is held here, in
+	 * orca_soft_net_detach() before it frees anything.
+	 */
+	if (gone)
+		orca_soft_net_detach_rtnl(gone);
 	return NOTIFY_DONE;
 }
 
