@@ -627,7 +627,25 @@ struct orca_hw_stats {
 	__le64 tx_bytes;
 	__le64 rx_packets;
 	__le64 rx_bytes;
-	u8 rsvd[144];
+	/* The RoCEv2 wire: drops, retransmission and NAKs. */
+	__le64 rx_drops;
+	__le64 rx_icrc_errors;
+	__le64 tx_drops;
+	__le64 retransmits;
+	__le64 ack_timeouts;
+	__le64 rnr_naks_sent;
+	__le64 rnr_naks_rcvd;
+	__le64 seq_naks_sent;		/* NAK code 0: PSN sequence error */
+	__le64 seq_naks_rcvd;
+	__le64 inv_req_naks_sent;	/* NAK code 1: invalid request */
+	__le64 inv_req_naks_rcvd;
+	__le64 access_naks_sent;	/* NAK code 2: remote access error */
+	__le64 access_naks_rcvd;
+	__le64 op_naks_sent;		/* NAK code 3: remote op error */
+	__le64 op_naks_rcvd;
+	__le64 duplicates;
+	__le64 out_of_sequence;
+	__le64 ud_drops;
 };
 
 #define ORCA_HW_STATS_SIZE		256

@@ -664,7 +664,29 @@ static const struct rdma_stat_desc orca_stat_descs[] = {
 	{ .name = "tx_bytes" },
 	{ .name = "rx_packets" },
 	{ .name = "rx_bytes" },
+	{ .name = "rx_drops" },
+	{ .name = "rx_icrc_errors" },
+	{ .name = "tx_drops" },
+	{ .name = "retransmits" },
+	{ .name = "ack_timeouts" },
+	{ .name = "rnr_naks_sent" },
+	{ .name = "rnr_naks_rcvd" },
+	{ .name = "seq_naks_sent" },
+	{ .name = "seq_naks_rcvd" },
+	{ .name = "inv_req_naks_sent" },
+	{ .name = "inv_req_naks_rcvd" },
+	{ .name = "access_naks_sent" },
+	{ .name = "access_naks_rcvd" },
+	{ .name = "op_naks_sent" },
+	{ .name = "op_naks_rcvd" },
+	{ .name = "duplicates" },
+	{ .name = "out_of_sequence" },
+	{ .name = "ud_drops" },
 };
+
+/* One name per counter: the mailbox is nothing but counters. */
+static_assert(ARRAY_SIZE(orca_stat_descs) ==
+	      sizeof(struct orca_hw_stats) / sizeof(__le64));
 
 static struct rdma_hw_stats *orca_alloc_hw_port_stats(struct ib_device *ibdev,
 						      u32 port)
@@ -678,7 +700,7 @@ static int orca_get_hw_stats(struct ib_device *ibdev,
 			     struct rdma_hw_stats *stats, u32 port, int index)
 {
 	struct orca_hw_stats hw;
-	const __le64 *ctr = &hw.cmds_completed;
+	const __le64 *ctr = (const __le64 *)&hw;
 	unsigned int i;
 	int ret;
 

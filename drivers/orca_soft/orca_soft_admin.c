@@ -20,6 +20,7 @@
 
 #include "orca_ring.h"
 #include "orca_soft.h"
+#include "orca_soft_wire.h"
 
 /* IPv6 + UDP + BTH + RETH + ICRC: the most a RoCEv2 packet adds. */
 #define ORCA_SOFT_ROCE_OVERHEAD		(40 + 8 + 12 + 16 + 4)
@@ -193,6 +194,29 @@ static u8 orca_soft_query_stats(struct orca_soft_dev *sdev,
 	st.tx_bytes = cpu_to_le64(n->tx_bytes);
 	st.rx_packets = cpu_to_le64(n->rx_packets);
 	st.rx_bytes = cpu_to_le64(n->rx_bytes);
+	/* The receive path counts its drops under the rx queue's lock. */
+	spin_lock_bh(&sdev->rxq.lock);
+	st.rx_drops = cpu_to_le64(n->rx_drops);
+	spin_unlock_bh(&sdev->rxq.lock);
+	st.rx_icrc_errors = cpu_to_le64(n->rx_icrc_errors);
+	st.tx_drops = cpu_to_le64(n->tx_drops);
+	st.retransmits = cpu_to_le64(n->retransmits);
+	st.ack_timeouts = cpu_to_le64(n->ack_timeouts);
+	st.rnr_naks_sent = cpu_to_le64(n->rnr_naks_sent);
+	st.rnr_naks_rcvd = cpu_to_le64(n->rnr_naks_rcvd);
+	st.seq_naks_sent = cpu_to_le64(n->naks_sent[ORCA_AETH_NAK_PSN_SEQ]);
+	st.seq_naks_rcvd = cpu_to_le64(n->naks_rcvd[ORCA_AETH_NAK_PSN_SEQ]);
+	st.inv_req_naks_sent = cpu_to_le64(n->naks_sent[ORCA_AETH_NAK_INV_REQ]);
+	st.inv_req_naks_rcvd = cpu_to_le64(n->naks_rcvd[ORCA_AETH_NAK_INV_REQ]);
+	st.access_naks_sent =
+		cpu_to_le64(n->naks_sent[ORCA_AETH_NAK_REM_ACCESS]);
+	st.access_naks_rcvd =
+		cpu_to_le64(n->naks_rcvd[ORCA_AETH_NAK_REM_ACCESS]);
+	st.op_naks_sent = cpu_to_le64(n->naks_sent[ORCA_AETH_NAK_REM_OP]);
+	st.op_naks_rcvd = cpu_to_le64(n->naks_rcvd[ORCA_AETH_NAK_REM_OP]);
+	st.duplicates = cpu_to_le64(n->duplicates);
+	st.out_of_sequence = cpu_to_le64(n->out_of_sequence);
+	st.ud_drops = cpu_to_le64(n->ud_drops);
 	return orca_soft_put_output(sdev, cmd, &st, sizeof(st));
 }
 

@@ -10,7 +10,13 @@
 . "$(dirname "$0")/lib-prog.sh"
 
 LINK=$ORCA_DEV/1
-COUNTERS="cmds_completed cmds_failed async_events async_events_dropped pds mrs cqs qps srqs ahs tx_packets tx_bytes rx_packets rx_bytes"
+# Every counter of struct orca_hw_stats, in its order.
+COUNTERS="cmds_completed cmds_failed async_events async_events_dropped
+pds mrs cqs qps srqs ahs tx_packets tx_bytes rx_packets rx_bytes
+rx_drops rx_icrc_errors tx_drops retransmits ack_timeouts
+rnr_naks_sent rnr_naks_rcvd seq_naks_sent seq_naks_rcvd
+inv_req_naks_sent inv_req_naks_rcvd access_naks_sent access_naks_rcvd
+op_naks_sent op_naks_rcvd duplicates out_of_sequence ud_drops"
 
 # snapshot FILE: "rdma statistic show link orca0/1" into FILE, one word
 # per line (each call costs a QUERY_STATS command and a netlink dump).
@@ -38,6 +44,11 @@ for c in $COUNTERS; do
 	[[ "$(counter "$c" /tmp/stat0.words)" =~ ^[0-9]+$ ]]
 	ok $? "counter $c is reported ($(counter "$c" /tmp/stat0.words))"
 done
+# No more and no fewer: a counter the driver reports and this list lacks
+# is not checked above.
+shown=$(awk '$1 == "link" { for (i = 3; i <= NF; i += 2) print $i }' /tmp/stat.out)
+[ "$shown" = "$(tr -s ' \n' '\n' <<<"$COUNTERS")" ]
+ok $? "the counters shown are COUNTERS, in order ($(wc -w <<<"$shown") of them)"
 
 declare -A c0
 for c in pds mrs cqs qps srqs ahs cmds_completed; do

@@ -340,8 +340,24 @@ static const struct orca_v1_layout orca_v1_mbox_layout[] = {
 	ORCA_V1_OFF(orca_hw_stats, tx_bytes, 0x58),
 	ORCA_V1_OFF(orca_hw_stats, rx_packets, 0x60),
 	ORCA_V1_OFF(orca_hw_stats, rx_bytes, 0x68),
-	ORCA_V1_OFF(orca_hw_stats, rsvd, 0x70),
-	ORCA_V1_LEN(orca_hw_stats, rsvd, 144),
+	ORCA_V1_OFF(orca_hw_stats, rx_drops, 0x70),
+	ORCA_V1_OFF(orca_hw_stats, rx_icrc_errors, 0x78),
+	ORCA_V1_OFF(orca_hw_stats, tx_drops, 0x80),
+	ORCA_V1_OFF(orca_hw_stats, retransmits, 0x88),
+	ORCA_V1_OFF(orca_hw_stats, ack_timeouts, 0x90),
+	ORCA_V1_OFF(orca_hw_stats, rnr_naks_sent, 0x98),
+	ORCA_V1_OFF(orca_hw_stats, rnr_naks_rcvd, 0xa0),
+	ORCA_V1_OFF(orca_hw_stats, seq_naks_sent, 0xa8),
+	ORCA_V1_OFF(orca_hw_stats, seq_naks_rcvd, 0xb0),
+	ORCA_V1_OFF(orca_hw_stats, inv_req_naks_sent, 0xb8),
+	ORCA_V1_OFF(orca_hw_stats, inv_req_naks_rcvd, 0xc0),
+	ORCA_V1_OFF(orca_hw_stats, access_naks_sent, 0xc8),
+	ORCA_V1_OFF(orca_hw_stats, access_naks_rcvd, 0xd0),
+	ORCA_V1_OFF(orca_hw_stats, op_naks_sent, 0xd8),
+	ORCA_V1_OFF(orca_hw_stats, op_naks_rcvd, 0xe0),
+	ORCA_V1_OFF(orca_hw_stats, duplicates, 0xe8),
+	ORCA_V1_OFF(orca_hw_stats, out_of_sequence, 0xf0),
+	ORCA_V1_OFF(orca_hw_stats, ud_drops, 0xf8),
 };
 
 static void orca_hw_v1_test_mbox_layout(struct kunit *test)
@@ -953,6 +969,24 @@ static const u8 orca_v1_stats_bytes[ORCA_HW_STATS_SIZE] = {
 	0x58, 0x59, 0x5a, 0x5b, 0x5c, 0x5d, 0x5e, 0x5f,	/* tx_bytes */
 	0x60, 0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67,	/* rx_packets */
 	0x68, 0x69, 0x6a, 0x6b, 0x6c, 0x6d, 0x6e, 0x6f,	/* rx_bytes */
+	0x70, 0x71, 0x72, 0x73, 0x74, 0x75, 0x76, 0x77,	/* rx_drops */
+	0x78, 0x79, 0x7a, 0x7b, 0x7c, 0x7d, 0x7e, 0x7f,	/* rx_icrc_errors */
+	0x80, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87,	/* tx_drops */
+	0x88, 0x89, 0x8a, 0x8b, 0x8c, 0x8d, 0x8e, 0x8f,	/* retransmits */
+	0x90, 0x91, 0x92, 0x93, 0x94, 0x95, 0x96, 0x97,	/* ack_timeouts */
+	0x98, 0x99, 0x9a, 0x9b, 0x9c, 0x9d, 0x9e, 0x9f,	/* rnr_naks_sent */
+	0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7,	/* rnr_naks_rcvd */
+	0xa8, 0xa9, 0xaa, 0xab, 0xac, 0xad, 0xae, 0xaf,	/* seq_naks_sent */
+	0xb0, 0xb1, 0xb2, 0xb3, 0xb4, 0xb5, 0xb6, 0xb7,	/* seq_naks_rcvd */
+	0xb8, 0xb9, 0xba, 0xbb, 0xbc, 0xbd, 0xbe, 0xbf,	/* inv_req_naks_sent */
+	0xc0, 0xc1, 0xc2, 0xc3, 0xc4, 0xc5, 0xc6, 0xc7,	/* inv_req_naks_rcvd */
+	0xc8, 0xc9, 0xca, 0xcb, 0xcc, 0xcd, 0xce, 0xcf,	/* access_naks_sent */
+	0xd0, 0xd1, 0xd2, 0xd3, 0xd4, 0xd5, 0xd6, 0xd7,	/* access_naks_rcvd */
+	0xd8, 0xd9, 0xda, 0xdb, 0xdc, 0xdd, 0xde, 0xdf,	/* op_naks_sent */
+	0xe0, 0xe1, 0xe2, 0xe3, 0xe4, 0xe5, 0xe6, 0xe7,	/* op_naks_rcvd */
+	0xe8, 0xe9, 0xea, 0xeb, 0xec, 0xed, 0xee, 0xef,	/* duplicates */
+	0xf0, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7,	/* out_of_sequence */
+	0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xfd, 0xfe, 0xff,	/* ud_drops */
 };
 
 static void orca_hw_v1_test_stats(struct kunit *test)
@@ -977,6 +1011,24 @@ static void orca_hw_v1_test_stats(struct kunit *test)
 	s->tx_bytes = cpu_to_le64(0x5f5e5d5c5b5a5958ULL);
 	s->rx_packets = cpu_to_le64(0x6766656463626160ULL);
 	s->rx_bytes = cpu_to_le64(0x6f6e6d6c6b6a6968ULL);
+	s->rx_drops = cpu_to_le64(0x7776757473727170ULL);
+	s->rx_icrc_errors = cpu_to_le64(0x7f7e7d7c7b7a7978ULL);
+	s->tx_drops = cpu_to_le64(0x8786858483828180ULL);
+	s->retransmits = cpu_to_le64(0x8f8e8d8c8b8a8988ULL);
+	s->ack_timeouts = cpu_to_le64(0x9796959493929190ULL);
+	s->rnr_naks_sent = cpu_to_le64(0x9f9e9d9c9b9a9998ULL);
+	s->rnr_naks_rcvd = cpu_to_le64(0xa7a6a5a4a3a2a1a0ULL);
+	s->seq_naks_sent = cpu_to_le64(0xafaeadacabaaa9a8ULL);
+	s->seq_naks_rcvd = cpu_to_le64(0xb7b6b5b4b3b2b1b0ULL);
+	s->inv_req_naks_sent = cpu_to_le64(0xbfbebdbcbbbab9b8ULL);
+	s->inv_req_naks_rcvd = cpu_to_le64(0xc7c6c5c4c3c2c1c0ULL);
+	s->access_naks_sent = cpu_to_le64(0xcfcecdcccbcac9c8ULL);
+	s->access_naks_rcvd = cpu_to_le64(0xd7d6d5d4d3d2d1d0ULL);
+	s->op_naks_sent = cpu_to_le64(0xdfdedddcdbdad9d8ULL);
+	s->op_naks_rcvd = cpu_to_le64(0xe7e6e5e4e3e2e1e0ULL);
+	s->duplicates = cpu_to_le64(0xefeeedecebeae9e8ULL);
+	s->out_of_sequence = cpu_to_le64(0xf7f6f5f4f3f2f1f0ULL);
+	s->ud_drops = cpu_to_le64(0xfffefdfcfbfaf9f8ULL);
 	orca_v1_expect_bytes(test, s, orca_v1_stats_bytes,
 			     sizeof(orca_v1_stats_bytes), "stats mailbox");
 
@@ -986,6 +1038,24 @@ static void orca_hw_v1_test_stats(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, le64_to_cpu(s->async_events_dropped), 0x1f1e1d1c1b1a1918ULL);
 	KUNIT_EXPECT_EQ(test, le64_to_cpu(s->ahs), 0x4f4e4d4c4b4a4948ULL);
 	KUNIT_EXPECT_EQ(test, le64_to_cpu(s->rx_bytes), 0x6f6e6d6c6b6a6968ULL);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(s->rx_drops), 0x7776757473727170ULL);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(s->rx_icrc_errors), 0x7f7e7d7c7b7a7978ULL);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(s->tx_drops), 0x8786858483828180ULL);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(s->retransmits), 0x8f8e8d8c8b8a8988ULL);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(s->ack_timeouts), 0x9796959493929190ULL);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(s->rnr_naks_sent), 0x9f9e9d9c9b9a9998ULL);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(s->rnr_naks_rcvd), 0xa7a6a5a4a3a2a1a0ULL);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(s->seq_naks_sent), 0xafaeadacabaaa9a8ULL);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(s->seq_naks_rcvd), 0xb7b6b5b4b3b2b1b0ULL);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(s->inv_req_naks_sent), 0xbfbebdbcbbbab9b8ULL);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(s->inv_req_naks_rcvd), 0xc7c6c5c4c3c2c1c0ULL);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(s->access_naks_sent), 0xcfcecdcccbcac9c8ULL);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(s->access_naks_rcvd), 0xd7d6d5d4d3d2d1d0ULL);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(s->op_naks_sent), 0xdfdedddcdbdad9d8ULL);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(s->op_naks_rcvd), 0xe7e6e5e4e3e2e1e0ULL);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(s->duplicates), 0xefeeedecebeae9e8ULL);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(s->out_of_sequence), 0xf7f6f5f4f3f2f1f0ULL);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(s->ud_drops), 0xfffefdfcfbfaf9f8ULL);
 }
 
 /* ---------------------------------------------------------------------
