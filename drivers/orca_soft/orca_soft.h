@@ -35,6 +35,9 @@
  *                      receive queue
  *   orca_soft_frame.c  Ethernet/IP/UDP framing of RoCEv2 packets (pure,
  *                      tested by KUnit)
+ *   orca_soft_wire_req.c  the requester and completer on the wire (RC
+ *                      go-back-N, UC, UD datagrams)
+ *   orca_soft_wire_resp.c the responder on the wire, the receive dispatch
  *
  * All admin commands and the device reset run on an ordered workqueue,
  * one at a time, each holding the engine mutex (eng_mutex); the engine
@@ -188,10 +191,35 @@ struct orca_soft_srq {
 };
 
 /*
- * Requester state of a QP, as the RoCEv2 transport keeps it.  On the
- * local fast path a request is answered while it is executed, so nothing
- * is ever outstanding there; the fields are those the wire transport
- * needs too.
+ * A send WQE the wire requester has started (RC): what is needed to send
+ * its packets again and to complete it, copied out of the ring when it
+ * was first read.  The SGEs (or inline bytes) stay in the ring slot,
+ * which is not free before the WQE completes, and are read again when
+ * packets are (re)built.
+ */
+struct orca_soft_swqe {
+	u64 wr_id;
+	u64 remote_addr;
+	u64 compare_add;
+	u64 swap;
+	u32 len;
+	u32 rkey;
+	u32 imm_inv;
+	u32 first_psn;
+	u32 npkts;			/* PSNs it takes; 0: executed locally */
+	u8 op;				/* ORCA_WQE_OP_* */
+	u8 flags;			/* ORCA_WQE_FLAG_* */
+	u8 status;			/* npkts 0: its completion status */
+};
+
+/* WQEs the wire requester keeps started (a power of 2). */
+#define ORCA_SOFT_SWQES			64
+
+/*
+ * Requester state of a QP.  On the local fast path a request is
+ * answered while it is executed, so nothing is ever outstanding there.
+ * On the wire (RC, UC and UD to another host) packets go out from the
+ * WQE at "next"; RC keeps them until acknowledged (go-back-N).
  */
 struct orca_soft_req {
 	u32 sq_psn;			/* PSN of the next request packet */
@@ -203,12 +231,54 @@ struct orca_soft_req {
 	u64 wait_until;			/* ktime (ns) the WQE at cons retries */
 	u32 gid_gen;			/* dest_local is valid for this gen */
 	bool dest_local;		/* RC/UC: the AV's dgid is ours */
+
+	/* The wire. */
+	u32 next;			/* SQ index of the WQE to send next */
+	u32 next_off;			/* bytes of it already sent */
+	u32 started;			/* swqe[] is filled below this index */
+	u32 una_psn;			/* oldest PSN not acknowledged */
+	u32 max_psn;			/* one past the highest PSN sent */
+	u64 timer_at;			/* retransmit deadline (ns), 0: none */
+	u64 rnr_until;			/* no request before this time (ns) */
+	struct orca_soft_swqe *swqe;	/* RC: ORCA_SOFT_SWQES, by SQ index */
 };
 
-/* Responder state of a QP. */
+/* A READ or atomic the responder executed: replayed for a duplicate. */
+struct orca_soft_rres {
+	u32 first_psn;
+	u32 npkts;
+	u64 va;
+	u32 rkey;
+	u32 len;
+	u64 orig;			/* atomic: the value returned */
+	bool atomic;
+	bool valid;
+};
+
+/*
+ * Responder state of a QP.  On the wire a message arrives packet by
+ * packet: the receive WQE of a SEND stays at the queue's cons until its
+ * last packet, a WRITE's target is kept from its RETH.
+ */
 struct orca_soft_resp {
 	u32 rq_psn;			/* PSN expected in the next request */
 	u32 msn;			/* messages completed (AETH MSN) */
+
+	/* The wire. */
+	u8 cur;				/* message in progress: ORCA_WIRE_F_* */
+	u32 off;			/* its bytes received so far */
+	u64 wr_va;			/* WRITE: RETH */
+	u32 wr_rkey;
+	u32 wr_len;
+	bool nak_sent;			/* PSN sequence NAK sent for rq_psn */
+	bool ack_pending;		/* an ACK for rq_psn - 1 is owed */
+	struct list_head ack_node;	/* on eng_acks */
+	/* READ responses: res[rd_idx] is being sent from rd_psn. */
+	struct orca_soft_rres res[ORCA_SOFT_MAX_RD_ATOM];
+	u8 res_head;			/* next res[] slot to fill */
+	u8 rd_idx;
+	bool rd_busy;
+	u32 rd_psn;
 };
 
 enum orca_soft_wait {
@@ -239,6 +309,7 @@ struct orca_soft_qp {
 	struct orca_soft_resp resp;
 	struct list_head active_node;	/* on eng_active: polled */
 	struct list_head wait_node;	/* on eng_waiting: timer armed */
+	struct list_head timer_node;	/* on eng_timers: wire timers armed */
 	bool sq_polling;		/* ORCA_DB_DEV_POLLING set in the SQ record */
 };
 
@@ -303,6 +374,8 @@ struct orca_soft_dev {
 	bool rx_attached;		/* our rx_handler is on netdev */
 	struct list_head eng_active;	/* QPs being polled */
 	struct list_head eng_waiting;	/* QPs waiting for a timer */
+	struct list_head eng_timers;	/* QPs with a wire timer armed */
+	struct list_head eng_acks;	/* QPs owing an ACK */
 	struct orca_soft_eng_scratch *scratch;
 	u32 gid_gen;			/* bumped on every GID table change */
 	spinlock_t ceq_lock;		/* completion EQ state, ceq[] */

@@ -46,6 +46,8 @@
 /* WQEs per QP per pass, and per batch (between two mutex drops). */
 #define ORCA_SOFT_QP_BUDGET	32
 #define ORCA_SOFT_BATCH_BUDGET	256
+/* Received packets per batch. */
+#define ORCA_SOFT_RX_BUDGET	64
 
 #define ORCA_SOFT_REC_PROD	offsetof(struct orca_db_record, prod)
 #define ORCA_SOFT_REC_CONS	offsetof(struct orca_db_record, cons)
@@ -261,6 +263,8 @@ void orca_soft_qp_unlink(struct orca_soft_qp *qp)
 {
 	list_del_init(&qp->active_node);
 	list_del_init(&qp->wait_node);
+	list_del_init(&qp->timer_node);
+	list_del_init(&qp->resp.ack_node);
 	qp->req.wait = ORCA_SOFT_WAIT_NONE;
 }
 
@@ -294,7 +298,12 @@ void orca_soft_qp_set_err(struct orca_soft_dev *sdev, struct orca_soft_qp *qp)
 	/* The flag is clear before we look at prod for the flush. */
 	smp_mb();
 	list_del_init(&qp->wait_node);
+	list_del_init(&qp->timer_node);
+	list_del_init(&qp->resp.ack_node);
 	qp->req.wait = ORCA_SOFT_WAIT_NONE;
+	qp->req.timer_at = 0;
+	qp->req.rnr_until = 0;
+	qp->resp.rd_busy = false;
 	orca_soft_qp_activate(sdev, qp);
 	if (qp->srq)
 		orca_soft_post_event(sdev, ORCA_EQE_QP_LAST_WQE, qp->qpn);
@@ -306,9 +315,13 @@ static void orca_soft_qp_reset_dp(struct orca_soft_dev *sdev,
 {
 	u32 prod;
 
+	struct orca_soft_swqe *swqe = qp->req.swqe;
+
 	orca_soft_qp_unlink(qp);
 	memset(&qp->req, 0, sizeof(qp->req));
 	memset(&qp->resp, 0, sizeof(qp->resp));
+	qp->req.swqe = swqe;
+	INIT_LIST_HEAD(&qp->resp.ack_node);
 	orca_soft_sq_polling(sdev, qp, false);
 	qp->sq.broken = false;
 	if (!orca_soft_dma_read32(sdev, qp->sq.db_addr + ORCA_SOFT_REC_PROD,
@@ -350,6 +363,10 @@ void orca_soft_qp_modified(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 				  ORCA_SOFT_PSN_MASK;
 	if (mask & ORCA_QP_ATTR_AV)
 		qp->req.gid_gen = 0;
+	if ((mask & ORCA_QP_ATTR_SQ_PSN) ||
+	    (qp->state == ORCA_QPS_RTS && cur != ORCA_QPS_RTS &&
+	     cur != ORCA_QPS_SQD))
+		orca_soft_wire_qp_init(qp);
 	/* Posted WQEs start in RTS; an error flushes them. */
 	if (qp->state == ORCA_QPS_RTS || qp->state == ORCA_QPS_ERR)
 		orca_soft_kick(sdev, qp->qpn);
@@ -408,18 +425,20 @@ static int orca_soft_flush_wq(struct orca_soft_dev *sdev,
 static int orca_soft_qp_run(struct orca_soft_dev *sdev,
 			    struct orca_soft_qp *qp, int budget)
 {
-	int n;
+	int n = 0;
 
+	if (qp->resp.rd_busy)
+		n = orca_soft_wire_resp_run(sdev, qp, budget);
 	if (qp->state == ORCA_QPS_ERR) {
-		n = orca_soft_flush_wq(sdev, qp, &qp->sq, true, budget);
+		n += orca_soft_flush_wq(sdev, qp, &qp->sq, true, budget);
 		if (!qp->srq)
 			n += orca_soft_flush_wq(sdev, qp, &qp->rq, false,
 						budget);
 		return n;
 	}
 	if (qp->state != ORCA_QPS_RTS || qp->req.wait != ORCA_SOFT_WAIT_NONE)
-		return 0;
-	return orca_soft_sq_run(sdev, qp, budget);
+		return n;
+	return n + orca_soft_sq_run(sdev, qp, budget);
 }
 
 static void orca_soft_kick_one(struct orca_soft_dev *sdev, u32 entry)
@@ -493,7 +512,9 @@ static bool orca_soft_kick_inline(struct orca_soft_dev *sdev, u32 entry)
 	    (mode == 1 && sdev->kick_repeats >= ORCA_SOFT_HANDOVER_KICKS))
 		done = false;
 	/* Timers, flushes of other QPs, or polling: the thread's job. */
-	if (!list_empty(&sdev->eng_active) || !list_empty(&sdev->eng_waiting))
+	if (!list_empty(&sdev->eng_active) || !list_empty(&sdev->eng_waiting) ||
+	    !list_empty(&sdev->eng_timers) ||
+	    !skb_queue_empty_lockless(&sdev->rxq))
 		done = false;
 out:
 	mutex_unlock(&sdev->eng_mutex);
@@ -553,6 +574,14 @@ static void orca_soft_run_timers(struct orca_soft_dev *sdev, u64 now)
 			orca_soft_qp_activate(sdev, qp);
 		}
 	}
+	/* The wire's timers: the requester looks at them when it runs. */
+	list_for_each_entry_safe(qp, tmp, &sdev->eng_timers, timer_node) {
+		if (orca_soft_wire_deadline(qp) <= now) {
+			list_del_init(&qp->timer_node);
+			orca_soft_wire_timer(sdev, qp);
+			orca_soft_qp_activate(sdev, qp);
+		}
+	}
 }
 
 /* The earliest timer still armed, U64_MAX if none. */
@@ -563,6 +592,8 @@ static u64 orca_soft_next_timer(struct orca_soft_dev *sdev)
 
 	list_for_each_entry(qp, &sdev->eng_waiting, wait_node)
 		next = min(next, qp->req.wait_until);
+	list_for_each_entry(qp, &sdev->eng_timers, timer_node)
+		next = min(next, orca_soft_wire_deadline(qp));
 	return next;
 }
 
@@ -583,6 +614,7 @@ static int orca_soft_engine_pass(struct orca_soft_dev *sdev, u64 *next_timer)
 	}
 	if (orca_soft_drain_kicks(sdev))
 		done = 1;
+	done += orca_soft_wire_rx(sdev, ORCA_SOFT_RX_BUDGET);
 	orca_soft_run_timers(sdev, ktime_get_ns());
 	list_for_each_entry_safe(qp, tmp, &sdev->eng_active, active_node) {
 		done += orca_soft_qp_run(sdev, qp, ORCA_SOFT_QP_BUDGET);
@@ -614,6 +646,8 @@ static bool orca_soft_engine_quiesce(struct orca_soft_dev *sdev)
 		    !orca_soft_dma_read32(sdev, qp->sq.db_addr +
 					  ORCA_SOFT_REC_PROD, &prod) &&
 		    prod != qp->sq.cons && !qp->sq.broken)
+			work = true;
+		if (qp->resp.rd_busy)
 			work = true;
 		if (qp->state == ORCA_QPS_ERR && !qp->srq && !qp->rq.broken &&
 		    !orca_soft_dma_read32(sdev, qp->rq.db_addr +
@@ -705,6 +739,8 @@ void orca_soft_engine_init(struct orca_soft_dev *sdev)
 	spin_lock_init(&sdev->ceq_lock);
 	INIT_LIST_HEAD(&sdev->eng_active);
 	INIT_LIST_HEAD(&sdev->eng_waiting);
+	INIT_LIST_HEAD(&sdev->eng_timers);
+	INIT_LIST_HEAD(&sdev->eng_acks);
 	skb_queue_head_init(&sdev->rxq);
 	sdev->gid_gen = 1;
 }

@@ -13,6 +13,8 @@
 
 #include "orca_soft.h"
 #include "orca_soft_dp.h"
+#include "orca_soft_net.h"
+#include "orca_soft_wire.h"
 
 /* Largest WQE stride (ORCA_WQ_CFG_LOG2_STRIDE 10). */
 #define ORCA_SOFT_WQE_MAX		1024
@@ -64,6 +66,7 @@ struct orca_soft_eng_scratch {
 struct orca_soft_msg {
 	struct orca_soft_qp *src;	/* requester QP */
 	u8 opcode;			/* ORCA_WQE_OP_* */
+	u8 flags;			/* ORCA_WQE_FLAG_* */
 	bool solicited;
 	u32 imm_inv;
 	u64 len;
@@ -100,6 +103,9 @@ void orca_soft_sgl_kbuf(struct orca_soft_sgl *sgl, const void *buf, u32 len);
 int orca_soft_sgl_copy(struct orca_soft_dev *sdev,
 		       const struct orca_soft_sgl *dst, u64 doff,
 		       const struct orca_soft_sgl *src, u64 soff, u64 len);
+int orca_soft_sgl_read(struct orca_soft_dev *sdev,
+		       const struct orca_soft_sgl *src, u64 soff, void *buf,
+		       u64 len);
 int orca_soft_mem_atomic(struct orca_soft_dev *sdev, struct orca_soft_mr *mr,
 			 u64 addr, bool cmp_swp, u64 compare_add, u64 swap,
 			 u64 *orig);
@@ -110,9 +116,59 @@ void orca_soft_cq_hold(struct orca_soft_dev *sdev, struct orca_soft_cq *cq,
 void orca_soft_cq_release_held(struct orca_soft_dev *sdev);
 
 /* orca_soft_resp.c */
+enum orca_soft_answer orca_soft_resp_err(struct orca_soft_dev *sdev,
+					 struct orca_soft_qp *dqp, u8 event,
+					 enum orca_soft_answer ans);
+struct orca_soft_mr *orca_soft_rkey(struct orca_soft_dev *sdev,
+				    struct orca_soft_qp *dqp, u32 rkey,
+				    u64 addr, u64 len, u32 access);
+void orca_soft_sgl_one(struct orca_soft_sgl *sgl, struct orca_soft_mr *mr,
+		       u64 addr, u64 len);
+int orca_soft_recv_avail(struct orca_soft_dev *sdev, struct orca_soft_qp *dqp,
+			 u32 *prod);
+void orca_soft_recv_consume(struct orca_soft_dev *sdev,
+			    struct orca_soft_qp *dqp, u32 prod);
+void orca_soft_recv_fail(struct orca_soft_dev *sdev, struct orca_soft_qp *dqp,
+			 u32 prod, struct orca_soft_cqe_info *ci, u8 status);
+bool orca_soft_inv_key_ok(struct orca_soft_dev *sdev, struct orca_soft_qp *dqp,
+			  u32 key);
 enum orca_soft_answer orca_soft_resp_deliver(struct orca_soft_dev *sdev,
 					     struct orca_soft_qp *dqp,
 					     struct orca_soft_msg *msg);
+
+/* orca_soft_req.c */
+u8 orca_soft_req_decode(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
+			u64 addr, struct orca_soft_msg *out,
+			struct orca_soft_cqe_info *ci, bool *executed);
+bool orca_soft_req_local(struct orca_soft_dev *sdev, struct orca_soft_qp *qp);
+
+/* orca_soft_wire_req.c: the requester and completer on the wire */
+#define ORCA_SOFT_WIRE_WINDOW	128	/* PSNs unacknowledged at most */
+int orca_soft_wire_sq_run(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
+			  int budget);
+void orca_soft_wire_send_ud(struct orca_soft_dev *sdev,
+			    struct orca_soft_qp *qp,
+			    const struct orca_soft_msg *msg, u32 dest_qpn);
+void orca_soft_wire_rx_response(struct orca_soft_dev *sdev,
+				struct orca_soft_qp *qp,
+				const struct orca_wire_pkt *pkt,
+				const u8 *payload);
+void orca_soft_wire_timer(struct orca_soft_dev *sdev, struct orca_soft_qp *qp);
+u64 orca_soft_wire_deadline(const struct orca_soft_qp *qp);
+void orca_soft_wire_qp_init(struct orca_soft_qp *qp);
+
+/* orca_soft_wire_resp.c: the responder on the wire, receive dispatch */
+int orca_soft_wire_rx(struct orca_soft_dev *sdev, int budget);
+void orca_soft_wire_flush_acks(struct orca_soft_dev *sdev);
+int orca_soft_wire_resp_run(struct orca_soft_dev *sdev,
+			    struct orca_soft_qp *qp, int budget);
+void orca_soft_qp_route(struct orca_soft_dev *sdev,
+			const struct orca_soft_qp *qp,
+			struct orca_soft_route *rt);
+int orca_soft_wire_tx(struct orca_soft_dev *sdev,
+		      const struct orca_soft_route *rt,
+		      struct orca_wire_pkt *pkt,
+		      const struct orca_soft_sgl *sgl, u64 off);
 
 /* orca_soft_engine.c */
 bool orca_soft_qp_receives(const struct orca_soft_qp *qp);

@@ -199,6 +199,44 @@ int orca_soft_sgl_copy(struct orca_soft_dev *sdev,
 }
 
 /*
+ * Copy @len bytes at offset @soff of @src into the kernel buffer @buf (a
+ * packet being built).  -EFAULT if a page of @src is not memory.
+ */
+int orca_soft_sgl_read(struct orca_soft_dev *sdev,
+		       const struct orca_soft_sgl *src, u64 soff, void *buf,
+		       u64 len)
+{
+	struct orca_soft_pos sp;
+	u8 *d = buf;
+
+	if (WARN_ON_ONCE(soff + len > src->len))
+		return -EFAULT;
+	if (src->inl) {
+		memcpy(d, src->inl + soff, len);
+		return 0;
+	}
+	orca_soft_pos_seek(src, &sp, soff);
+	while (len) {
+		struct page *page;
+		u32 pgoff;
+		u64 n;
+		void *s;
+
+		if (orca_soft_seg_page(sdev, &src->seg[sp.i], sp.off, &page,
+				       &pgoff, &n))
+			return -EFAULT;
+		n = min(len, n);
+		s = kmap_local_page(page);
+		memcpy(d, s + pgoff, n);
+		kunmap_local(s);
+		orca_soft_pos_advance(src, &sp, n);
+		d += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/*
  * An 8-byte atomic at @addr of @mr (8-byte aligned, checked by the
  * caller).  The engine thread executes all of a device's atomics, one
  * at a time; the host CPU sees a single aligned 64-bit store.

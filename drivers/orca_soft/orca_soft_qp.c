@@ -131,6 +131,14 @@ u8 orca_soft_create_qp(struct orca_soft_dev *sdev,
 	sts = orca_soft_create_qp_check(&in, qp);
 	if (sts)
 		goto err_free;
+	if (qp->type == ORCA_QPT_RC) {
+		qp->req.swqe = kcalloc(ORCA_SOFT_SWQES, sizeof(*qp->req.swqe),
+				       GFP_KERNEL);
+		if (!qp->req.swqe) {
+			sts = ORCA_AQ_STS_NO_RESOURCES;
+			goto err_free;
+		}
+	}
 	sts = orca_soft_create_qp_refs(sdev, &in, qp);
 	if (sts)
 		goto err_free;
@@ -153,6 +161,8 @@ u8 orca_soft_create_qp(struct orca_soft_dev *sdev,
 	qp->state = ORCA_QPS_RESET;
 	INIT_LIST_HEAD(&qp->active_node);
 	INIT_LIST_HEAD(&qp->wait_node);
+	INIT_LIST_HEAD(&qp->timer_node);
+	INIT_LIST_HEAD(&qp->resp.ack_node);
 	qp->pd->users++;
 	qp->send_cq->users++;
 	qp->recv_cq->users++;
@@ -163,6 +173,7 @@ u8 orca_soft_create_qp(struct orca_soft_dev *sdev,
 	return ORCA_AQ_STS_OK;
 
 err_free:
+	kfree(qp->req.swqe);
 	kfree(qp);
 	return sts;
 }
@@ -372,6 +383,7 @@ static void orca_soft_qp_free(struct orca_soft_dev *sdev,
 	if (qp->srq)
 		qp->srq->users--;
 	sdev->counts.qps--;
+	kfree(qp->req.swqe);
 	kfree(qp);
 }
 

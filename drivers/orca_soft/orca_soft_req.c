@@ -12,10 +12,9 @@
  * packets, an atomic one) and is answered by ACK, NAK or RNR NAK.  When
  * the destination GID is one of the port's own, the local responder
  * executes it at once (orca_soft_resp.c), one copy from source to
- * destination memory.  Any other destination is "the wire", which does
- * not exist yet: RC requests are never answered (the ACK timeout expires
- * retry_cnt + 1 times, then RETRY_EXC_ERR); UC and UD requests complete
- * successfully, as sent.
+ * destination memory.  Any other destination is the wire: RC and UC QPs
+ * then run orca_soft_wire_req.c's requester, UD datagrams are sent as
+ * one packet each and complete once sent.
  *
  * Requester error completions move the QP to the error state (for every
  * QP type: the device has no SQE handling).
@@ -163,17 +162,23 @@ static u8 orca_soft_fast_reg(struct orca_soft_dev *sdev,
 	return ORCA_CQE_ST_SUCCESS;
 }
 
+/* RC/UC: is the AV's GID one of the port's own (the local fast path)? */
+bool orca_soft_req_local(struct orca_soft_dev *sdev, struct orca_soft_qp *qp)
+{
+	if (!qp->req.gid_gen || qp->req.gid_gen != sdev->gid_gen) {
+		qp->req.dest_local = orca_soft_gid_is_local(sdev, qp->attr.dgid);
+		qp->req.gid_gen = sdev->gid_gen;
+	}
+	return qp->req.dest_local;
+}
+
 /* RC/UC: the destination QP, if the AV's GID is the port's own. */
 static struct orca_soft_qp *orca_soft_req_dest(struct orca_soft_dev *sdev,
 					       struct orca_soft_qp *qp)
 {
 	struct orca_soft_qp *dqp;
 
-	if (!qp->req.gid_gen || qp->req.gid_gen != sdev->gid_gen) {
-		qp->req.dest_local = orca_soft_gid_is_local(sdev, qp->attr.dgid);
-		qp->req.gid_gen = sdev->gid_gen;
-	}
-	if (!qp->req.dest_local)
+	if (!orca_soft_req_local(sdev, qp))
 		return NULL;
 	dqp = orca_soft_qp_find(sdev, le32_to_cpu(qp->attr.dest_qpn));
 	/* Connected: the peer must be of our type and connected to us. */
@@ -290,9 +295,12 @@ static u8 orca_soft_req_ud(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 	msg->av = av;
 	msg->psn = qp->req.sq_psn;
 	msg->packets = 1;
-	orca_soft_count_tx(sdev, msg);
 	qp->req.sq_psn = orca_psn_add(qp->req.sq_psn, 1);
 
+	/* The wire counts the packets it sends itself. */
+	if (!orca_soft_gid_is_mcast(av->dgid) &&
+	    orca_soft_gid_is_local(sdev, av->dgid))
+		orca_soft_count_tx(sdev, msg);
 	if (orca_soft_gid_is_mcast(av->dgid)) {
 		struct orca_soft_mcg *mcg = orca_soft_mcg_find(sdev, av->dgid);
 		u32 i;
@@ -302,11 +310,17 @@ static u8 orca_soft_req_ud(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 			if (dqp && dqp->type == ORCA_QPT_UD)
 				orca_soft_resp_deliver(sdev, dqp, msg);
 		}
+		/* Other hosts' members, through the switch. */
+		orca_soft_wire_send_ud(sdev, qp, msg, ORCA_SOFT_MCAST_QPN);
 	} else if (orca_soft_gid_is_local(sdev, av->dgid)) {
 		dqp = orca_soft_qp_find(sdev, le32_to_cpu(wqe->seg.ud.remote_qpn) &
 					ORCA_SOFT_MCAST_QPN);
 		if (dqp && orca_soft_qp_is_ud(dqp))
 			orca_soft_resp_deliver(sdev, dqp, msg);
+	} else {
+		orca_soft_wire_send_ud(sdev, qp, msg,
+				       le32_to_cpu(wqe->seg.ud.remote_qpn) &
+				       ORCA_SOFT_MCAST_QPN);
 	}
 	/* Unanswered or dropped, a datagram was sent. */
 	return ORCA_CQE_ST_SUCCESS;
@@ -343,10 +357,15 @@ static bool orca_soft_wqe_rsvd_ok(const struct orca_send_wqe *wqe, u8 op,
 	}
 }
 
-/* Execute the WQE copied into the scratch buffer; a status or REQ_WAIT. */
-static u8 orca_soft_req_exec(struct orca_soft_dev *sdev,
-			     struct orca_soft_qp *qp, u64 addr,
-			     struct orca_soft_cqe_info *ci)
+/*
+ * Decode the send WQE copied into the scratch buffer (its header; the
+ * rest is read from the ring slot at @addr) and check it on the copy:
+ * fill @msg and the local buffer it names (scratch->local).  LOCAL_INV
+ * and REG_MR are executed here and set *@executed.  Return a CQE status.
+ */
+u8 orca_soft_req_decode(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
+			u64 addr, struct orca_soft_msg *out,
+			struct orca_soft_cqe_info *ci, bool *executed)
 {
 	struct orca_soft_eng_scratch *s = sdev->scratch;
 	struct orca_send_wqe *wqe = (struct orca_send_wqe *)s->wqe;
@@ -360,19 +379,25 @@ static u8 orca_soft_req_exec(struct orca_soft_dev *sdev,
 	struct orca_soft_msg msg = {
 		.src = qp,
 		.opcode = op,
+		.flags = fl,
 		.solicited = fl & ORCA_WQE_FLAG_SOLICITED,
 		.imm_inv = le32_to_cpu(wqe->imm_inv),
 		.local = &s->local,
 	};
 	int ret;
 
+	*executed = false;
 	if (!orca_soft_op_ok(qp->type, op) ||
 	    !orca_soft_wqe_rsvd_ok(wqe, op, fl, nsge))
 		return ORCA_CQE_ST_LOC_QP_OP_ERR;
-	if (op == ORCA_WQE_OP_LOCAL_INV)
+	if (op == ORCA_WQE_OP_LOCAL_INV) {
+		*executed = true;
 		return orca_soft_local_inv(sdev, qp, msg.imm_inv);
-	if (op == ORCA_WQE_OP_REG_MR)
+	}
+	if (op == ORCA_WQE_OP_REG_MR) {
+		*executed = true;
 		return orca_soft_fast_reg(sdev, qp, (const void *)&wqe->seg);
+	}
 
 	if (fl & ORCA_WQE_FLAG_INLINE) {
 		u32 len = le32_to_cpu(wqe->inline_len);
@@ -422,7 +447,23 @@ static u8 orca_soft_req_exec(struct orca_soft_dev *sdev,
 	default:
 		break;
 	}
+	*out = msg;
+	return ORCA_CQE_ST_SUCCESS;
+}
 
+/* Execute the WQE copied into the scratch buffer; a status or REQ_WAIT. */
+static u8 orca_soft_req_exec(struct orca_soft_dev *sdev,
+			     struct orca_soft_qp *qp, u64 addr,
+			     struct orca_soft_cqe_info *ci)
+{
+	struct orca_send_wqe *wqe = (struct orca_send_wqe *)sdev->scratch->wqe;
+	struct orca_soft_msg msg;
+	bool executed;
+	u8 st;
+
+	st = orca_soft_req_decode(sdev, qp, addr, &msg, ci, &executed);
+	if (st != ORCA_CQE_ST_SUCCESS || executed)
+		return st;
 	if (orca_soft_qp_is_ud(qp))
 		return orca_soft_req_ud(sdev, qp, wqe, addr, &msg);
 	return orca_soft_req_connected(sdev, qp, &msg);
@@ -488,6 +529,8 @@ int orca_soft_sq_run(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 
 	if (qp->sq.broken)
 		return 0;
+	if (!orca_soft_qp_is_ud(qp) && !orca_soft_req_local(sdev, qp))
+		return orca_soft_wire_sq_run(sdev, qp, budget);
 	if (orca_soft_dma_read32(sdev, qp->sq.db_addr +
 				 offsetof(struct orca_db_record, prod), &prod) ||
 	    !orca_wq_prod_ok(prod, qp->sq.cons, qp->sq.log2_depth)) {

@@ -54,10 +54,9 @@
  * A responder error: RC moves the QP to ERR and reports @event (0: none)
  * and answers @ans; UC silently drops.
  */
-static enum orca_soft_answer orca_soft_resp_err(struct orca_soft_dev *sdev,
-						struct orca_soft_qp *dqp,
-						u8 event,
-						enum orca_soft_answer ans)
+enum orca_soft_answer orca_soft_resp_err(struct orca_soft_dev *sdev,
+					 struct orca_soft_qp *dqp, u8 event,
+					 enum orca_soft_answer ans)
 {
 	if (dqp->type != ORCA_QPT_RC)
 		return ORCA_SOFT_SILENT;
@@ -68,9 +67,9 @@ static enum orca_soft_answer orca_soft_resp_err(struct orca_soft_dev *sdev,
 }
 
 /* The rkey of a request: a valid MR of the QP's PD allowing @access. */
-static struct orca_soft_mr *orca_soft_rkey(struct orca_soft_dev *sdev,
-					   struct orca_soft_qp *dqp, u32 rkey,
-					   u64 addr, u64 len, u32 access)
+struct orca_soft_mr *orca_soft_rkey(struct orca_soft_dev *sdev,
+				    struct orca_soft_qp *dqp, u32 rkey,
+				    u64 addr, u64 len, u32 access)
 {
 	struct orca_soft_mr *mr = orca_soft_mr_get(sdev, rkey);
 
@@ -81,8 +80,8 @@ static struct orca_soft_mr *orca_soft_rkey(struct orca_soft_dev *sdev,
 	return mr;
 }
 
-static void orca_soft_sgl_one(struct orca_soft_sgl *sgl,
-			      struct orca_soft_mr *mr, u64 addr, u64 len)
+void orca_soft_sgl_one(struct orca_soft_sgl *sgl, struct orca_soft_mr *mr,
+		       u64 addr, u64 len)
 {
 	sgl->inl = NULL;
 	sgl->nseg = 1;
@@ -222,8 +221,8 @@ static void orca_soft_srq_broken(struct orca_soft_dev *sdev,
  * Is there a receive WQE?  0 and the producer index, -ENOENT (none) or
  * -EIO (the queue is broken; already reported).
  */
-static int orca_soft_recv_avail(struct orca_soft_dev *sdev,
-				struct orca_soft_qp *dqp, u32 *prod)
+int orca_soft_recv_avail(struct orca_soft_dev *sdev, struct orca_soft_qp *dqp,
+			 u32 *prod)
 {
 	struct orca_soft_wq *wq = dqp->srq ? &dqp->srq->wq : &dqp->rq;
 
@@ -241,8 +240,8 @@ static int orca_soft_recv_avail(struct orca_soft_dev *sdev,
 }
 
 /* The receive WQE at cons is taken: publish cons, check the SRQ limit. */
-static void orca_soft_recv_consume(struct orca_soft_dev *sdev,
-				   struct orca_soft_qp *dqp, u32 prod)
+void orca_soft_recv_consume(struct orca_soft_dev *sdev,
+			    struct orca_soft_qp *dqp, u32 prod)
 {
 	struct orca_soft_wq *wq = dqp->srq ? &dqp->srq->wq : &dqp->rq;
 	struct orca_soft_srq *srq = dqp->srq;
@@ -256,9 +255,8 @@ static void orca_soft_recv_consume(struct orca_soft_dev *sdev,
 }
 
 /* Complete a receive WQE in error; the QP goes to ERR. */
-static void orca_soft_recv_fail(struct orca_soft_dev *sdev,
-				struct orca_soft_qp *dqp, u32 prod,
-				struct orca_soft_cqe_info *ci, u8 status)
+void orca_soft_recv_fail(struct orca_soft_dev *sdev, struct orca_soft_qp *dqp,
+			 u32 prod, struct orca_soft_cqe_info *ci, u8 status)
 {
 	orca_soft_recv_consume(sdev, dqp, prod);
 	ci->status = status;
@@ -267,8 +265,8 @@ static void orca_soft_recv_fail(struct orca_soft_dev *sdev,
 	orca_soft_qp_set_err(sdev, dqp);
 }
 
-static bool orca_soft_inv_key_ok(struct orca_soft_dev *sdev,
-				 struct orca_soft_qp *dqp, u32 key)
+bool orca_soft_inv_key_ok(struct orca_soft_dev *sdev, struct orca_soft_qp *dqp,
+			  u32 key)
 {
 	struct orca_soft_mr *mr;
 

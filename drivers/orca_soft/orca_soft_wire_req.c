@@ -1,0 +1,873 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * orca_soft: the requester and the completer on the wire.
+ *
+ * RC: the WQEs between the SQ's cons and "next" have been sent, at least
+ * in part; the one at "next" may be partly sent (next_off bytes).  Each
+ * started WQE is described in swqe[] (what was read from the ring when it
+ * was first started), so that it can be sent again and completed whatever
+ * the application does to the ring meanwhile.  Packets go out while fewer
+ * than ORCA_SOFT_WIRE_WINDOW PSNs are unacknowledged, fewer than
+ * max_rd_atomic READ/atomic requests are unanswered, and no fence holds.
+ *
+ * Responses (ACK, NAK, READ responses, atomic ACKs) are taken in PSN
+ * order.  An ACK for PSN p completes every WQE that ends at or before p,
+ * except a READ or atomic that has not had its response: the response
+ * was lost, and the requester goes back to it.  A PSN sequence NAK, an
+ * RNR NAK (after the responder's RNR timer) and the local ACK timeout all
+ * go back N: everything from the PSN named (the oldest unacknowledged one
+ * for a timeout) is sent again.  The ACK timeout costs one of retry_cnt
+ * retries and an RNR NAK one of rnr_retry (7: infinite); both counters
+ * are reloaded whenever the responder makes progress.  Any other NAK
+ * completes the WQE it names in error.
+ *
+ * UC: packets go out from the WQE at cons, which completes once its last
+ * packet is sent.  UD: each datagram is one packet, sent from the
+ * requester (orca_soft_req.c).
+ */
+
+#include <linux/bitfield.h>
+
+#include "orca_ring.h"
+#include "orca_soft_engine.h"
+
+#define ORCA_SOFT_PKEY_DEFAULT	0xffff
+/* Ask for an ACK at least every this many packets of a long message. */
+#define ORCA_SOFT_ACKREQ_EVERY	16
+
+static bool orca_soft_op_rd_like(u8 op)
+{
+	return op == ORCA_WQE_OP_RDMA_READ ||
+	       op == ORCA_WQE_OP_ATOMIC_CMP_SWP ||
+	       op == ORCA_WQE_OP_ATOMIC_FETCH_ADD;
+}
+
+static bool orca_soft_op_atomic(u8 op)
+{
+	return op == ORCA_WQE_OP_ATOMIC_CMP_SWP ||
+	       op == ORCA_WQE_OP_ATOMIC_FETCH_ADD;
+}
+
+static struct orca_soft_swqe *orca_soft_swqe_at(struct orca_soft_qp *qp,
+						u32 idx)
+{
+	return &qp->req.swqe[idx & (ORCA_SOFT_SWQES - 1)];
+}
+
+/* The QP's path MTU, never above what the netdev carries. */
+static u32 orca_soft_wire_mtu(struct orca_soft_dev *sdev,
+			      const struct orca_soft_qp *qp)
+{
+	u32 mtu = orca_mtu_bytes(qp->attr.path_mtu) ?: 256;
+
+	return min(mtu, orca_soft_active_mtu(sdev->netdev) ?: 256);
+}
+
+static u64 orca_soft_sq_slot(const struct orca_soft_qp *qp, u32 idx)
+{
+	return qp->sq.ring_addr +
+	       ((u64)orca_ring_slot(idx, qp->sq.log2_depth) <<
+		qp->sq.log2_stride);
+}
+
+static void orca_soft_put_sq_cons(struct orca_soft_dev *sdev,
+				  struct orca_soft_qp *qp)
+{
+	orca_soft_dma_write32(sdev, qp->sq.db_addr +
+			      offsetof(struct orca_db_record, cons),
+			      qp->sq.cons);
+}
+
+/* The BTH opcode of a request packet. */
+static u8 orca_soft_wire_opcode(u8 type, u8 op, bool first, bool last)
+{
+	u8 base = type == ORCA_QPT_UC ? ORCA_OP_UC_SEND_FIRST : 0;
+	u8 code;
+
+	switch (op) {
+	case ORCA_WQE_OP_SEND:
+		code = first ? (last ? ORCA_OP_RC_SEND_ONLY :
+			       ORCA_OP_RC_SEND_FIRST) :
+			       (last ? ORCA_OP_RC_SEND_LAST :
+			       ORCA_OP_RC_SEND_MIDDLE);
+		break;
+	case ORCA_WQE_OP_SEND_IMM:
+		code = first ? (last ? ORCA_OP_RC_SEND_ONLY_IMM :
+			       ORCA_OP_RC_SEND_FIRST) :
+			       (last ? ORCA_OP_RC_SEND_LAST_IMM :
+			       ORCA_OP_RC_SEND_MIDDLE);
+		break;
+	case ORCA_WQE_OP_SEND_INV:
+		return first ? (last ? ORCA_OP_RC_SEND_ONLY_INV :
+			       ORCA_OP_RC_SEND_FIRST) :
+			       (last ? ORCA_OP_RC_SEND_LAST_INV :
+			       ORCA_OP_RC_SEND_MIDDLE);
+	case ORCA_WQE_OP_RDMA_WRITE:
+		code = first ? (last ? ORCA_OP_RC_WRITE_ONLY :
+			       ORCA_OP_RC_WRITE_FIRST) :
+			       (last ? ORCA_OP_RC_WRITE_LAST :
+			       ORCA_OP_RC_WRITE_MIDDLE);
+		break;
+	case ORCA_WQE_OP_RDMA_WRITE_IMM:
+		code = first ? (last ? ORCA_OP_RC_WRITE_ONLY_IMM :
+			       ORCA_OP_RC_WRITE_FIRST) :
+			       (last ? ORCA_OP_RC_WRITE_LAST_IMM :
+			       ORCA_OP_RC_WRITE_MIDDLE);
+		break;
+	case ORCA_WQE_OP_RDMA_READ:
+		return ORCA_OP_RC_READ_REQUEST;
+	case ORCA_WQE_OP_ATOMIC_CMP_SWP:
+		return ORCA_OP_RC_CMP_SWAP;
+	default:
+		return ORCA_OP_RC_FETCH_ADD;
+	}
+	return base | code;
+}
+
+/* The route of a connected QP's packets, from its address vector. */
+void orca_soft_qp_route(struct orca_soft_dev *sdev,
+			const struct orca_soft_qp *qp,
+			struct orca_soft_route *rt)
+{
+	u32 info = le32_to_cpu(qp->attr.av_info);
+	u32 sgid = FIELD_GET(ORCA_AH_SGID_INDEX, info);
+	u32 fl = FIELD_GET(ORCA_AH_FLOW_LABEL, info);
+	u32 dqpn = le32_to_cpu(qp->attr.dest_qpn);
+
+	memcpy(rt->sgid, sdev->gids[sgid % ORCA_SOFT_GID_TBL_LEN].gid,
+	       sizeof(rt->sgid));
+	memcpy(rt->dgid, qp->attr.dgid, sizeof(rt->dgid));
+	memcpy(rt->dmac, qp->attr.dmac, ETH_ALEN);
+	rt->vlan = le16_to_cpu(qp->attr.vlan);
+	rt->hop_limit = qp->attr.hop_limit;
+	rt->traffic_class = qp->attr.traffic_class;
+	rt->flow_label = fl;
+	rt->sport = orca_wire_udp_sport(fl, qp->qpn, dqpn);
+}
+
+/*
+ * Build and send one packet: the headers @pkt describes, then
+ * @pkt->payload_len bytes of @sgl from @off.  The payload length must be
+ * what the opcode allows.
+ */
+int orca_soft_wire_tx(struct orca_soft_dev *sdev,
+		      const struct orca_soft_route *rt,
+		      struct orca_wire_pkt *pkt,
+		      const struct orca_soft_sgl *sgl, u64 off)
+{
+	const struct orca_wire_opinfo *op = orca_wire_opinfo(pkt->opcode);
+	u32 pad = orca_wire_pad(pkt->payload_len);
+	struct sk_buff *skb;
+	u32 len;
+	u8 *p;
+	int hl;
+
+	if (WARN_ON_ONCE(!op))
+		return -EINVAL;
+	len = op->hdr_len + pkt->payload_len + pad;
+	skb = orca_soft_net_alloc(sdev, rt, len, &p);
+	if (!skb) {
+		sdev->counts.tx_drops++;
+		return -ENOMEM;
+	}
+	hl = orca_wire_build(pkt, p, len);
+	if (WARN_ON_ONCE(hl < 0) ||
+	    (pkt->payload_len &&
+	     orca_soft_sgl_read(sdev, sgl, off, p + hl, pkt->payload_len))) {
+		kfree_skb(skb);
+		sdev->counts.tx_drops++;
+		return -EFAULT;
+	}
+	memset(p + hl + pkt->payload_len, 0, pad);
+	sdev->counts.tx_packets++;
+	sdev->counts.tx_bytes += pkt->payload_len;
+	return orca_soft_net_xmit(sdev, skb);
+}
+
+/* ------------------------------------------------------------------ UD */
+
+/* One datagram of a UD or GSI QP to another host (or a group's hosts). */
+void orca_soft_wire_send_ud(struct orca_soft_dev *sdev,
+			    struct orca_soft_qp *qp,
+			    const struct orca_soft_msg *msg, u32 dest_qpn)
+{
+	const struct orca_av *av = msg->av;
+	u32 info = le32_to_cpu(av->info);
+	u32 sgid = FIELD_GET(ORCA_AH_SGID_INDEX, info);
+	u32 fl = FIELD_GET(ORCA_AH_FLOW_LABEL, info);
+	struct orca_wire_pkt pkt = {
+		.opcode = msg->opcode == ORCA_WQE_OP_SEND_IMM ?
+			  ORCA_OP_UD_SEND_ONLY_IMM : ORCA_OP_UD_SEND_ONLY,
+		.se = msg->solicited,
+		.pkey = ORCA_SOFT_PKEY_DEFAULT,
+		.dest_qpn = dest_qpn,
+		.psn = msg->psn,
+		.imm = cpu_to_be32(msg->imm_inv),
+		.deth_qkey = msg->qkey,
+		.deth_sqpn = qp->qpn,
+		.payload_len = msg->len,
+	};
+	struct orca_soft_route rt = {
+		.vlan = le16_to_cpu(av->vlan),
+		.hop_limit = av->hop_limit,
+		.traffic_class = av->traffic_class,
+		.flow_label = fl,
+		.sport = orca_wire_udp_sport(fl, qp->qpn, dest_qpn),
+	};
+
+	memcpy(rt.sgid, sdev->gids[sgid % ORCA_SOFT_GID_TBL_LEN].gid,
+	       sizeof(rt.sgid));
+	memcpy(rt.dgid, av->dgid, sizeof(rt.dgid));
+	memcpy(rt.dmac, av->dmac, ETH_ALEN);
+	orca_soft_wire_tx(sdev, &rt, &pkt, msg->local, 0);
+}
+
+/* ------------------------------------------------------- RC completion */
+
+/* Arm the engine's timer list for @qp's wire deadlines. */
+static void orca_soft_wire_arm(struct orca_soft_dev *sdev,
+			       struct orca_soft_qp *qp)
+{
+	if (orca_soft_wire_deadline(qp) != U64_MAX) {
+		if (list_empty(&qp->timer_node))
+			list_add_tail(&qp->timer_node, &sdev->eng_timers);
+	} else {
+		list_del_init(&qp->timer_node);
+	}
+}
+
+/* The earliest wire deadline of @qp, U64_MAX if none. */
+u64 orca_soft_wire_deadline(const struct orca_soft_qp *qp)
+{
+	u64 t = U64_MAX;
+
+	if (qp->req.timer_at)
+		t = qp->req.timer_at;
+	if (qp->req.rnr_until)
+		t = min(t, qp->req.rnr_until);
+	return t;
+}
+
+/* (Re)start the ACK timer if anything is unacknowledged, else stop it. */
+static void orca_soft_wire_restart_timer(struct orca_soft_dev *sdev,
+					 struct orca_soft_qp *qp, bool progress)
+{
+	u64 to = orca_ack_timeout_ns(qp->attr.timeout);
+
+	if (orca_psn_diff(qp->req.max_psn, qp->req.una_psn) <= 0 || !to)
+		qp->req.timer_at = 0;
+	else if (progress || !qp->req.timer_at)
+		qp->req.timer_at = ktime_get_ns() + to;
+	orca_soft_wire_arm(sdev, qp);
+}
+
+/* The WQE at cons is done with @status. */
+static void orca_soft_wire_complete(struct orca_soft_dev *sdev,
+				    struct orca_soft_qp *qp, u8 status)
+{
+	struct orca_soft_swqe *w = orca_soft_swqe_at(qp, qp->sq.cons);
+	struct orca_soft_cqe_info ci = {
+		.qpn = qp->qpn,
+		.wr_id = w->wr_id,
+		.opcode = orca_soft_wqe_cqe_opcode(w->op),
+		.byte_len = w->len,
+		.status = status,
+	};
+	bool signaled = qp->sq_sig_all || (w->flags & ORCA_WQE_FLAG_SIGNALED);
+
+	if (w->npkts && orca_soft_op_rd_like(w->op) &&
+	    qp->req.outstanding_rd_atomic &&
+	    qp->sq.cons != qp->req.next)
+		qp->req.outstanding_rd_atomic--;
+	qp->sq.cons++;
+	if (qp->req.next == qp->sq.cons - 1) {
+		qp->req.next = qp->sq.cons;
+		qp->req.next_off = 0;
+	}
+	/* The slot is free before its CQE can be seen. */
+	orca_soft_put_sq_cons(sdev, qp);
+	if (signaled || status != ORCA_CQE_ST_SUCCESS)
+		orca_soft_cq_complete(sdev, qp->send_cq, &ci);
+	if (status != ORCA_CQE_ST_SUCCESS) {
+		qp->req.timer_at = 0;
+		qp->req.rnr_until = 0;
+		list_del_init(&qp->timer_node);
+		orca_soft_qp_set_err(sdev, qp);
+	}
+}
+
+/*
+ * Position the sender at @psn: the WQE that contains it, at the byte
+ * where that packet starts (go back N, or forward past what an ACK
+ * covered).  READ/atomic requests before it are unanswered.
+ */
+static void orca_soft_wire_seek(struct orca_soft_dev *sdev,
+				struct orca_soft_qp *qp, u32 psn)
+{
+	u32 mtu = orca_soft_wire_mtu(sdev, qp);
+	u32 i;
+
+	qp->req.outstanding_rd_atomic = 0;
+	for (i = qp->sq.cons; i != qp->req.started; i++) {
+		struct orca_soft_swqe *w = orca_soft_swqe_at(qp, i);
+		s32 d;
+
+		if (!w->npkts)
+			continue;
+		if (orca_psn_diff(psn, orca_psn_add(w->first_psn,
+						    w->npkts)) < 0) {
+			d = orca_psn_diff(psn, w->first_psn);
+			if (d < 0 || orca_soft_op_atomic(w->op))
+				d = 0;
+			qp->req.next = i;
+			qp->req.next_off = d * mtu;
+			qp->req.sq_psn = orca_psn_add(w->first_psn, d);
+			return;
+		}
+		if (orca_soft_op_rd_like(w->op))
+			qp->req.outstanding_rd_atomic++;
+	}
+	qp->req.next = qp->req.started;
+	qp->req.next_off = 0;
+	qp->req.sq_psn = psn;
+}
+
+/*
+ * Complete the WQEs whose PSNs all lie before @psn (the responder has
+ * them) and those executed locally in between.  Stop at a READ or atomic
+ * without its response: return false, una at the first PSN it lacks.
+ */
+static bool orca_soft_wire_ack_before(struct orca_soft_dev *sdev,
+				      struct orca_soft_qp *qp, u32 psn)
+{
+	while (qp->sq.cons != qp->req.started && qp->state != ORCA_QPS_ERR) {
+		struct orca_soft_swqe *w = orca_soft_swqe_at(qp, qp->sq.cons);
+		u32 end = orca_psn_add(w->first_psn, w->npkts);
+
+		if (!w->npkts) {
+			if (qp->sq.cons == qp->req.next)
+				break;
+			orca_soft_wire_complete(sdev, qp, w->status);
+			continue;
+		}
+		if (orca_psn_diff(psn, end) < 0)
+			break;
+		if (orca_soft_op_rd_like(w->op)) {
+			if (orca_psn_diff(w->first_psn, qp->req.una_psn) > 0)
+				qp->req.una_psn = w->first_psn;
+			return false;
+		}
+		orca_soft_wire_complete(sdev, qp, ORCA_CQE_ST_SUCCESS);
+	}
+	if (orca_psn_diff(psn, qp->req.una_psn) > 0)
+		qp->req.una_psn = psn;
+	return true;
+}
+
+/* Local ops and failed WQEs at the head complete in order. */
+static void orca_soft_wire_retire(struct orca_soft_dev *sdev,
+				  struct orca_soft_qp *qp)
+{
+	while (qp->sq.cons != qp->req.next && qp->state == ORCA_QPS_RTS) {
+		struct orca_soft_swqe *w = orca_soft_swqe_at(qp, qp->sq.cons);
+
+		if (w->npkts)
+			break;
+		orca_soft_wire_complete(sdev, qp, w->status);
+	}
+}
+
+/*
+ * Re-read the WQE of @w (SQ index @idx) and resolve its local buffer into
+ * scratch->local.  The application may have rewritten the slot: it must
+ * still describe the same operation and length.
+ */
+static int orca_soft_wire_load(struct orca_soft_dev *sdev,
+			       struct orca_soft_qp *qp, u32 idx,
+			       const struct orca_soft_swqe *w)
+{
+	u64 addr = orca_soft_sq_slot(qp, idx);
+	struct orca_soft_cqe_info ci = {};
+	struct orca_soft_msg msg;
+	bool executed;
+
+	if (orca_soft_dma_read(sdev, addr, sdev->scratch->wqe,
+			       ORCA_SEND_WQE_HDR_SIZE))
+		return -EFAULT;
+	if (orca_soft_req_decode(sdev, qp, addr, &msg, &ci, &executed) ||
+	    executed || msg.opcode != w->op || msg.len != w->len)
+		return -EINVAL;
+	return 0;
+}
+
+/* A READ response or atomic ACK for the WQE at cons, at PSN una. */
+static void orca_soft_wire_rd_resp(struct orca_soft_dev *sdev,
+				   struct orca_soft_qp *qp,
+				   const struct orca_wire_pkt *pkt,
+				   const u8 *payload)
+{
+	struct orca_soft_eng_scratch *s = sdev->scratch;
+	u32 mtu = orca_soft_wire_mtu(sdev, qp);
+	struct orca_soft_swqe *w;
+	u32 idx, off, plen;
+	bool atomic = pkt->opcode == ORCA_OP_RC_ATOMIC_ACK;
+	u8 want;
+	u64 orig;
+
+	if (pkt->psn != qp->req.una_psn)
+		return;
+	/* Everything before it has been answered. */
+	if (!orca_soft_wire_ack_before(sdev, qp, pkt->psn) ||
+	    qp->sq.cons == qp->req.started || qp->state == ORCA_QPS_ERR)
+		return;
+	w = orca_soft_swqe_at(qp, qp->sq.cons);
+	idx = orca_psn_diff(pkt->psn, w->first_psn);
+	if (!w->npkts || idx >= w->npkts ||
+	    atomic != orca_soft_op_atomic(w->op) ||
+	    (!atomic && w->op != ORCA_WQE_OP_RDMA_READ))
+		goto drop;
+	if (atomic) {
+		want = ORCA_OP_RC_ATOMIC_ACK;
+		plen = 0;
+		off = 0;
+	} else {
+		off = idx * mtu;
+		plen = min(mtu, w->len - off);
+		if (w->npkts == 1)
+			want = ORCA_OP_RC_READ_RESP_ONLY;
+		else if (!idx)
+			want = ORCA_OP_RC_READ_RESP_FIRST;
+		else if (idx == w->npkts - 1)
+			want = ORCA_OP_RC_READ_RESP_LAST;
+		else
+			want = ORCA_OP_RC_READ_RESP_MIDDLE;
+	}
+	if (pkt->opcode != want || pkt->payload_len != plen)
+		goto drop;
+	if (orca_soft_wire_load(sdev, qp, qp->sq.cons, w)) {
+		orca_soft_wire_complete(sdev, qp, ORCA_CQE_ST_LOC_QP_OP_ERR);
+		return;
+	}
+	if (atomic) {
+		orig = pkt->atomic_orig;
+		orca_soft_sgl_kbuf(&s->kbuf, &orig, sizeof(orig));
+		plen = sizeof(orig);
+	} else {
+		orca_soft_sgl_kbuf(&s->kbuf, payload, plen);
+	}
+	if (plen && orca_soft_sgl_copy(sdev, &s->local, off, &s->kbuf, 0,
+				       plen)) {
+		orca_soft_wire_complete(sdev, qp, ORCA_CQE_ST_LOC_PROT_ERR);
+		return;
+	}
+	qp->req.una_psn = orca_psn_add(pkt->psn, 1);
+	if (idx == w->npkts - 1)
+		orca_soft_wire_complete(sdev, qp, ORCA_CQE_ST_SUCCESS);
+	return;
+drop:
+	sdev->counts.rx_drops++;
+}
+
+static u8 orca_soft_nak_status(u8 code)
+{
+	switch (code) {
+	case ORCA_AETH_NAK_REM_ACCESS:
+		return ORCA_CQE_ST_REM_ACCESS_ERR;
+	case ORCA_AETH_NAK_REM_OP:
+		return ORCA_CQE_ST_REM_OP_ERR;
+	default:
+		return ORCA_CQE_ST_REM_INV_REQ_ERR;
+	}
+}
+
+/* An RNR NAK for PSN @psn: wait the responder's timer, then go back. */
+static void orca_soft_wire_rnr(struct orca_soft_dev *sdev,
+			       struct orca_soft_qp *qp, u32 psn, u8 timer)
+{
+	sdev->counts.rnr_naks_rcvd++;
+	if (!orca_soft_wire_ack_before(sdev, qp, psn) ||
+	    qp->state == ORCA_QPS_ERR)
+		return;
+	if (!qp->req.rnr_retry_left) {
+		if (qp->sq.cons != qp->req.started)
+			orca_soft_wire_complete(sdev, qp,
+						ORCA_CQE_ST_RNR_RETRY_EXC_ERR);
+		return;
+	}
+	if (qp->req.rnr_retry_left != ORCA_SOFT_RNR_INFINITE)
+		qp->req.rnr_retry_left--;
+	orca_soft_wire_seek(sdev, qp, psn);
+	qp->req.rnr_until = ktime_get_ns() +
+			    (u64)orca_rnr_timer_us(timer) * NSEC_PER_USEC;
+	qp->req.timer_at = 0;
+}
+
+/*
+ * A response from the responder: ACK, NAK, READ response or atomic ACK
+ * (already parsed; @payload is @pkt->payload_len bytes).
+ */
+void orca_soft_wire_rx_response(struct orca_soft_dev *sdev,
+				struct orca_soft_qp *qp,
+				const struct orca_wire_pkt *pkt,
+				const u8 *payload)
+{
+	u32 una = qp->req.una_psn;
+	u8 syn = pkt->aeth_syndrome;
+	u8 type = FIELD_GET(ORCA_AETH_SYN_TYPE, syn);
+	u8 value = FIELD_GET(ORCA_AETH_SYN_VALUE, syn);
+	bool has_aeth = orca_wire_opinfo(pkt->opcode)->hdrs &
+			ORCA_WIRE_HDR_AETH;
+
+	if (qp->type != ORCA_QPT_RC || !qp->req.swqe ||
+	    (qp->state != ORCA_QPS_RTS && qp->state != ORCA_QPS_SQD)) {
+		sdev->counts.rx_drops++;
+		return;
+	}
+	/* Only PSNs sent and not yet acknowledged mean anything. */
+	if (orca_psn_diff(pkt->psn, qp->req.max_psn) >= 0 ||
+	    orca_psn_diff(pkt->psn, orca_psn_add(una, -1U)) < 0) {
+		sdev->counts.duplicates++;
+		return;
+	}
+
+	if (pkt->opcode != ORCA_OP_RC_ACK) {
+		if (has_aeth && type != ORCA_AETH_ACK)
+			goto drop;
+		orca_soft_wire_rd_resp(sdev, qp, pkt, payload);
+	} else if (type == ORCA_AETH_ACK) {
+		if (!orca_soft_wire_ack_before(sdev, qp,
+					       orca_psn_add(pkt->psn, 1)))
+			orca_soft_wire_seek(sdev, qp, qp->req.una_psn);
+	} else if (type == ORCA_AETH_RNR_NAK) {
+		orca_soft_wire_rnr(sdev, qp, pkt->psn, value);
+	} else if (type == ORCA_AETH_NAK) {
+		sdev->counts.naks_rcvd[min_t(u8, value, 3)]++;
+		if (!orca_soft_wire_ack_before(sdev, qp, pkt->psn) ||
+		    qp->state == ORCA_QPS_ERR) {
+			orca_soft_wire_seek(sdev, qp, qp->req.una_psn);
+		} else if (value == ORCA_AETH_NAK_PSN_SEQ) {
+			orca_soft_wire_seek(sdev, qp, pkt->psn);
+		} else if (qp->sq.cons != qp->req.started) {
+			orca_soft_wire_complete(sdev, qp,
+						orca_soft_nak_status(value));
+		}
+	} else {
+		goto drop;
+	}
+	if (qp->state == ORCA_QPS_ERR)
+		return;
+	/* An ACK beyond where the sender went back to moves it forward. */
+	if (orca_psn_diff(qp->req.una_psn, qp->req.sq_psn) > 0)
+		orca_soft_wire_seek(sdev, qp, qp->req.una_psn);
+	if (qp->req.una_psn != una) {
+		qp->req.retry_left = qp->attr.retry_cnt;
+		qp->req.rnr_retry_left = qp->attr.rnr_retry;
+	}
+	orca_soft_wire_retire(sdev, qp);
+	orca_soft_wire_restart_timer(sdev, qp, qp->req.una_psn != una);
+	orca_soft_qp_activate(sdev, qp);
+	return;
+drop:
+	sdev->counts.rx_drops++;
+}
+
+/* The ACK timer of @qp expired (or not yet: then nothing). */
+void orca_soft_wire_timer(struct orca_soft_dev *sdev, struct orca_soft_qp *qp)
+{
+	u64 now = ktime_get_ns();
+
+	if (qp->req.rnr_until && now >= qp->req.rnr_until)
+		qp->req.rnr_until = 0;
+	if (!qp->req.timer_at || now < qp->req.timer_at)
+		return;
+	qp->req.timer_at = 0;
+	if (orca_psn_diff(qp->req.max_psn, qp->req.una_psn) <= 0)
+		return;
+	sdev->counts.ack_timeouts++;
+	if (!qp->req.retry_left) {
+		if (qp->sq.cons != qp->req.started)
+			orca_soft_wire_complete(sdev, qp,
+						ORCA_CQE_ST_RETRY_EXC_ERR);
+		return;
+	}
+	qp->req.retry_left--;
+	orca_soft_wire_seek(sdev, qp, qp->req.una_psn);
+}
+
+/* ------------------------------------------------------------- sending */
+
+/* Start the WQE at next (first time): copy what it is into swqe[]. */
+static bool orca_soft_wire_start(struct orca_soft_dev *sdev,
+				 struct orca_soft_qp *qp)
+{
+	struct orca_send_wqe *wqe = (struct orca_send_wqe *)sdev->scratch->wqe;
+	struct orca_soft_swqe *w = orca_soft_swqe_at(qp, qp->req.next);
+	u64 addr = orca_soft_sq_slot(qp, qp->req.next);
+	u32 mtu = orca_soft_wire_mtu(sdev, qp);
+	struct orca_soft_cqe_info ci = {};
+	struct orca_soft_msg msg = {};
+	bool executed;
+	u8 st;
+
+	memset(w, 0, sizeof(*w));
+	if (orca_soft_dma_read(sdev, addr, wqe, ORCA_SEND_WQE_HDR_SIZE)) {
+		orca_soft_wq_fatal(sdev, qp, &qp->sq);
+		return false;
+	}
+	w->wr_id = le64_to_cpu(wqe->wr_id);
+	w->op = le32_to_cpu(wqe->ctrl) & ORCA_WQE_CTRL_OPCODE_MASK;
+	w->flags = (le32_to_cpu(wqe->ctrl) & ORCA_WQE_CTRL_FLAGS_MASK) >>
+		   ORCA_WQE_CTRL_FLAGS_SHIFT;
+	st = orca_soft_req_decode(sdev, qp, addr, &msg, &ci, &executed);
+	w->len = ci.byte_len;
+	qp->req.started++;
+	if (st != ORCA_CQE_ST_SUCCESS || executed) {
+		w->status = st;
+		qp->req.next++;
+		return st == ORCA_CQE_ST_SUCCESS;
+	}
+	w->len = msg.len;
+	w->remote_addr = msg.remote_addr;
+	w->rkey = msg.rkey;
+	w->imm_inv = msg.imm_inv;
+	w->compare_add = msg.compare_add;
+	w->swap = msg.swap;
+	w->first_psn = qp->req.sq_psn;
+	w->npkts = orca_soft_op_atomic(w->op) ? 1 : orca_packets(w->len, mtu);
+	return true;
+}
+
+/*
+ * Send packets of the WQE at next from next_off, its local buffer in
+ * scratch->local; return packets sent, up to @budget.
+ */
+static int orca_soft_wire_send_wqe(struct orca_soft_dev *sdev,
+				   struct orca_soft_qp *qp,
+				   struct orca_soft_swqe *w, int budget)
+{
+	struct orca_soft_sgl *sgl = &sdev->scratch->local;
+	u32 mtu = orca_soft_wire_mtu(sdev, qp);
+	bool rc = qp->type == ORCA_QPT_RC;
+	struct orca_soft_route rt;
+	int n = 0;
+
+	orca_soft_qp_route(sdev, qp, &rt);
+	do {
+		u32 off = qp->req.next_off;
+		u32 psn = qp->req.sq_psn;
+		struct orca_wire_pkt pkt = {
+			.pkey = ORCA_SOFT_PKEY_DEFAULT,
+			.dest_qpn = le32_to_cpu(qp->attr.dest_qpn),
+			.psn = psn,
+		};
+		u32 npsn = 1, plen = 0;
+		bool first = !off, last = true;
+
+		if (rc && orca_psn_diff(psn, qp->req.una_psn) >=
+			  ORCA_SOFT_WIRE_WINDOW)
+			break;
+		if (w->op == ORCA_WQE_OP_RDMA_READ) {
+			pkt.reth_va = w->remote_addr + off;
+			pkt.reth_rkey = w->rkey;
+			pkt.reth_len = w->len - off;
+			pkt.ack_req = true;
+			npsn = orca_packets(w->len - off, mtu);
+		} else if (orca_soft_op_atomic(w->op)) {
+			pkt.atomic_va = w->remote_addr;
+			pkt.atomic_rkey = w->rkey;
+			pkt.atomic_swap_add = w->op == ORCA_WQE_OP_ATOMIC_CMP_SWP ?
+					      w->swap : w->compare_add;
+			pkt.atomic_compare = w->compare_add;
+			pkt.ack_req = true;
+		} else {
+			plen = min(mtu, w->len - off);
+			last = off + plen == w->len;
+			if (first && (w->op == ORCA_WQE_OP_RDMA_WRITE ||
+				      w->op == ORCA_WQE_OP_RDMA_WRITE_IMM)) {
+				pkt.reth_va = w->remote_addr;
+				pkt.reth_rkey = w->rkey;
+				pkt.reth_len = w->len;
+			}
+			if (last) {
+				pkt.imm = cpu_to_be32(w->imm_inv);
+				pkt.ieth_rkey = w->imm_inv;
+				pkt.se = (w->flags & ORCA_WQE_FLAG_SOLICITED) &&
+					 w->op != ORCA_WQE_OP_RDMA_WRITE;
+			}
+			pkt.ack_req = rc && (last || !((psn + 1) %
+					     ORCA_SOFT_ACKREQ_EVERY));
+			pkt.payload_len = plen;
+		}
+		pkt.opcode = orca_soft_wire_opcode(qp->type, w->op, first, last);
+		if (rc && orca_psn_diff(psn, qp->req.max_psn) < 0)
+			sdev->counts.retransmits++;
+		orca_soft_wire_tx(sdev, &rt, &pkt, sgl, off);
+		qp->req.sq_psn = orca_psn_add(psn, npsn);
+		if (orca_psn_diff(qp->req.sq_psn, qp->req.max_psn) > 0)
+			qp->req.max_psn = qp->req.sq_psn;
+		n++;
+		if (w->op == ORCA_WQE_OP_RDMA_READ ||
+		    orca_soft_op_atomic(w->op))
+			qp->req.next_off = w->len;
+		else
+			qp->req.next_off = off + plen;
+	} while (qp->req.next_off < w->len && n < budget);
+	return n;
+}
+
+/* UC: send the WQE at cons and complete it. */
+static int orca_soft_wire_uc_run(struct orca_soft_dev *sdev,
+				 struct orca_soft_qp *qp, u32 prod, int budget)
+{
+	struct orca_send_wqe *wqe = (struct orca_send_wqe *)sdev->scratch->wqe;
+	int n = 0;
+
+	while (qp->sq.cons != prod && n < budget &&
+	       qp->state == ORCA_QPS_RTS) {
+		u64 addr = orca_soft_sq_slot(qp, qp->sq.cons);
+		struct orca_soft_cqe_info ci = { .qpn = qp->qpn };
+		struct orca_soft_swqe w = {};
+		struct orca_soft_msg msg = {};
+		bool executed, signaled;
+		u8 st;
+
+		if (orca_soft_dma_read(sdev, addr, wqe,
+				       ORCA_SEND_WQE_HDR_SIZE)) {
+			orca_soft_wq_fatal(sdev, qp, &qp->sq);
+			break;
+		}
+		ci.wr_id = le64_to_cpu(wqe->wr_id);
+		w.op = le32_to_cpu(wqe->ctrl) & ORCA_WQE_CTRL_OPCODE_MASK;
+		w.flags = (le32_to_cpu(wqe->ctrl) & ORCA_WQE_CTRL_FLAGS_MASK) >>
+			  ORCA_WQE_CTRL_FLAGS_SHIFT;
+		ci.opcode = orca_soft_wqe_cqe_opcode(w.op);
+		st = orca_soft_req_decode(sdev, qp, addr, &msg, &ci, &executed);
+		if (st == ORCA_CQE_ST_SUCCESS && !executed) {
+			w.len = msg.len;
+			w.remote_addr = msg.remote_addr;
+			w.rkey = msg.rkey;
+			w.imm_inv = msg.imm_inv;
+			n += orca_soft_wire_send_wqe(sdev, qp, &w, budget - n);
+			if (qp->req.next_off < w.len)
+				break;
+		} else {
+			n++;
+		}
+		qp->req.next_off = 0;
+		signaled = qp->sq_sig_all ||
+			   (w.flags & ORCA_WQE_FLAG_SIGNALED);
+		qp->sq.cons++;
+		qp->req.next = qp->sq.cons;
+		qp->req.started = qp->sq.cons;
+		orca_soft_put_sq_cons(sdev, qp);
+		ci.status = st;
+		if (signaled || st != ORCA_CQE_ST_SUCCESS)
+			orca_soft_cq_complete(sdev, qp->send_cq, &ci);
+		if (st != ORCA_CQE_ST_SUCCESS)
+			orca_soft_qp_set_err(sdev, qp);
+	}
+	return n;
+}
+
+/* RC and UC over the wire: send what the window allows (QP in RTS). */
+int orca_soft_wire_sq_run(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
+			  int budget)
+{
+	u32 max_rd = max_t(u32, qp->attr.max_rd_atomic, 1);
+	u64 now;
+	u32 prod;
+	int n = 0;
+
+	if (orca_soft_dma_read32(sdev, qp->sq.db_addr +
+				 offsetof(struct orca_db_record, prod), &prod) ||
+	    !orca_wq_prod_ok(prod, qp->sq.cons, qp->sq.log2_depth)) {
+		orca_soft_wq_fatal(sdev, qp, &qp->sq);
+		return 0;
+	}
+	if (qp->type == ORCA_QPT_UC)
+		return orca_soft_wire_uc_run(sdev, qp, prod, budget);
+	if (WARN_ON_ONCE(!qp->req.swqe))
+		return 0;
+
+	orca_soft_wire_timer(sdev, qp);
+	if (qp->state != ORCA_QPS_RTS)
+		return 0;
+	now = ktime_get_ns();
+	if (qp->req.rnr_until && now < qp->req.rnr_until) {
+		orca_soft_wire_arm(sdev, qp);
+		return 0;
+	}
+	if (!qp->req.wqe_started) {
+		qp->req.retry_left = qp->attr.retry_cnt;
+		qp->req.rnr_retry_left = qp->attr.rnr_retry;
+		qp->req.wqe_started = true;
+	}
+
+	while (n < budget && qp->state == ORCA_QPS_RTS) {
+		struct orca_soft_swqe *w;
+		bool fresh = qp->req.next == qp->req.started;
+
+		if (qp->req.next == prod && fresh)
+			break;
+		if (fresh) {
+			if (qp->req.next - qp->sq.cons >= ORCA_SOFT_SWQES)
+				break;
+			if (!orca_soft_wire_start(sdev, qp)) {
+				n++;
+				break;
+			}
+			w = orca_soft_swqe_at(qp, qp->req.started - 1);
+			if (!w->npkts) {
+				n++;
+				orca_soft_wire_retire(sdev, qp);
+				continue;
+			}
+		} else {
+			w = orca_soft_swqe_at(qp, qp->req.next);
+			if (!w->npkts) {
+				qp->req.next++;
+				continue;
+			}
+			if (orca_soft_wire_load(sdev, qp, qp->req.next, w)) {
+				w->npkts = 0;
+				w->status = ORCA_CQE_ST_LOC_QP_OP_ERR;
+				orca_soft_wire_retire(sdev, qp);
+				break;
+			}
+		}
+		if (!qp->req.next_off) {
+			if ((w->flags & ORCA_WQE_FLAG_FENCE) &&
+			    qp->req.outstanding_rd_atomic)
+				break;
+			if (orca_soft_op_rd_like(w->op) &&
+			    qp->req.outstanding_rd_atomic >= max_rd)
+				break;
+		}
+		if (orca_psn_diff(qp->req.sq_psn, qp->req.una_psn) >=
+		    ORCA_SOFT_WIRE_WINDOW)
+			break;
+		n += orca_soft_wire_send_wqe(sdev, qp, w, budget - n);
+		if (qp->req.next_off < w->len)
+			break;
+		if (orca_soft_op_rd_like(w->op))
+			qp->req.outstanding_rd_atomic++;
+		qp->req.next++;
+		qp->req.next_off = 0;
+	}
+	orca_soft_wire_retire(sdev, qp);
+	orca_soft_wire_restart_timer(sdev, qp, false);
+	return n;
+}
+
+/* A QP's wire state as MODIFY_QP to RTS (or a new SQ PSN) leaves it. */
+void orca_soft_wire_qp_init(struct orca_soft_qp *qp)
+{
+	qp->req.next = qp->sq.cons;
+	qp->req.started = qp->sq.cons;
+	qp->req.next_off = 0;
+	qp->req.una_psn = qp->req.sq_psn;
+	qp->req.max_psn = qp->req.sq_psn;
+	qp->req.timer_at = 0;
+	qp->req.rnr_until = 0;
+	qp->req.outstanding_rd_atomic = 0;
+}

@@ -1,0 +1,898 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * orca_soft: the responder on the wire, and the receive dispatch.
+ *
+ * The engine thread takes received packets off the port's queue
+ * (orca_soft_net.c), parses their transport headers and hands requests
+ * to the destination QP's responder, responses to its completer
+ * (orca_soft_wire_req.c).  A packet for no QP, or for a QP of another
+ * transport, is dropped (rx_drops).
+ *
+ * RC responder: the request with the expected PSN is executed; one with
+ * an earlier PSN is a duplicate: SEND and WRITE are acknowledged again,
+ * READ and atomics are answered again from the responder resources (the
+ * last max_dest_rd_atomic of them, kept with the atomic's original
+ * value).  A later PSN means packets were lost: one PSN sequence NAK is
+ * sent, until the expected PSN arrives.  A SEND's receive WQE stays at
+ * the queue's cons until its last packet; without one, the first packet
+ * is answered with an RNR NAK carrying min_rnr_timer.  ACKs are sent for
+ * packets that ask for one (AckReq), coalesced: at most one per QP per
+ * batch of received packets, for the newest PSN, and never before the
+ * READ responses and atomic ACKs that precede it in PSN order.  Errors
+ * are answered with the NAK the local fast path uses (orca_soft_resp.c)
+ * and move the QP to the error state.
+ *
+ * UC: a PSN gap drops the message in progress; packets are taken again
+ * from the next first (or only) packet.  UD: the Q_Key is checked, the
+ * datagram lands after a 40-byte GRH area holding its IP header.
+ */
+
+#include <linux/bitfield.h>
+
+#include "orca_ring.h"
+#include "orca_soft_engine.h"
+
+#define ORCA_SOFT_PKEY_DEFAULT	0xffff
+#define ORCA_SOFT_PKEY_BASE	0x7fff
+#define ORCA_SOFT_MCAST_QPN	0x00ffffffU
+#define ORCA_SOFT_IPV4_OFF	20	/* IPv4 header: last 20 bytes of the GRH */
+
+#define ORCA_SOFT_F_KIND	(ORCA_WIRE_F_SEND | ORCA_WIRE_F_WRITE | \
+				 ORCA_WIRE_F_READ | ORCA_WIRE_F_ATOMIC)
+
+static u32 orca_soft_resp_mtu(struct orca_soft_dev *sdev,
+			      const struct orca_soft_qp *qp)
+{
+	u32 mtu = orca_mtu_bytes(qp->attr.path_mtu) ?: 256;
+
+	return min(mtu, orca_soft_active_mtu(sdev->netdev) ?: 256);
+}
+
+static u8 orca_soft_resp_nres(const struct orca_soft_qp *qp)
+{
+	return clamp_t(u8, qp->attr.max_dest_rd_atomic, 1,
+		       ORCA_SOFT_MAX_RD_ATOM);
+}
+
+/* ------------------------------------------------------------- answers */
+
+static void orca_soft_wire_send_aeth(struct orca_soft_dev *sdev,
+				     struct orca_soft_qp *qp, u8 opcode,
+				     u8 syndrome, u32 psn, u64 orig)
+{
+	struct orca_wire_pkt pkt = {
+		.opcode = opcode,
+		.pkey = ORCA_SOFT_PKEY_DEFAULT,
+		.dest_qpn = le32_to_cpu(qp->attr.dest_qpn),
+		.psn = psn,
+		.aeth_syndrome = syndrome,
+		.aeth_msn = qp->resp.msn & ORCA_AETH_MSN,
+		.atomic_orig = orig,
+	};
+	struct orca_soft_route rt;
+
+	orca_soft_qp_route(sdev, qp, &rt);
+	orca_soft_wire_tx(sdev, &rt, &pkt, NULL, 0);
+}
+
+static u8 orca_soft_syn(u8 type, u8 value)
+{
+	return FIELD_PREP(ORCA_AETH_SYN_TYPE, type) |
+	       FIELD_PREP(ORCA_AETH_SYN_VALUE, value);
+}
+
+/* ACK everything before rq_psn. */
+static void orca_soft_wire_ack(struct orca_soft_dev *sdev,
+			       struct orca_soft_qp *qp)
+{
+	qp->resp.ack_pending = false;
+	list_del_init(&qp->resp.ack_node);
+	orca_soft_wire_send_aeth(sdev, qp, ORCA_OP_RC_ACK,
+				 orca_soft_syn(ORCA_AETH_ACK,
+					       ORCA_AETH_CREDITS_INVALID),
+				 orca_psn_add(qp->resp.rq_psn, -1U), 0);
+}
+
+static void orca_soft_wire_owe_ack(struct orca_soft_dev *sdev,
+				   struct orca_soft_qp *qp)
+{
+	qp->resp.ack_pending = true;
+	if (list_empty(&qp->resp.ack_node))
+		list_add_tail(&qp->resp.ack_node, &sdev->eng_acks);
+}
+
+/* The ACKs owed after a batch of received packets. */
+void orca_soft_wire_flush_acks(struct orca_soft_dev *sdev)
+{
+	struct orca_soft_qp *qp, *tmp;
+
+	list_for_each_entry_safe(qp, tmp, &sdev->eng_acks, resp.ack_node) {
+		/* Behind READ responses: resp_run sends it after them. */
+		if (qp->resp.rd_busy)
+			continue;
+		if (qp->resp.ack_pending && qp->state != ORCA_QPS_ERR &&
+		    qp->state != ORCA_QPS_RESET)
+			orca_soft_wire_ack(sdev, qp);
+		else
+			list_del_init(&qp->resp.ack_node);
+	}
+}
+
+/* Answer @ans for the request at @psn (not ACK: that is coalesced). */
+static void orca_soft_wire_answer(struct orca_soft_dev *sdev,
+				  struct orca_soft_qp *qp, u32 psn,
+				  enum orca_soft_answer ans)
+{
+	u8 code;
+
+	switch (ans) {
+	case ORCA_SOFT_RNR_NAK:
+		sdev->counts.rnr_naks_sent++;
+		orca_soft_wire_send_aeth(sdev, qp, ORCA_OP_RC_ACK,
+					 orca_soft_syn(ORCA_AETH_RNR_NAK,
+						       qp->attr.min_rnr_timer),
+					 psn, 0);
+		return;
+	case ORCA_SOFT_NAK_INV_REQ:
+		code = ORCA_AETH_NAK_INV_REQ;
+		break;
+	case ORCA_SOFT_NAK_ACCESS:
+		code = ORCA_AETH_NAK_REM_ACCESS;
+		break;
+	case ORCA_SOFT_NAK_OP:
+		code = ORCA_AETH_NAK_REM_OP;
+		break;
+	default:
+		return;
+	}
+	sdev->counts.naks_sent[code]++;
+	orca_soft_wire_send_aeth(sdev, qp, ORCA_OP_RC_ACK,
+				 orca_soft_syn(ORCA_AETH_NAK, code), psn, 0);
+}
+
+/* ------------------------------------------------------------ receives */
+
+/*
+ * Read the receive WQE at the queue's cons and resolve its buffer into
+ * scratch->remote.  0, or the status to complete it with.
+ */
+static u8 orca_soft_wire_rwqe(struct orca_soft_dev *sdev,
+			      struct orca_soft_qp *dqp,
+			      struct orca_soft_cqe_info *ci)
+{
+	struct orca_soft_eng_scratch *s = sdev->scratch;
+	struct orca_soft_wq *wq = dqp->srq ? &dqp->srq->wq : &dqp->rq;
+	struct orca_recv_wqe *rwqe = (struct orca_recv_wqe *)s->rwqe;
+	u64 addr = wq->ring_addr +
+		   ((u64)orca_ring_slot(wq->cons, wq->log2_depth) <<
+		    wq->log2_stride);
+	u32 nsge;
+	int ret;
+
+	if (orca_soft_dma_read(sdev, addr, rwqe, ORCA_RECV_WQE_HDR_SIZE))
+		return ORCA_CQE_ST_LOC_QP_OP_ERR;
+	ci->wr_id = le64_to_cpu(rwqe->wr_id);
+	nsge = le32_to_cpu(rwqe->num_sge);
+	if (nsge > wq->max_sge ||
+	    orca_soft_dma_read(sdev, addr + ORCA_RECV_WQE_HDR_SIZE,
+			       s->rwqe + ORCA_RECV_WQE_HDR_SIZE,
+			       nsge * sizeof(struct orca_sge)))
+		return ORCA_CQE_ST_LOC_QP_OP_ERR;
+	ret = orca_soft_sgl_resolve(sdev, &s->remote,
+				    (const struct orca_sge *)(s->rwqe +
+				    ORCA_RECV_WQE_HDR_SIZE), nsge, dqp->pd,
+				    ORCA_ACCESS_LOCAL_WRITE);
+	if (ret == -EMSGSIZE)
+		return ORCA_CQE_ST_LOC_LEN_ERR;
+	if (ret)
+		return ORCA_CQE_ST_LOC_PROT_ERR;
+	return 0;
+}
+
+/* A receive WQE failed with @st: complete it, QP to ERR; the answer. */
+static enum orca_soft_answer orca_soft_wire_rwqe_fail(struct orca_soft_dev *sdev,
+						      struct orca_soft_qp *dqp,
+						      u32 prod,
+						      struct orca_soft_cqe_info *ci,
+						      u8 st)
+{
+	orca_soft_recv_fail(sdev, dqp, prod, ci, st);
+	dqp->resp.cur = 0;
+	if (st == ORCA_CQE_ST_LOC_QP_OP_ERR) {
+		orca_soft_post_event(sdev, ORCA_EQE_QP_FATAL, dqp->qpn);
+		return ORCA_SOFT_NAK_OP;
+	}
+	if (st == ORCA_CQE_ST_LOC_LEN_ERR) {
+		orca_soft_post_event(sdev, ORCA_EQE_QP_REQ_ERR, dqp->qpn);
+		return ORCA_SOFT_NAK_INV_REQ;
+	}
+	return ORCA_SOFT_NAK_OP;
+}
+
+/* A SEND packet (RC or UC) with the expected PSN. */
+static enum orca_soft_answer orca_soft_wire_send(struct orca_soft_dev *sdev,
+						 struct orca_soft_qp *dqp,
+						 const struct orca_wire_pkt *pkt,
+						 u16 flags, const u8 *payload)
+{
+	struct orca_soft_eng_scratch *s = sdev->scratch;
+	struct orca_soft_cqe_info ci = {
+		.qpn = dqp->qpn,
+		.opcode = ORCA_CQE_OP_RECV,
+	};
+	bool last = flags & ORCA_WIRE_F_LAST;
+	u32 plen = pkt->payload_len;
+	u32 prod;
+	int ret;
+	u8 st;
+
+	ret = orca_soft_recv_avail(sdev, dqp, &prod);
+	if (ret == -ENOENT)
+		return dqp->type == ORCA_QPT_RC ? ORCA_SOFT_RNR_NAK :
+						  ORCA_SOFT_SILENT;
+	if (ret)
+		return orca_soft_resp_err(sdev, dqp, 0, ORCA_SOFT_NAK_OP);
+	if (flags & ORCA_WIRE_F_FIRST)
+		dqp->resp.off = 0;
+	if (last && (pkt->opcode == ORCA_OP_RC_SEND_LAST_INV ||
+		     pkt->opcode == ORCA_OP_RC_SEND_ONLY_INV) &&
+	    !orca_soft_inv_key_ok(sdev, dqp, pkt->ieth_rkey))
+		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_REQ_ERR,
+					  ORCA_SOFT_NAK_INV_REQ);
+
+	st = orca_soft_wire_rwqe(sdev, dqp, &ci);
+	if (!st && (u64)dqp->resp.off + plen > s->remote.len)
+		st = ORCA_CQE_ST_LOC_LEN_ERR;
+	if (!st) {
+		orca_soft_sgl_kbuf(&s->kbuf, payload, plen);
+		if (plen && orca_soft_sgl_copy(sdev, &s->remote, dqp->resp.off,
+					       &s->kbuf, 0, plen))
+			st = ORCA_CQE_ST_LOC_PROT_ERR;
+	}
+	if (st) {
+		enum orca_soft_answer ans;
+
+		ans = orca_soft_wire_rwqe_fail(sdev, dqp, prod, &ci, st);
+		return dqp->type == ORCA_QPT_RC ? ans : ORCA_SOFT_SILENT;
+	}
+	dqp->resp.off += plen;
+	if (!last) {
+		dqp->resp.cur = ORCA_WIRE_F_SEND;
+		return ORCA_SOFT_ACK;
+	}
+
+	dqp->resp.cur = 0;
+	ci.byte_len = dqp->resp.off;
+	switch (pkt->opcode & ORCA_WIRE_OP_CODE) {
+	case ORCA_OP_RC_SEND_LAST_IMM:
+	case ORCA_OP_RC_SEND_ONLY_IMM:
+		ci.flags |= ORCA_CQE_FLAG_IMM;
+		ci.imm_inv = be32_to_cpu(pkt->imm);
+		break;
+	case ORCA_OP_RC_SEND_LAST_INV:
+	case ORCA_OP_RC_SEND_ONLY_INV:
+		if (dqp->type == ORCA_QPT_RC) {
+			struct orca_soft_mr *mr;
+
+			mr = xa_load(&sdev->mrs,
+				     FIELD_GET(ORCA_MR_KEY_INDEX,
+					       pkt->ieth_rkey));
+			mr->valid = false;
+			ci.flags |= ORCA_CQE_FLAG_INV;
+			ci.imm_inv = pkt->ieth_rkey;
+		}
+		break;
+	default:
+		break;
+	}
+	if (pkt->se)
+		ci.flags |= ORCA_CQE_FLAG_SOLICITED;
+	ci.status = ORCA_CQE_ST_SUCCESS;
+	orca_soft_recv_consume(sdev, dqp, prod);
+	orca_soft_cq_complete(sdev, dqp->recv_cq, &ci);
+	dqp->resp.msn++;
+	return ORCA_SOFT_ACK;
+}
+
+/* A WRITE packet (RC or UC) with the expected PSN. */
+static enum orca_soft_answer orca_soft_wire_write(struct orca_soft_dev *sdev,
+						  struct orca_soft_qp *dqp,
+						  const struct orca_wire_pkt *pkt,
+						  u16 flags, const u8 *payload)
+{
+	struct orca_soft_eng_scratch *s = sdev->scratch;
+	bool last = flags & ORCA_WIRE_F_LAST;
+	bool imm = pkt->opcode == ORCA_OP_RC_WRITE_LAST_IMM ||
+		   pkt->opcode == ORCA_OP_RC_WRITE_ONLY_IMM ||
+		   pkt->opcode == ORCA_OP_UC_WRITE_LAST_IMM ||
+		   pkt->opcode == ORCA_OP_UC_WRITE_ONLY_IMM;
+	struct orca_soft_cqe_info ci = {
+		.qpn = dqp->qpn,
+		.opcode = ORCA_CQE_OP_RECV_RDMA_IMM,
+	};
+	u32 plen = pkt->payload_len;
+	struct orca_soft_mr *mr;
+	u32 prod = 0;
+	int ret;
+
+	if (flags & ORCA_WIRE_F_FIRST) {
+		if (pkt->reth_len > ORCA_SOFT_MAX_MSG ||
+		    (last && pkt->reth_len != plen) || pkt->reth_len < plen)
+			return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_REQ_ERR,
+						  ORCA_SOFT_NAK_INV_REQ);
+		if (pkt->reth_len &&
+		    !orca_soft_rkey(sdev, dqp, pkt->reth_rkey, pkt->reth_va,
+				    pkt->reth_len, ORCA_ACCESS_REMOTE_WRITE))
+			return orca_soft_resp_err(sdev, dqp,
+						  ORCA_EQE_QP_ACCESS_ERR,
+						  ORCA_SOFT_NAK_ACCESS);
+		dqp->resp.wr_va = pkt->reth_va;
+		dqp->resp.wr_rkey = pkt->reth_rkey;
+		dqp->resp.wr_len = pkt->reth_len;
+		dqp->resp.off = 0;
+	}
+	if ((u64)dqp->resp.off + plen > dqp->resp.wr_len ||
+	    (last && dqp->resp.off + plen != dqp->resp.wr_len))
+		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_REQ_ERR,
+					  ORCA_SOFT_NAK_INV_REQ);
+	if (imm) {
+		ret = orca_soft_recv_avail(sdev, dqp, &prod);
+		if (ret == -ENOENT)
+			return dqp->type == ORCA_QPT_RC ? ORCA_SOFT_RNR_NAK :
+							  ORCA_SOFT_SILENT;
+		if (ret)
+			return orca_soft_resp_err(sdev, dqp, 0,
+						  ORCA_SOFT_NAK_OP);
+	}
+	if (plen) {
+		u64 va = dqp->resp.wr_va + dqp->resp.off;
+
+		mr = orca_soft_rkey(sdev, dqp, dqp->resp.wr_rkey, va, plen,
+				    ORCA_ACCESS_REMOTE_WRITE);
+		if (!mr)
+			return orca_soft_resp_err(sdev, dqp,
+						  ORCA_EQE_QP_ACCESS_ERR,
+						  ORCA_SOFT_NAK_ACCESS);
+		orca_soft_sgl_one(&s->remote, mr, va, plen);
+		orca_soft_sgl_kbuf(&s->kbuf, payload, plen);
+		if (orca_soft_sgl_copy(sdev, &s->remote, 0, &s->kbuf, 0, plen))
+			return orca_soft_resp_err(sdev, dqp,
+						  ORCA_EQE_QP_ACCESS_ERR,
+						  ORCA_SOFT_NAK_ACCESS);
+	}
+	dqp->resp.off += plen;
+	if (!last) {
+		dqp->resp.cur = ORCA_WIRE_F_WRITE;
+		return ORCA_SOFT_ACK;
+	}
+	dqp->resp.cur = 0;
+	if (imm) {
+		u8 st = orca_soft_wire_rwqe(sdev, dqp, &ci);
+
+		/* The buffer is not used: only a malformed WQE fails. */
+		if (st == ORCA_CQE_ST_LOC_QP_OP_ERR) {
+			enum orca_soft_answer ans;
+
+			ans = orca_soft_wire_rwqe_fail(sdev, dqp, prod, &ci, st);
+			return dqp->type == ORCA_QPT_RC ? ans :
+							  ORCA_SOFT_SILENT;
+		}
+		ci.byte_len = dqp->resp.wr_len;
+		ci.flags = ORCA_CQE_FLAG_IMM;
+		ci.imm_inv = be32_to_cpu(pkt->imm);
+		if (pkt->se)
+			ci.flags |= ORCA_CQE_FLAG_SOLICITED;
+		ci.status = ORCA_CQE_ST_SUCCESS;
+		orca_soft_recv_consume(sdev, dqp, prod);
+		orca_soft_cq_complete(sdev, dqp->recv_cq, &ci);
+	}
+	dqp->resp.msn++;
+	return ORCA_SOFT_ACK;
+}
+
+/* ------------------------------------------------ READ and atomics */
+
+/* Queue responder resource @i for sending from @psn. */
+static void orca_soft_wire_rd_queue(struct orca_soft_dev *sdev,
+				    struct orca_soft_qp *qp, u8 i, u32 psn)
+{
+	qp->resp.rd_idx = i;
+	qp->resp.rd_psn = psn;
+	qp->resp.rd_busy = true;
+	orca_soft_qp_activate(sdev, qp);
+}
+
+/* A new READ or atomic: take the next responder resource. */
+static struct orca_soft_rres *orca_soft_wire_res_new(struct orca_soft_qp *qp)
+{
+	u8 n = orca_soft_resp_nres(qp);
+	struct orca_soft_rres *r;
+
+	/* All resources still answering: the requester broke its limit. */
+	if (qp->resp.rd_busy && qp->resp.rd_idx == qp->resp.res_head % n)
+		return NULL;
+	r = &qp->resp.res[qp->resp.res_head % n];
+	memset(r, 0, sizeof(*r));
+	return r;
+}
+
+static void orca_soft_wire_res_commit(struct orca_soft_dev *sdev,
+				      struct orca_soft_qp *qp,
+				      struct orca_soft_rres *r)
+{
+	u8 n = orca_soft_resp_nres(qp);
+	u8 i = qp->resp.res_head % n;
+
+	r->valid = true;
+	qp->resp.res_head = (i + 1) % n;
+	if (!qp->resp.rd_busy)
+		orca_soft_wire_rd_queue(sdev, qp, i, r->first_psn);
+}
+
+static enum orca_soft_answer orca_soft_wire_read(struct orca_soft_dev *sdev,
+						 struct orca_soft_qp *dqp,
+						 const struct orca_wire_pkt *pkt)
+{
+	u32 mtu = orca_soft_resp_mtu(sdev, dqp);
+	struct orca_soft_rres *r;
+
+	if (pkt->reth_len > ORCA_SOFT_MAX_MSG)
+		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_REQ_ERR,
+					  ORCA_SOFT_NAK_INV_REQ);
+	if (pkt->reth_len &&
+	    !orca_soft_rkey(sdev, dqp, pkt->reth_rkey, pkt->reth_va,
+			    pkt->reth_len, ORCA_ACCESS_REMOTE_READ))
+		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_ACCESS_ERR,
+					  ORCA_SOFT_NAK_ACCESS);
+	r = orca_soft_wire_res_new(dqp);
+	if (!r)
+		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_REQ_ERR,
+					  ORCA_SOFT_NAK_INV_REQ);
+	r->first_psn = pkt->psn;
+	r->npkts = orca_packets(pkt->reth_len, mtu);
+	r->va = pkt->reth_va;
+	r->rkey = pkt->reth_rkey;
+	r->len = pkt->reth_len;
+	orca_soft_wire_res_commit(sdev, dqp, r);
+	dqp->resp.rq_psn = orca_psn_add(pkt->psn, r->npkts);
+	dqp->resp.msn++;
+	return ORCA_SOFT_SILENT;
+}
+
+static enum orca_soft_answer orca_soft_wire_atomic(struct orca_soft_dev *sdev,
+						   struct orca_soft_qp *dqp,
+						   const struct orca_wire_pkt *pkt)
+{
+	struct orca_soft_rres *r;
+	struct orca_soft_mr *mr;
+	u64 orig;
+
+	if (!IS_ALIGNED(pkt->atomic_va, sizeof(u64)))
+		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_REQ_ERR,
+					  ORCA_SOFT_NAK_INV_REQ);
+	mr = orca_soft_rkey(sdev, dqp, pkt->atomic_rkey, pkt->atomic_va,
+			    sizeof(u64), ORCA_ACCESS_REMOTE_ATOMIC);
+	if (!mr)
+		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_ACCESS_ERR,
+					  ORCA_SOFT_NAK_ACCESS);
+	r = orca_soft_wire_res_new(dqp);
+	if (!r)
+		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_REQ_ERR,
+					  ORCA_SOFT_NAK_INV_REQ);
+	if (orca_soft_mem_atomic(sdev, mr, pkt->atomic_va,
+				 pkt->opcode == ORCA_OP_RC_CMP_SWAP,
+				 pkt->opcode == ORCA_OP_RC_CMP_SWAP ?
+				 pkt->atomic_compare : pkt->atomic_swap_add,
+				 pkt->atomic_swap_add, &orig))
+		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_ACCESS_ERR,
+					  ORCA_SOFT_NAK_ACCESS);
+	r->first_psn = pkt->psn;
+	r->npkts = 1;
+	r->va = pkt->atomic_va;
+	r->rkey = pkt->atomic_rkey;
+	r->len = sizeof(u64);
+	r->orig = orig;
+	r->atomic = true;
+	orca_soft_wire_res_commit(sdev, dqp, r);
+	dqp->resp.rq_psn = orca_psn_add(pkt->psn, 1);
+	dqp->resp.msn++;
+	return ORCA_SOFT_SILENT;
+}
+
+/* A READ's region is no longer valid while its responses go out. */
+static void orca_soft_wire_rd_gone(struct orca_soft_dev *sdev,
+				   struct orca_soft_qp *qp, u32 psn)
+{
+	enum orca_soft_answer ans;
+
+	ans = orca_soft_resp_err(sdev, qp, ORCA_EQE_QP_ACCESS_ERR,
+				 ORCA_SOFT_NAK_ACCESS);
+	orca_soft_wire_answer(sdev, qp, psn, ans);
+	qp->resp.rd_busy = false;
+}
+
+/* Send queued READ responses and atomic ACKs; return packets sent. */
+int orca_soft_wire_resp_run(struct orca_soft_dev *sdev,
+			    struct orca_soft_qp *qp, int budget)
+{
+	struct orca_soft_eng_scratch *s = sdev->scratch;
+	u32 mtu = orca_soft_resp_mtu(sdev, qp);
+	u8 nres = orca_soft_resp_nres(qp);
+	struct orca_soft_route rt;
+	int n = 0;
+
+	if (!qp->resp.rd_busy)
+		return 0;
+	if (!orca_soft_qp_receives(qp)) {
+		qp->resp.rd_busy = false;
+		return 0;
+	}
+	orca_soft_qp_route(sdev, qp, &rt);
+	while (qp->resp.rd_busy && n < budget) {
+		struct orca_soft_rres *r = &qp->resp.res[qp->resp.rd_idx];
+		u32 idx = orca_psn_diff(qp->resp.rd_psn, r->first_psn);
+		struct orca_wire_pkt pkt = {
+			.pkey = ORCA_SOFT_PKEY_DEFAULT,
+			.dest_qpn = le32_to_cpu(qp->attr.dest_qpn),
+			.psn = qp->resp.rd_psn,
+			.aeth_syndrome = orca_soft_syn(ORCA_AETH_ACK,
+						       ORCA_AETH_CREDITS_INVALID),
+			.aeth_msn = qp->resp.msn & ORCA_AETH_MSN,
+		};
+
+		n++;
+		if (r->atomic) {
+			pkt.opcode = ORCA_OP_RC_ATOMIC_ACK;
+			pkt.atomic_orig = r->orig;
+			orca_soft_wire_tx(sdev, &rt, &pkt, NULL, 0);
+		} else {
+			u32 off = idx * mtu;
+			u32 plen = min(mtu, r->len - off);
+			struct orca_soft_mr *mr = NULL;
+
+			if (r->npkts == 1)
+				pkt.opcode = ORCA_OP_RC_READ_RESP_ONLY;
+			else if (!idx)
+				pkt.opcode = ORCA_OP_RC_READ_RESP_FIRST;
+			else if (idx == r->npkts - 1)
+				pkt.opcode = ORCA_OP_RC_READ_RESP_LAST;
+			else
+				pkt.opcode = ORCA_OP_RC_READ_RESP_MIDDLE;
+			pkt.payload_len = plen;
+			if (plen) {
+				mr = orca_soft_rkey(sdev, qp, r->rkey,
+						    r->va + off, plen,
+						    ORCA_ACCESS_REMOTE_READ);
+				if (!mr) {
+					/* The region went away meanwhile. */
+					orca_soft_wire_rd_gone(sdev, qp, pkt.psn);
+					break;
+				}
+				orca_soft_sgl_one(&s->remote, mr, r->va + off,
+						  plen);
+			}
+			orca_soft_wire_tx(sdev, &rt, &pkt, &s->remote, 0);
+			if (idx + 1 < r->npkts) {
+				qp->resp.rd_psn = orca_psn_add(qp->resp.rd_psn, 1);
+				continue;
+			}
+		}
+		/* This one is answered: the next queued, if any. */
+		qp->resp.rd_idx = (qp->resp.rd_idx + 1) % nres;
+		if (qp->resp.rd_idx == qp->resp.res_head % nres ||
+		    !qp->resp.res[qp->resp.rd_idx].valid)
+			qp->resp.rd_busy = false;
+		else
+			qp->resp.rd_psn = qp->resp.res[qp->resp.rd_idx].first_psn;
+	}
+	if (!qp->resp.rd_busy && qp->resp.ack_pending)
+		orca_soft_wire_ack(sdev, qp);
+	return n;
+}
+
+/* A duplicate request: acknowledge again, or answer again. */
+static void orca_soft_wire_dup(struct orca_soft_dev *sdev,
+			       struct orca_soft_qp *qp,
+			       const struct orca_wire_pkt *pkt, u16 flags)
+{
+	u8 nres = orca_soft_resp_nres(qp);
+	u8 i;
+
+	sdev->counts.duplicates++;
+	if (!(flags & (ORCA_WIRE_F_READ | ORCA_WIRE_F_ATOMIC))) {
+		orca_soft_wire_owe_ack(sdev, qp);
+		return;
+	}
+	for (i = 0; i < nres; i++) {
+		struct orca_soft_rres *r = &qp->resp.res[i];
+
+		if (!r->valid || r->atomic != !!(flags & ORCA_WIRE_F_ATOMIC) ||
+		    orca_psn_diff(pkt->psn, r->first_psn) < 0 ||
+		    orca_psn_diff(pkt->psn, orca_psn_add(r->first_psn,
+							 r->npkts)) >= 0)
+			continue;
+		/*
+		 * Responses already going out from an earlier PSN will get
+		 * there: a second replay would cut the first one short.
+		 */
+		if (!r->atomic && qp->resp.rd_busy &&
+		    orca_psn_diff(pkt->psn, qp->resp.rd_psn) >= 0)
+			return;
+		if (r->atomic)
+			orca_soft_wire_send_aeth(sdev, qp,
+						 ORCA_OP_RC_ATOMIC_ACK,
+						 orca_soft_syn(ORCA_AETH_ACK,
+							       ORCA_AETH_CREDITS_INVALID),
+						 pkt->psn, r->orig);
+		else
+			orca_soft_wire_rd_queue(sdev, qp, i, pkt->psn);
+		return;
+	}
+}
+
+/* ----------------------------------------------------------- requests */
+
+/* Does the packet continue (or start) the message in progress? */
+static bool orca_soft_wire_seq_ok(struct orca_soft_dev *sdev,
+				  const struct orca_soft_qp *qp,
+				  const struct orca_wire_pkt *pkt, u16 flags)
+{
+	u32 mtu = orca_soft_resp_mtu(sdev, qp);
+
+	if (qp->resp.cur) {
+		if ((flags & ORCA_WIRE_F_FIRST) ||
+		    (flags & ORCA_SOFT_F_KIND) != qp->resp.cur)
+			return false;
+	} else if (!(flags & ORCA_WIRE_F_FIRST)) {
+		return false;
+	}
+	if (!(flags & ORCA_WIRE_F_PAYLOAD))
+		return true;
+	if (flags & ORCA_WIRE_F_LAST)
+		return pkt->payload_len <= mtu;
+	return pkt->payload_len == mtu;
+}
+
+static enum orca_soft_answer orca_soft_wire_exec(struct orca_soft_dev *sdev,
+						 struct orca_soft_qp *qp,
+						 const struct orca_wire_pkt *pkt,
+						 u16 flags, const u8 *payload)
+{
+	if (flags & ORCA_WIRE_F_SEND)
+		return orca_soft_wire_send(sdev, qp, pkt, flags, payload);
+	if (flags & ORCA_WIRE_F_WRITE)
+		return orca_soft_wire_write(sdev, qp, pkt, flags, payload);
+	if (flags & ORCA_WIRE_F_READ)
+		return orca_soft_wire_read(sdev, qp, pkt);
+	return orca_soft_wire_atomic(sdev, qp, pkt);
+}
+
+static void orca_soft_wire_rc_request(struct orca_soft_dev *sdev,
+				      struct orca_soft_qp *qp,
+				      const struct orca_wire_pkt *pkt,
+				      u16 flags, const u8 *payload)
+{
+	s32 d = orca_psn_diff(pkt->psn, qp->resp.rq_psn);
+	enum orca_soft_answer ans;
+
+	if (d < 0) {
+		orca_soft_wire_dup(sdev, qp, pkt, flags);
+		return;
+	}
+	if (d > 0) {
+		sdev->counts.out_of_sequence++;
+		if (!qp->resp.nak_sent) {
+			qp->resp.nak_sent = true;
+			sdev->counts.naks_sent[ORCA_AETH_NAK_PSN_SEQ]++;
+			orca_soft_wire_send_aeth(sdev, qp, ORCA_OP_RC_ACK,
+						 orca_soft_syn(ORCA_AETH_NAK,
+							       ORCA_AETH_NAK_PSN_SEQ),
+						 qp->resp.rq_psn, 0);
+		}
+		return;
+	}
+	qp->resp.nak_sent = false;
+	if (!orca_soft_wire_seq_ok(sdev, qp, pkt, flags) ||
+	    ((flags & ORCA_WIRE_F_ATOMIC) && !(flags & ORCA_WIRE_F_LAST))) {
+		ans = orca_soft_resp_err(sdev, qp, ORCA_EQE_QP_REQ_ERR,
+					 ORCA_SOFT_NAK_INV_REQ);
+	} else {
+		ans = orca_soft_wire_exec(sdev, qp, pkt, flags, payload);
+	}
+	if (ans == ORCA_SOFT_ACK) {
+		qp->resp.rq_psn = orca_psn_add(pkt->psn, 1);
+		if (pkt->ack_req)
+			orca_soft_wire_owe_ack(sdev, qp);
+		return;
+	}
+	orca_soft_wire_answer(sdev, qp, pkt->psn, ans);
+}
+
+static void orca_soft_wire_uc_request(struct orca_soft_dev *sdev,
+				      struct orca_soft_qp *qp,
+				      const struct orca_wire_pkt *pkt,
+				      u16 flags, const u8 *payload)
+{
+	if (pkt->psn != qp->resp.rq_psn) {
+		/* Lost packets: the message in progress is gone. */
+		if (orca_psn_diff(pkt->psn, qp->resp.rq_psn) > 0)
+			sdev->counts.out_of_sequence++;
+		else
+			sdev->counts.duplicates++;
+		qp->resp.cur = 0;
+	}
+	qp->resp.rq_psn = orca_psn_add(pkt->psn, 1);
+	/* A new message ends one that never got its last packet. */
+	if (flags & ORCA_WIRE_F_FIRST)
+		qp->resp.cur = 0;
+	if (!orca_soft_wire_seq_ok(sdev, qp, pkt, flags)) {
+		qp->resp.cur = 0;
+		return;
+	}
+	if (orca_soft_wire_exec(sdev, qp, pkt, flags, payload) !=
+	    ORCA_SOFT_ACK)
+		qp->resp.cur = 0;
+}
+
+/* ------------------------------------------------------------------ UD */
+
+static void orca_soft_wire_ud_deliver(struct orca_soft_dev *sdev,
+				      struct orca_soft_qp *dqp,
+				      const struct orca_soft_rx *rx,
+				      const struct orca_wire_pkt *pkt,
+				      const u8 *payload)
+{
+	struct orca_soft_eng_scratch *s = sdev->scratch;
+	struct orca_soft_cqe_info ci = {
+		.qpn = dqp->qpn,
+		.src_qp = pkt->deth_sqpn,
+		.opcode = ORCA_CQE_OP_RECV,
+		.flags = ORCA_CQE_FLAG_GRH,
+	};
+	u32 plen = pkt->payload_len;
+	u32 prod;
+	int ret;
+	u8 st;
+
+	if (!orca_soft_qp_receives(dqp) ||
+	    pkt->deth_qkey != le32_to_cpu(dqp->attr.qkey))
+		goto drop;
+	ret = orca_soft_recv_avail(sdev, dqp, &prod);
+	if (ret)
+		goto drop;
+	st = orca_soft_wire_rwqe(sdev, dqp, &ci);
+	if (st == ORCA_CQE_ST_LOC_QP_OP_ERR) {
+		orca_soft_recv_fail(sdev, dqp, prod, &ci, st);
+		orca_soft_post_event(sdev, ORCA_EQE_QP_FATAL, dqp->qpn);
+		return;
+	}
+	/* UD drops what does not fit, and keeps the receive. */
+	if (st || ORCA_SOFT_GRH_LEN + plen > s->remote.len)
+		goto drop;
+
+	memset(s->grh, 0, sizeof(s->grh));
+	if (rx->ip_version == 4) {
+		memcpy(s->grh + ORCA_SOFT_IPV4_OFF, rx->nethdr,
+		       ORCA_SOFT_GRH_LEN - ORCA_SOFT_IPV4_OFF);
+		ci.flags |= ORCA_CQE_FLAG_IPV4;
+	} else {
+		memcpy(s->grh, rx->nethdr, ORCA_SOFT_GRH_LEN);
+	}
+	orca_soft_sgl_kbuf(&s->kbuf, s->grh, ORCA_SOFT_GRH_LEN);
+	if (orca_soft_sgl_copy(sdev, &s->remote, 0, &s->kbuf, 0,
+			       ORCA_SOFT_GRH_LEN))
+		goto drop;
+	orca_soft_sgl_kbuf(&s->kbuf, payload, plen);
+	if (plen && orca_soft_sgl_copy(sdev, &s->remote, ORCA_SOFT_GRH_LEN,
+				       &s->kbuf, 0, plen))
+		goto drop;
+	ci.byte_len = ORCA_SOFT_GRH_LEN + plen;
+	if (pkt->opcode == ORCA_OP_UD_SEND_ONLY_IMM) {
+		ci.flags |= ORCA_CQE_FLAG_IMM;
+		ci.imm_inv = be32_to_cpu(pkt->imm);
+	}
+	if (pkt->se)
+		ci.flags |= ORCA_CQE_FLAG_SOLICITED;
+	ci.status = ORCA_CQE_ST_SUCCESS;
+	orca_soft_recv_consume(sdev, dqp, prod);
+	orca_soft_cq_complete(sdev, dqp->recv_cq, &ci);
+	return;
+drop:
+	sdev->counts.ud_drops++;
+}
+
+static void orca_soft_wire_rx_ud(struct orca_soft_dev *sdev,
+				 const struct orca_soft_rx *rx,
+				 const struct orca_wire_pkt *pkt,
+				 const u8 *payload)
+{
+	struct orca_soft_qp *dqp;
+
+	if (pkt->dest_qpn == ORCA_SOFT_MCAST_QPN) {
+		struct orca_soft_mcg *mcg = NULL;
+		u32 i;
+
+		if (orca_soft_gid_is_mcast(rx->dgid))
+			mcg = orca_soft_mcg_find(sdev, rx->dgid);
+		if (!mcg) {
+			sdev->counts.rx_drops++;
+			return;
+		}
+		for (i = 0; i < mcg->nr_qps; i++) {
+			dqp = orca_soft_qp_find(sdev, mcg->qpn[i]);
+			if (dqp && dqp->type == ORCA_QPT_UD)
+				orca_soft_wire_ud_deliver(sdev, dqp, rx, pkt,
+							  payload);
+		}
+		return;
+	}
+	dqp = orca_soft_qp_find(sdev, pkt->dest_qpn);
+	if (!dqp || !orca_soft_qp_is_ud(dqp)) {
+		sdev->counts.rx_drops++;
+		return;
+	}
+	orca_soft_wire_ud_deliver(sdev, dqp, rx, pkt, payload);
+}
+
+/* ------------------------------------------------------------ dispatch */
+
+static void orca_soft_wire_rx_one(struct orca_soft_dev *sdev,
+				  const struct orca_soft_rx *rx)
+{
+	const struct orca_wire_opinfo *op;
+	struct orca_wire_pkt pkt;
+	struct orca_soft_qp *qp;
+	const u8 *payload;
+	u8 transport;
+
+	if (orca_wire_parse(rx->transport, rx->len + ORCA_WIRE_ICRC_LEN, 0,
+			    &pkt) ||
+	    (pkt.pkey & ORCA_SOFT_PKEY_BASE) != ORCA_SOFT_PKEY_BASE) {
+		sdev->counts.rx_drops++;
+		return;
+	}
+	op = orca_wire_opinfo(pkt.opcode);
+	payload = rx->transport + pkt.payload_off;
+	sdev->counts.rx_packets++;
+	sdev->counts.rx_bytes += pkt.payload_len;
+
+	transport = FIELD_GET(ORCA_WIRE_OP_TRANSPORT, pkt.opcode);
+	if (transport == ORCA_WIRE_UD) {
+		orca_soft_wire_rx_ud(sdev, rx, &pkt, payload);
+		return;
+	}
+	qp = orca_soft_qp_find(sdev, pkt.dest_qpn);
+	if (!qp || qp->type != (transport == ORCA_WIRE_RC ? ORCA_QPT_RC :
+							   ORCA_QPT_UC) ||
+	    orca_soft_req_local(sdev, qp)) {
+		sdev->counts.rx_drops++;
+		return;
+	}
+	if (!(op->flags & ORCA_WIRE_F_REQUEST)) {
+		orca_soft_wire_rx_response(sdev, qp, &pkt, payload);
+		return;
+	}
+	if (!orca_soft_qp_receives(qp)) {
+		sdev->counts.rx_drops++;
+		return;
+	}
+	if (qp->type == ORCA_QPT_RC)
+		orca_soft_wire_rc_request(sdev, qp, &pkt, op->flags, payload);
+	else
+		orca_soft_wire_uc_request(sdev, qp, &pkt, op->flags, payload);
+}
+
+/* Take up to @budget received packets; flush the ACKs they owe. */
+int orca_soft_wire_rx(struct orca_soft_dev *sdev, int budget)
+{
+	struct orca_soft_rx rx;
+	int n = 0;
+
+	while (n < budget && orca_soft_net_rx_next(sdev, &rx)) {
+		orca_soft_wire_rx_one(sdev, &rx);
+		orca_soft_net_rx_done(&rx);
+		n++;
+	}
+	orca_soft_wire_flush_acks(sdev);
+	return n;
+}
