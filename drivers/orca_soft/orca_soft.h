@@ -238,6 +238,7 @@ struct orca_soft_req {
 	u32 started;			/* swqe[] is filled below this index */
 	u32 una_psn;			/* oldest PSN not acknowledged */
 	u32 max_psn;			/* one past the highest PSN sent */
+	u32 gap_psn;			/* READ responses re-requested from */
 	u64 timer_at;			/* retransmit deadline (ns), 0: none */
 	u64 rnr_until;			/* no request before this time (ns) */
 	struct orca_soft_swqe *swqe;	/* RC: ORCA_SOFT_SWQES, by SQ index */

@@ -414,8 +414,20 @@ static void orca_soft_wire_rd_resp(struct orca_soft_dev *sdev,
 	u8 want;
 	u64 orig;
 
-	if (pkt->psn != qp->req.una_psn)
+	if (pkt->psn != qp->req.una_psn) {
+		/*
+		 * A gap in the responses: those before it were lost.  Ask
+		 * again from the first one missing, once per gap, rather
+		 * than wait for the ACK timer.
+		 */
+		if (orca_psn_diff(pkt->psn, qp->req.una_psn) > 0 &&
+		    qp->req.gap_psn != qp->req.una_psn) {
+			qp->req.gap_psn = qp->req.una_psn;
+			sdev->counts.out_of_sequence++;
+			orca_soft_wire_seek(sdev, qp, qp->req.una_psn);
+		}
 		return;
+	}
 	/* Everything before it has been answered. */
 	if (!orca_soft_wire_ack_before(sdev, qp, pkt->psn) ||
 	    qp->sq.cons == qp->req.started || qp->state == ORCA_QPS_ERR)
@@ -867,6 +879,7 @@ void orca_soft_wire_qp_init(struct orca_soft_qp *qp)
 	qp->req.next_off = 0;
 	qp->req.una_psn = qp->req.sq_psn;
 	qp->req.max_psn = qp->req.sq_psn;
+	qp->req.gap_psn = orca_psn_add(qp->req.sq_psn, -1U);
 	qp->req.timer_at = 0;
 	qp->req.rnr_until = 0;
 	qp->req.outstanding_rd_atomic = 0;
