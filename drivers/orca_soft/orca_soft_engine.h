@@ -132,6 +132,8 @@ void orca_soft_recv_fail(struct orca_soft_dev *sdev, struct orca_soft_qp *dqp,
 			 u32 prod, struct orca_soft_cqe_info *ci, u8 status);
 bool orca_soft_inv_key_ok(struct orca_soft_dev *sdev, struct orca_soft_qp *dqp,
 			  u32 key);
+void orca_soft_recv_invalidate(struct orca_soft_dev *sdev, u32 key,
+			       struct orca_soft_cqe_info *ci);
 enum orca_soft_answer orca_soft_resp_deliver(struct orca_soft_dev *sdev,
 					     struct orca_soft_qp *dqp,
 					     struct orca_soft_msg *msg);
@@ -141,6 +143,18 @@ u8 orca_soft_req_decode(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 			u64 addr, struct orca_soft_msg *out,
 			struct orca_soft_cqe_info *ci, bool *executed);
 bool orca_soft_req_local(struct orca_soft_dev *sdev, struct orca_soft_qp *qp);
+
+/* The default P_Key, the only one in the port's table. */
+#define ORCA_SOFT_PKEY_DEFAULT	0xffff
+
+/* A connected QP's path MTU in bytes, never above what the netdev carries. */
+static inline u32 orca_soft_qp_mtu(struct orca_soft_dev *sdev,
+				   const struct orca_soft_qp *qp)
+{
+	u32 mtu = orca_mtu_bytes(qp->attr.path_mtu) ?: 256;
+
+	return min(mtu, orca_soft_active_mtu(sdev->netdev) ?: 256);
+}
 
 /* orca_soft_wire_req.c: the requester and completer on the wire */
 #define ORCA_SOFT_WIRE_WINDOW	128	/* PSNs unacknowledged at most */

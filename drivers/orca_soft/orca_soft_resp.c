@@ -275,6 +275,21 @@ bool orca_soft_inv_key_ok(struct orca_soft_dev *sdev, struct orca_soft_qp *dqp,
 	       mr->pd == dqp->pd;
 }
 
+/*
+ * SEND with Invalidate: the key (checked by orca_soft_inv_key_ok())
+ * becomes invalid, and the receive completion says so.
+ */
+void orca_soft_recv_invalidate(struct orca_soft_dev *sdev, u32 key,
+			       struct orca_soft_cqe_info *ci)
+{
+	struct orca_soft_mr *mr;
+
+	mr = xa_load(&sdev->mrs, FIELD_GET(ORCA_MR_KEY_INDEX, key));
+	mr->valid = false;
+	ci->flags |= ORCA_CQE_FLAG_INV;
+	ci->imm_inv = key;
+}
+
 static enum orca_soft_answer orca_soft_resp_recv(struct orca_soft_dev *sdev,
 						 struct orca_soft_qp *dqp,
 						 struct orca_soft_msg *msg)
@@ -397,16 +412,9 @@ done:
 		ci.flags |= ORCA_CQE_FLAG_IMM;
 		ci.imm_inv = msg->imm_inv;
 		break;
-	case ORCA_WQE_OP_SEND_INV: {
-		struct orca_soft_mr *mr;
-
-		mr = xa_load(&sdev->mrs,
-			     FIELD_GET(ORCA_MR_KEY_INDEX, msg->imm_inv));
-		mr->valid = false;
-		ci.flags |= ORCA_CQE_FLAG_INV;
-		ci.imm_inv = msg->imm_inv;
+	case ORCA_WQE_OP_SEND_INV:
+		orca_soft_recv_invalidate(sdev, msg->imm_inv, &ci);
 		break;
-	}
 	default:
 		break;
 	}

@@ -31,7 +31,6 @@
 #include "orca_ring.h"
 #include "orca_soft_engine.h"
 
-#define ORCA_SOFT_PKEY_DEFAULT	0xffff
 /* Ask for an ACK at least every this many packets of a long message. */
 #define ORCA_SOFT_ACKREQ_EVERY	16
 
@@ -52,15 +51,6 @@ static struct orca_soft_swqe *orca_soft_swqe_at(struct orca_soft_qp *qp,
 						u32 idx)
 {
 	return &qp->req.swqe[idx & (ORCA_SOFT_SWQES - 1)];
-}
-
-/* The QP's path MTU, never above what the netdev carries. */
-static u32 orca_soft_wire_mtu(struct orca_soft_dev *sdev,
-			      const struct orca_soft_qp *qp)
-{
-	u32 mtu = orca_mtu_bytes(qp->attr.path_mtu) ?: 256;
-
-	return min(mtu, orca_soft_active_mtu(sdev->netdev) ?: 256);
 }
 
 static u64 orca_soft_sq_slot(const struct orca_soft_qp *qp, u32 idx)
@@ -304,7 +294,7 @@ static void orca_soft_wire_complete(struct orca_soft_dev *sdev,
 static void orca_soft_wire_seek(struct orca_soft_dev *sdev,
 				struct orca_soft_qp *qp, u32 psn)
 {
-	u32 mtu = orca_soft_wire_mtu(sdev, qp);
+	u32 mtu = orca_soft_qp_mtu(sdev, qp);
 	u32 i;
 
 	qp->req.outstanding_rd_atomic = 0;
@@ -407,7 +397,7 @@ static void orca_soft_wire_rd_resp(struct orca_soft_dev *sdev,
 				   const u8 *payload)
 {
 	struct orca_soft_eng_scratch *s = sdev->scratch;
-	u32 mtu = orca_soft_wire_mtu(sdev, qp);
+	u32 mtu = orca_soft_qp_mtu(sdev, qp);
 	struct orca_soft_swqe *w;
 	u32 idx, off, plen;
 	bool atomic = pkt->opcode == ORCA_OP_RC_ATOMIC_ACK;
@@ -615,7 +605,7 @@ static bool orca_soft_wire_start(struct orca_soft_dev *sdev,
 	struct orca_send_wqe *wqe = (struct orca_send_wqe *)sdev->scratch->wqe;
 	struct orca_soft_swqe *w = orca_soft_swqe_at(qp, qp->req.next);
 	u64 addr = orca_soft_sq_slot(qp, qp->req.next);
-	u32 mtu = orca_soft_wire_mtu(sdev, qp);
+	u32 mtu = orca_soft_qp_mtu(sdev, qp);
 	struct orca_soft_cqe_info ci = {};
 	struct orca_soft_msg msg = {};
 	bool executed;
@@ -658,7 +648,7 @@ static int orca_soft_wire_send_wqe(struct orca_soft_dev *sdev,
 				   struct orca_soft_swqe *w, int budget)
 {
 	struct orca_soft_sgl *sgl = &sdev->scratch->local;
-	u32 mtu = orca_soft_wire_mtu(sdev, qp);
+	u32 mtu = orca_soft_qp_mtu(sdev, qp);
 	bool rc = qp->type == ORCA_QPT_RC;
 	struct orca_soft_route rt;
 	int n = 0;

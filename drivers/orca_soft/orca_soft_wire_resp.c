@@ -32,21 +32,12 @@
 #include "orca_ring.h"
 #include "orca_soft_engine.h"
 
-#define ORCA_SOFT_PKEY_DEFAULT	0xffff
 #define ORCA_SOFT_PKEY_BASE	0x7fff
 #define ORCA_SOFT_MCAST_QPN	0x00ffffffU
 #define ORCA_SOFT_IPV4_OFF	20	/* IPv4 header: last 20 bytes of the GRH */
 
 #define ORCA_SOFT_F_KIND	(ORCA_WIRE_F_SEND | ORCA_WIRE_F_WRITE | \
 				 ORCA_WIRE_F_READ | ORCA_WIRE_F_ATOMIC)
-
-static u32 orca_soft_resp_mtu(struct orca_soft_dev *sdev,
-			      const struct orca_soft_qp *qp)
-{
-	u32 mtu = orca_mtu_bytes(qp->attr.path_mtu) ?: 256;
-
-	return min(mtu, orca_soft_active_mtu(sdev->netdev) ?: 256);
-}
 
 static u8 orca_soft_resp_nres(const struct orca_soft_qp *qp)
 {
@@ -209,6 +200,18 @@ static enum orca_soft_answer orca_soft_wire_rwqe_fail(struct orca_soft_dev *sdev
 	return ORCA_SOFT_NAK_OP;
 }
 
+/* A message landed: its receive WQE completes successfully. */
+static void orca_soft_wire_recv_done(struct orca_soft_dev *sdev,
+				     struct orca_soft_qp *dqp, u32 prod,
+				     struct orca_soft_cqe_info *ci, bool se)
+{
+	if (se)
+		ci->flags |= ORCA_CQE_FLAG_SOLICITED;
+	ci->status = ORCA_CQE_ST_SUCCESS;
+	orca_soft_recv_consume(sdev, dqp, prod);
+	orca_soft_cq_complete(sdev, dqp->recv_cq, ci);
+}
+
 /* A SEND packet (RC or UC) with the expected PSN. */
 static enum orca_soft_answer orca_soft_wire_send(struct orca_soft_dev *sdev,
 						 struct orca_soft_qp *dqp,
@@ -271,25 +274,13 @@ static enum orca_soft_answer orca_soft_wire_send(struct orca_soft_dev *sdev,
 		break;
 	case ORCA_OP_RC_SEND_LAST_INV:
 	case ORCA_OP_RC_SEND_ONLY_INV:
-		if (dqp->type == ORCA_QPT_RC) {
-			struct orca_soft_mr *mr;
-
-			mr = xa_load(&sdev->mrs,
-				     FIELD_GET(ORCA_MR_KEY_INDEX,
-					       pkt->ieth_rkey));
-			mr->valid = false;
-			ci.flags |= ORCA_CQE_FLAG_INV;
-			ci.imm_inv = pkt->ieth_rkey;
-		}
+		if (dqp->type == ORCA_QPT_RC)
+			orca_soft_recv_invalidate(sdev, pkt->ieth_rkey, &ci);
 		break;
 	default:
 		break;
 	}
-	if (pkt->se)
-		ci.flags |= ORCA_CQE_FLAG_SOLICITED;
-	ci.status = ORCA_CQE_ST_SUCCESS;
-	orca_soft_recv_consume(sdev, dqp, prod);
-	orca_soft_cq_complete(sdev, dqp->recv_cq, &ci);
+	orca_soft_wire_recv_done(sdev, dqp, prod, &ci, pkt->se);
 	dqp->resp.msn++;
 	return ORCA_SOFT_ACK;
 }
@@ -380,11 +371,7 @@ static enum orca_soft_answer orca_soft_wire_write(struct orca_soft_dev *sdev,
 		ci.byte_len = dqp->resp.wr_len;
 		ci.flags = ORCA_CQE_FLAG_IMM;
 		ci.imm_inv = be32_to_cpu(pkt->imm);
-		if (pkt->se)
-			ci.flags |= ORCA_CQE_FLAG_SOLICITED;
-		ci.status = ORCA_CQE_ST_SUCCESS;
-		orca_soft_recv_consume(sdev, dqp, prod);
-		orca_soft_cq_complete(sdev, dqp->recv_cq, &ci);
+		orca_soft_wire_recv_done(sdev, dqp, prod, &ci, pkt->se);
 	}
 	dqp->resp.msn++;
 	return ORCA_SOFT_ACK;
@@ -433,7 +420,7 @@ static enum orca_soft_answer orca_soft_wire_read(struct orca_soft_dev *sdev,
 						 struct orca_soft_qp *dqp,
 						 const struct orca_wire_pkt *pkt)
 {
-	u32 mtu = orca_soft_resp_mtu(sdev, dqp);
+	u32 mtu = orca_soft_qp_mtu(sdev, dqp);
 	struct orca_soft_rres *r;
 
 	if (pkt->reth_len > ORCA_SOFT_MAX_MSG)
@@ -516,7 +503,7 @@ int orca_soft_wire_resp_run(struct orca_soft_dev *sdev,
 			    struct orca_soft_qp *qp, int budget)
 {
 	struct orca_soft_eng_scratch *s = sdev->scratch;
-	u32 mtu = orca_soft_resp_mtu(sdev, qp);
+	u32 mtu = orca_soft_qp_mtu(sdev, qp);
 	u8 nres = orca_soft_resp_nres(qp);
 	struct orca_soft_route rt;
 	int n = 0;
@@ -637,7 +624,7 @@ static bool orca_soft_wire_seq_ok(struct orca_soft_dev *sdev,
 				  const struct orca_soft_qp *qp,
 				  const struct orca_wire_pkt *pkt, u16 flags)
 {
-	u32 mtu = orca_soft_resp_mtu(sdev, qp);
+	u32 mtu = orca_soft_qp_mtu(sdev, qp);
 
 	if (qp->resp.cur) {
 		if ((flags & ORCA_WIRE_F_FIRST) ||
@@ -791,11 +778,7 @@ static void orca_soft_wire_ud_deliver(struct orca_soft_dev *sdev,
 		ci.flags |= ORCA_CQE_FLAG_IMM;
 		ci.imm_inv = be32_to_cpu(pkt->imm);
 	}
-	if (pkt->se)
-		ci.flags |= ORCA_CQE_FLAG_SOLICITED;
-	ci.status = ORCA_CQE_ST_SUCCESS;
-	orca_soft_recv_consume(sdev, dqp, prod);
-	orca_soft_cq_complete(sdev, dqp->recv_cq, &ci);
+	orca_soft_wire_recv_done(sdev, dqp, prod, &ci, pkt->se);
 	return;
 drop:
 	sdev->counts.ud_drops++;

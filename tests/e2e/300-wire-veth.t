@@ -40,6 +40,7 @@ pingpong() {
 		"$tool" -d $A -g "$ga" "$@" -p "$port" 127.0.0.1
 	diag "$name: $tool $* (server $B, client $A)"
 	tools_point_status "$name"
+	[ "$TP_SRV_RC" -eq 0 ] && [ "$TP_CLI_RC" -eq 0 ] || wire_counters
 	for side in server client; do
 		file=$(tools_out "$side")
 		grep -Eq "^$bytes bytes in [0-9.]+ seconds" "$file" &&
@@ -59,6 +60,7 @@ perf() {
 		"$tool" -d $A -x "$ga" "$@" -p "$port" -F 127.0.0.1
 	diag "$name: $tool $* (server $B, client $A)"
 	tools_point_status "$name"
+	[ "$TP_SRV_RC" -eq 0 ] && [ "$TP_CLI_RC" -eq 0 ] || wire_counters
 	line=$(tools_perftest_result "$(tools_out client)")
 	[ -n "$line" ]
 	ok $? "$name: the client reports a result"
@@ -108,9 +110,7 @@ wire_peer tc qdisc del dev vw1 root
 re1=$(wire_stat $A retransmits)
 [ "${re1:-0}" -gt "${re0:-0}" ]
 ok $? "$A retransmitted packets over the lossy link (retransmits ${re0:-?} -> ${re1:-?})"
-for c in retransmits ack_timeouts seq_naks_sent seq_naks_rcvd duplicates out_of_sequence; do
-	diag "$A $c $(wire_stat $A $c), $B $c $(wire_stat $B $c)"
-done
+wire_counters
 
 wire_teardown
 leak_check "$before"

@@ -46,6 +46,7 @@ cm_case() {
 		"${NS_B[@]}" "${srv[@]}" -- "${NS_A[@]}" "${cli[@]}"
 	diag "$name: server ${srv[*]}; client ${cli[*]}"
 	tools_point_status "$name"
+	[ "$TP_SRV_RC" -eq 0 ] && [ "$TP_CLI_RC" -eq 0 ] || wire_counters
 }
 
 # rping_case NAME: 200 validated round trips of a 64-byte payload.
@@ -68,6 +69,7 @@ pp_case() {
 		ibv_rc_pingpong -d "$4" -g "$5" -n $it -s $size -m 1024 -c -p "$port" 127.0.0.1
 	diag "$name: ibv_rc_pingpong, server $2, client $4"
 	tools_point_status "$name"
+	[ "$TP_SRV_RC" -eq 0 ] && [ "$TP_CLI_RC" -eq 0 ] || wire_counters
 	grep -q "^$((size * it * 2)) bytes in" "$TP_SRV_OUT" &&
 		grep -q "^$((size * it * 2)) bytes in" "$TP_CLI_OUT" &&
 		! grep -q 'invalid data' "$TP_SRV_OUT"
@@ -83,6 +85,7 @@ perf_case() {
 		"$tool" -d "$cd" -x "$cg" "$@" -p "$port" -F 127.0.0.1
 	diag "$name: $tool $*, server $sd, client $cd"
 	tools_point_status "$name"
+	[ "$TP_SRV_RC" -eq 0 ] && [ "$TP_CLI_RC" -eq 0 ] || wire_counters
 	line=$(tools_perftest_result "$(tools_out client)")
 	[ -n "$line" ]
 	ok $? "$name: the client reports a result: $(echo "$line" | tr -s ' \t' ' ')"
@@ -98,6 +101,16 @@ cm_case orca-udaddy 7174 udaddy -b $WIRE_IP_B -- udaddy -s $WIRE_IP_B -b $WIRE_I
 grep -q '^data transfers complete$' "$TP_SRV_OUT" &&
 	grep -q '^data transfers complete$' "$TP_CLI_OUT"
 ok $? "orca-udaddy: both sides report their data transfers complete"
+# mckey: the receiver joins 239.1.2.3 on vw1, the sender sends from vw0.
+mckey_joined() {
+	grep -q '^receiving data transfers$' "$TP_SRV_OUT"
+}
+TOOLS_READY=mckey_joined tools_pair orca-mckey 0 \
+	"${NS_B[@]}" stdbuf -oL mckey -m 239.1.2.3 -b $WIRE_IP_B -C 10 -- \
+	"${NS_A[@]}" mckey -m 239.1.2.3 -b $WIRE_IP_A -s -C 10
+tools_point_status orca-mckey
+grep -q '^data transfers complete$' "$TP_SRV_OUT"
+ok $? "orca-mckey: the receiver got the sender's 10 multicast datagrams over the wire"
 wire_teardown
 
 # ---- Orca against rxe

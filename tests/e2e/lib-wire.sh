@@ -55,6 +55,21 @@ wire_stat() {
 		tr ' ' '\n' | awk -v n="$2" 'prev == n { print; exit } { prev = $0 }'
 }
 
+# wire_counters: both devices' wire counters, as TAP comments (after a
+# failure, to tell a lost packet from a stuck queue).
+wire_counters() {
+	local d c line
+	for d in $WIRE_A $WIRE_B; do
+		line=''
+		for c in tx_packets rx_packets tx_drops rx_drops retransmits ack_timeouts \
+			seq_naks_sent seq_naks_rcvd rnr_naks_sent rnr_naks_rcvd duplicates \
+			out_of_sequence rx_icrc_errors; do
+			line="$line $c $(wire_stat "$d" $c)"
+		done
+		diag "$d:$line"
+	done
+}
+
 # wire_peer CMD...: run CMD in vw1's namespace.
 wire_peer() {
 	ip netns exec orcapeer "$@"
