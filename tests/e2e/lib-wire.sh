@@ -80,12 +80,19 @@ wire_peer() {
 # rxe0 on vw1 and vw0 goes into the namespace instead, because rxe only
 # receives in the initial namespace.
 wire_setup() {
-	local kind=${1:-orca} a_ns=() b_ns=(ip netns exec orcapeer)
+	local kind=${1:-orca} a_ns=() b_ns=(ip netns exec orcapeer) d
 	if [ "$kind" = rxe ]; then
 		WIRE_B=rxew1
 		a_ns=(ip netns exec orcapeer)
 		b_ns=()
 	fi
+	# What a .t killed at its time limit left behind.
+	for d in orcaw0 orcaw1 rxew1; do
+		rdma link delete "$d" 2>/dev/null
+	done
+	ip netns del orcapeer 2>/dev/null
+	ip link del vw0 2>/dev/null
+	ip link del vw1 2>/dev/null
 	ip netns add orcapeer &&
 		ip link add vw0 type veth peer name vw1 &&
 		if [ "$kind" = rxe ]; then
