@@ -412,6 +412,7 @@ else
 	mapfile -t seg_b < <(seg b a 52:54:00:99:00:02 | tr ' ' '\n')
 	start_guest a 1 "${seg_a[@]}"
 	pid_a=${PIDS[-1]}
+	[ "$VERBOSE" -eq 0 ] || pid_a=${PIDS[-2]}
 	start_guest b 2 "${seg_b[@]}"
 	pid_b=${PIDS[-1]}
 	[ "$VERBOSE" -eq 0 ] || pid_b=${PIDS[-2]}
