@@ -4,7 +4,8 @@
 # 'make check': every test stage in order, as one TAP stream.
 #
 #   tests/run-check.sh [STAGE...]     STAGE: build style kunit selftest e2e
-#                                     e2e-debug (default: all, in that order)
+#                                     pair e2e-debug (default: all, in that
+#                                     order)
 #
 # Each stage's test points are renumbered into one stream,
 # "ok N - <stage>: <description>"; a stage that is missing, exits non-zero
@@ -15,6 +16,8 @@
 # 'harness:' are also shown as comments.  The last line is
 # "N passed, N failed"; the exit status is non-zero if any failed.
 # ORCA_CHECK_BUDGET (default 4800 s) bounds the whole run.
+# ORCA_PAIR_MODES (default "orca-orca orca-rxe") are the pairings of the
+# two-guest stage; add rxe-rxe, the control, to run it too.
 
 set -euo pipefail
 
@@ -133,7 +136,7 @@ stage_script() { # stage_script NAME TIMEOUT SCRIPT [ARGS...]
 }
 
 stages=("$@")
-[ "${#stages[@]}" -gt 0 ] || stages=(build style kunit selftest e2e e2e-debug)
+[ "${#stages[@]}" -gt 0 ] || stages=(build style kunit selftest e2e pair e2e-debug)
 for s in "${stages[@]}"; do
 	rm -f "$LOGS/$s.log"
 	case "$s" in
@@ -145,6 +148,12 @@ for s in "${stages[@]}"; do
 	# 928 s, of which 737 s in the .t files (240-ev-stress 98 s,
 	# 187-cm-kill 91 s, 188-middleware 55 s; most under 20 s).
 	e2e) stage_script e2e 2000 tests/harness/run-e2e.sh --timeout 1800 ;;
+	# Two guests on one Ethernet segment (tests/pair/run-pair.sh), one
+	# boot for every pairing: Orca on both, Orca against Soft-RoCE (rxe),
+	# and, opt-in, rxe on both (the control that proves the tests).
+	# PAIR_STAGE_LIMIT_PLACEHOLDER
+	pair) stage_script pair PAIR_LIMIT tests/pair/run-pair.sh \
+		--modes "${ORCA_PAIR_MODES:-orca-orca orca-rxe}" ;;
 	# The same suite on the KUnit/debug kernel (KASAN, lockdep, kmemleak,
 	# DEBUG_OBJECTS), with a kmemleak scan after each .t.  The 10,000-cycle
 	# leak loops (9N-leak-*.t) run in the e2e stage only: under KASAN and

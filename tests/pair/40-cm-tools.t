@@ -68,11 +68,13 @@ for rx in a b; do
 	cm_run "mckey-$tx-$rx" "$rx" 0 stdbuf -oL mckey -m 239.1.2.3 -b "$ORCA_SELF_IP" -C 10 -- \
 		mckey -m 239.1.2.3 -b "$ORCA_SELF_IP" -s -C 10
 	grep -q '^data transfers complete$' "$TP_OUT"
+	rc=$?
 	if [ "$TP_SIDE" = server ]; then
-		ok $? "mckey-$tx-$rx: the receiver got the 10 multicast messages $tx sent"
+		ok $rc "mckey-$tx-$rx: the receiver got the 10 multicast messages $tx sent"
 	else
-		ok $? "mckey-$tx-$rx: the sender completed its 10 sends"
+		ok $rc "mckey-$tx-$rx: the sender completed its 10 sends"
 	fi
+	[ "$rc" -eq 0 ] || tools_show "$TP_OUT" "$TP_SIDE"
 	pair_leak_point "mckey-$tx-$rx" "$CM_BEFORE"
 done
 TOOLS_READY=cm_listening
