@@ -47,7 +47,7 @@ ok() {
 # Seconds one tool run may take, and the server after its client is done
 # (a server whose client failed would otherwise wait for ever).
 TOOLS_TIMEOUT=${PAIR_TOOL_TIMEOUT:-120}
-TOOLS_SERVER_GRACE=${PAIR_SERVER_GRACE:-20}
+TOOLS_SERVER_GRACE=${PAIR_SERVER_GRACE:-10}
 TOOLS_PORT=${PAIR_PORT_BASE:-20000}
 # Default bound of a pair_get: the peer's longest step between two
 # meetings is one tool run and its server's grace.

@@ -5,7 +5,8 @@
 # tests/harness/run-guest.sh --pair boot (see tests/pair/run-pair.sh), as
 # root, cwd = the repository; ORCA_GUEST says which guest this is.
 #
-#   pair-in-guest.sh [--modes "M..."] [--test-timeout SEC] [--] [T...]
+#   pair-in-guest.sh [--modes "M..."] [--test-timeout SEC] [--keep-going]
+#                    [--] [T...]
 #
 #   1. starts this guest's mailbox on eth1 (lib-core.sh) and meets the
 #      peer there;
@@ -22,6 +23,11 @@
 #      ('rdma resource show' and, on orca0, the device's own counts);
 #   5. removes the device and its modules before the next pairing.
 #
+# Once a .t has a failing point in either guest, the pairing's remaining
+# .t files are not run: each is one failing point that says so (a
+# pairing whose wire is broken would otherwise spend every case's time
+# limit, on the way to the same verdict).  --keep-going runs them all.
+#
 # Prints one flat TAP stream whose points read "<pairing>: <file>: ...";
 # lines "# === <section>" mark where each pairing's setup, .t and teardown
 # start, for run-pair.sh to interleave the two guests' streams.
@@ -33,10 +39,12 @@ REPO=$(cd "$PAIR_DIR/../.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$REPO/build}
 MODES="orca-orca orca-rxe rxe-rxe"
 T_TIMEOUT=400
+KEEP_GOING=0
 while [ "$#" -gt 0 ]; do
 	case "$1" in
 	--modes) MODES=$2; shift 2 ;;
 	--test-timeout) T_TIMEOUT=$2; shift 2 ;;
+	--keep-going) KEEP_GOING=1; shift ;;
 	--) shift; break ;;
 	-*) echo "pair-in-guest.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
@@ -72,12 +80,14 @@ point() { # point OK|FAIL description
 indent() { sed 's/^/# /'; }
 section() { echo "# === $*"; }
 
-# sync NAME BOUND: meet the peer; a failing point if it does not come.
+# sync NAME BOUND [VALUE]: meet the peer, telling it VALUE; the peer's
+# value in SYNC_PEER.  A failing point if it does not come.
 sync() {
 	local what=$1 bound=$2 key
 	key=sync.${what//[^A-Za-z0-9._+-]/_}
-	if ! pair_send_raw "$key" "$PAIR_ROLE" "$bound" >/tmp/pair-sync.err 2>&1 ||
-		! pair_recv_raw "$key" "$bound" >/dev/null 2>>/tmp/pair-sync.err; then
+	SYNC_PEER=
+	if ! pair_send_raw "$key" "${3:-$PAIR_ROLE}" "$bound" >/tmp/pair-sync.err 2>&1 ||
+		! SYNC_PEER=$(pair_recv_raw "$key" "$bound" 2>>/tmp/pair-sync.err); then
 		point FAIL "$what: [$PAIR_ROLE] the peer did not arrive within $bound s"
 		indent </tmp/pair-sync.err
 		return 1
@@ -202,10 +212,16 @@ for mode in $MODES; do
 	sync "$mode.up" 300
 
 	t_idx=0
+	broken=
 	for t in "${tests[@]}"; do
 		t_idx=$((t_idx + 1))
 		name=$(basename "$t")
 		section "$mode $name"
+		if [ -n "$broken" ]; then
+			point FAIL "$mode: $name: [$PAIR_ROLE $dev] not run: $broken failed in this pairing (run-pair.sh --keep-going runs every .t)"
+			continue
+		fi
+		failed_before=$failed
 		limit=$T_TIMEOUT
 		own=$(sed -n 's/^# pair-timeout: \([0-9][0-9]*\)$/\1/p' "$t" | head -n 1)
 		[ -n "$own" ] && [ "$own" -gt "$limit" ] && limit=$own
@@ -270,7 +286,10 @@ for mode in $MODES; do
 				rdma resource show 2>&1 | indent
 			fi
 		fi
-		sync "$mode: $name: end" $((limit + 120))
+		sync "$mode: $name: end" $((limit + 120)) $((failed - failed_before)) || SYNC_PEER=1
+		if [ "$KEEP_GOING" -eq 0 ] && { [ "$failed" -gt "$failed_before" ] || [ "$SYNC_PEER" != 0 ]; }; then
+			broken=$name
+		fi
 	done
 
 	section "$mode teardown"

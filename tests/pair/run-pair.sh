@@ -9,14 +9,18 @@
 # per pairing and .t, then one point for what the harness checks itself
 # (no kernel report, no hang, every module unloaded in either guest).
 #
-#   run-pair.sh [--modes "M..."] [--test-timeout SEC] [--timeout SEC]
-#               [--out DIR] [run-guest.sh options...] [-- T...]
+#   run-pair.sh [--modes "M..."] [--test-timeout SEC] [--keep-going]
+#               [--timeout SEC] [--out DIR] [run-guest.sh options...]
+#               [-- T...]
 #
 # --modes        pairings to run, in order (default: $PAIR_MODES, or
 #                "orca-orca orca-rxe rxe-rxe"); a pairing names guest a's
 #                provider, then b's: orca is orca0 (orca_soft + orca.ko),
 #                rxe is Linux's Soft-RoCE rxe0 (rdma_rxe), each on eth1
 # --test-timeout per-.t limit in the guests (default 400 s)
+# --keep-going   run every .t of a pairing even after one failed (by
+#                default the rest of that pairing is one failing point
+#                per .t, "not run": see pair-in-guest.sh)
 # --timeout      the whole boot (default: 300 s + 900 s per pairing)
 # --out DIR      artifacts (default build/pair): guests/{a,b}/share has
 #                each guest's stdout (its TAP), console log and dmesg
@@ -31,6 +35,7 @@ REPO=$(cd "$HERE/../.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$REPO/build}
 MODES=${PAIR_MODES:-orca-orca orca-rxe rxe-rxe}
 T_TIMEOUT=400
+KEEP=()
 TIMEOUT=
 OUT=
 ARGS=()
@@ -38,6 +43,7 @@ while [ "$#" -gt 0 ]; do
 	case "$1" in
 	--modes) MODES=$2; shift 2 ;;
 	--test-timeout) T_TIMEOUT=$2; shift 2 ;;
+	--keep-going) KEEP=(--keep-going); shift ;;
 	--timeout) TIMEOUT=$2; shift 2 ;;
 	--out) OUT=$2; shift 2 ;;
 	-h | --help) sed -n '3,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
@@ -76,7 +82,7 @@ else
 fi
 
 cmd=$(printf '%q ' tests/pair/pair-in-guest.sh --modes "$MODES" \
-	--test-timeout "$T_TIMEOUT" -- "$@")
+	--test-timeout "$T_TIMEOUT" "${KEEP[@]}" -- "$@")
 t0=$(date +%s)
 rc=0
 "$REPO/tests/harness/run-guest.sh" --pair --smp 1 --timeout "$TIMEOUT" \
