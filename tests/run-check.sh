@@ -151,9 +151,9 @@ for s in "${stages[@]}"; do
 	# Two guests on one Ethernet segment (tests/pair/run-pair.sh), one
 	# boot for every pairing: Orca on both, Orca against Soft-RoCE (rxe),
 	# and, opt-in (ORCA_PAIR_MODES), rxe on both: the control that
-	# proves the tests.  Measured 2026-11-25: rxe-rxe 368 s for the boot
-	# (359 s in the .t files, 242 points), so about 750 s for the two
-	# default pairings; all three would bring make check past an hour.
+	# proves the tests.  Measured 2026-11-25: rxe-rxe 368 and 401 s for
+	# the boot (242 points), so about 800 s for the two default
+	# pairings; all three would bring make check past an hour.
 	# A pairing that fails stops at its first failing .t (today, before
 	# Orca is on the wire, orca-orca fails in 20-pingpong.t: RC gets
 	# "transport retry counter exceeded", UC and UD time out).
