@@ -33,6 +33,12 @@ nvme_ctrl() {
 	done
 }
 
+# nvme_gone: no NVMe-oF controller is left (polled by wait_for, so the
+# command substitution must run on every try, not once before it).
+nvme_gone() {
+	[ -z "$(nvme_ctrl)" ]
+}
+
 target_down() {
 	rm -f "$CFS/ports/$PORTID/subsystems/$NQN" 2>/dev/null
 	rmdir "$CFS/ports/$PORTID" 2>/dev/null
@@ -108,7 +114,7 @@ fi
 timeout 120 nvme disconnect -n "$NQN" >/tmp/e2e-disc2.out 2>&1 &&
 	grep -q 'disconnected 1 controller' /tmp/e2e-disc2.out
 ok $? "nvme disconnect -n $NQN: one controller disconnected"
-wait_for 30 test -z "$(nvme_ctrl)"
+wait_for 30 nvme_gone
 ok $? "the controller is gone"
 
 target_down
