@@ -186,6 +186,10 @@ for s in "${stages[@]}"; do
 	# userspace over the same verbs paths (measured 283 s on the debug
 	# kernel against 68 s on the stock one), while the kernel consumers
 	# and rdma_cm tests (180, 185-187) do run here.
+	# The wire tests (3??-wire-*.t) are left out for now: they need a
+	# veth pair, which the debug kernel gains with this configuration
+	# (CONFIG_VETH); they have not been run on it yet (to do: run them,
+	# measure, and take them in).
 	# A kmemleak scan costs about 15 s: one after every third .t (and
 	# the last) instead of each saves about 8 minutes; a report names the
 	# .t files since the previous scan, and its backtraces the rest.
@@ -197,7 +201,8 @@ for s in "${stages[@]}"; do
 	e2e-debug) stage_script e2e-debug 3300 tests/harness/run-e2e.sh \
 		--debug-kernel --timeout 3100 --test-timeout 600 \
 		--exclude '9?-leak-*.t' --exclude '1[6-9]?-tools-perftest-*.t' \
-		--exclude '188-middleware.t' --kmemleak-every 3 \
+		--exclude '188-middleware.t' --exclude '3??-wire-*.t' \
+		--kmemleak-every 3 \
 		--append dma_debug=off ;;
 	*) point FAIL "unknown stage $s" ;;
 	esac

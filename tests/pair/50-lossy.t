@@ -1,27 +1,32 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# A lossy link: netem on eth1's egress, guest a dropping 5% of what it
-# sends, guest b duplicating 5% and reordering 10% (delay 1ms) of what it
-# sends.  With that, RC must still deliver every byte in order: the
-# responder's duplicate and out-of-sequence handling and the requester's
-# retransmission are what carry the data.
+# A bad link, netem on eth1's egress.  First guest b duplicates 5% and
+# reorders 10% (delay 1ms) of what it sends; RC must still deliver every
+# byte in order, once:
 #
-#   rc-64k-lossy-b  ibv_rc_pingpong -c -s 65536 -m 1024 -n 10, server b:
-#                   a's messages cross the dropping egress and b checks
-#                   them page by page
+#   rc-64k-lossy-b  ibv_rc_pingpong -c -s 65536 -m 1024 -n 10, server b
 #   rc-64k-lossy-a  the same, server a: b's duplicated, reordered ones
 #   rping-lossy     rping -V -C 100 (server a): every payload validated
 #
+# Then guest a also drops 5% of what it sends, and perftest moves data
+# across the dropping egress (ib_write_bw and ib_send_bw from a,
+# ib_read_bw responses from a).  The pingpongs and rping do not run on a
+# dropping link: their client leaves as soon as it has the last message,
+# without waiting for the ACK of the server's last message (or the server
+# for the client's), so a lost last ACK ends in RETRY_EXC_ERR on any RDMA
+# device.  perftest waits for every completion and meets its peer over
+# TCP before either side destroys its QP.  tests/e2e/310-wire-lossy.t
+# checks every byte over a dropping link, with both ends in one process.
+#
 # Then: netem on a really dropped packets (its qdisc counts drops), and
 # the qdiscs are removed again.
-
 # pair-timeout: 900
 
 . "$(dirname "$0")/lib-pair.sh"
 
 if is_role a; then
-	NETEM=(loss 5%)
+	NETEM=(delay 0ms)
 else
 	NETEM=(delay 1ms reorder 90% duplicate 5%)
 fi
@@ -54,6 +59,17 @@ if [ "$TP_SIDE" = client ]; then
 fi
 pair_leak_point rping-lossy "$before"
 
+# The dropping egress on a, then perftest across it.
+if is_role a; then
+	tc qdisc change dev eth1 root netem loss 5%
+	ok $? "tc qdisc change dev eth1 root netem loss 5%"
+fi
+pair_sync netem-loss >/dev/null
+ok $? "both guests are ready for the dropping link"
+c=(-d "$ORCA_DEV" -x "$gidx")
+pair_perftest write-bw-lossy b bw 65536 50 0 client tools_listening ib_write_bw "${c[@]}"
+pair_perftest send-bw-lossy b bw 65536 50 1 client tools_listening ib_send_bw "${c[@]}"
+pair_perftest read-bw-lossy a bw 65536 50 0 server tools_listening ib_read_bw "${c[@]}"
 tc -s qdisc show dev eth1 | sed 's/^/# /'
 if is_role a; then
 	drops=$(tc -s qdisc show dev eth1 | sed -n 's/.*(dropped \([0-9]*\),.*/\1/p' | head -n 1)
