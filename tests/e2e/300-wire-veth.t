@@ -50,22 +50,6 @@ pingpong() {
 	ok $? "$name: -c: the server found the client's data in every page"
 }
 
-# perf NAME TOOL ARGS...: perftest, server on B, client on A.
-perf() {
-	local name=$1 tool=$2 port=$TOOLS_PORT line
-	shift 2
-	TOOLS_PORT=$((TOOLS_PORT + 1))
-	tools_pair "$name" "$port" "$tool" -d $B -x "$gb" "$@" -p "$port" -F -- \
-		"$tool" -d $A -x "$ga" "$@" -p "$port" -F 127.0.0.1
-	diag "$name: $tool $* (server $B, client $A)"
-	tools_point_status "$name"
-	[ "$TP_SRV_RC" -eq 0 ] && [ "$TP_CLI_RC" -eq 0 ] || wire_counters
-	line=$(tools_perftest_result "$(tools_out client)")
-	[ -n "$line" ]
-	ok $? "$name: the client reports a result"
-	echo "# $name: $(echo "$line" | tr -s ' \t' ' ')"
-}
-
 common=(-n "$ITERS" -c)
 pingpong rc-small $((1 * ITERS * 2)) "$ITERS" ibv_rc_pingpong "${common[@]}" -s 1 -m 1024
 pingpong rc $((SIZE * ITERS * 2)) "$ITERS" ibv_rc_pingpong "${common[@]}" -s "$SIZE" -m 1024
@@ -84,11 +68,11 @@ pingpong srq $((SIZE * ITERS * 2)) "$ITERS" ibv_srq_pingpong "${common[@]}" -s "
 
 # Every operation, every byte checked, on a clean wire.
 run_prog wire_verify $A "$ga" $B "$gb" 12
-perf send-bw ib_send_bw -s 65536 -n 100
-perf write-bw ib_write_bw -s 65536 -n 100
-perf read-bw ib_read_bw -s 65536 -n 100
-perf atomic-bw ib_atomic_bw -n 100
-perf write-lat ib_write_lat -s 2 -n 100
+wire_perf send-bw ib_send_bw -s 65536 -n 100
+wire_perf write-bw ib_write_bw -s 65536 -n 100
+wire_perf read-bw ib_read_bw -s 65536 -n 100
+wire_perf atomic-bw ib_atomic_bw -n 100
+wire_perf write-lat ib_write_lat -s 2 -n 100
 
 tx1=$(wire_stat $A tx_packets)
 rx1=$(wire_stat $B rx_packets)

@@ -21,22 +21,6 @@ B=$WIRE_B
 ga=$WIRE_GA
 gb=$WIRE_GB
 
-# perf NAME TOOL ARGS...: perftest, server on B, client on A.
-perf() {
-	local name=$1 tool=$2 port=$TOOLS_PORT line
-	shift 2
-	TOOLS_PORT=$((TOOLS_PORT + 1))
-	tools_pair "$name" "$port" "$tool" -d $B -x "$gb" "$@" -p "$port" -F -- \
-		"$tool" -d $A -x "$ga" "$@" -p "$port" -F 127.0.0.1
-	diag "$name: $tool $* (server $B, client $A)"
-	tools_point_status "$name"
-	[ "$TP_SRV_RC" -eq 0 ] && [ "$TP_CLI_RC" -eq 0 ] || wire_counters
-	line=$(tools_perftest_result "$(tools_out client)")
-	[ -n "$line" ]
-	ok $? "$name: the client reports a result"
-	echo "# $name: $(echo "$line" | tr -s ' \t' ' ')"
-}
-
 re0=$(wire_stat $A retransmits)
 
 # Every byte checked (progs/wire_verify.c): SENDs both ways, WRITEs,
@@ -57,9 +41,9 @@ wire_peer tc qdisc del dev vw1 root
 tc qdisc add dev vw0 root netem loss 5% &&
 	wire_peer tc qdisc add dev vw1 root netem loss 5%
 ok $? "netem: vw0 and vw1 drop 5% of the frames they send"
-perf lossy-write-bw ib_write_bw -s 65536 -n 50
-perf lossy-read-bw ib_read_bw -s 65536 -n 50
-perf lossy-send-bw ib_send_bw -s 65536 -n 50
+wire_perf lossy-write-bw ib_write_bw -s 65536 -n 50
+wire_perf lossy-read-bw ib_read_bw -s 65536 -n 50
+wire_perf lossy-send-bw ib_send_bw -s 65536 -n 50
 tc qdisc del dev vw0 root
 wire_peer tc qdisc del dev vw1 root
 re1=$(wire_stat $A retransmits)

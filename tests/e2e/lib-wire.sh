@@ -70,6 +70,24 @@ wire_counters() {
 	done
 }
 
+# wire_perf NAME TOOL ARGS...: perftest TOOL, server on WIRE_B, client on
+# WIRE_A (connecting over TCP to 127.0.0.1); both must exit 0 and the
+# client print a result line.
+wire_perf() {
+	local name=$1 tool=$2 port=$TOOLS_PORT line
+	shift 2
+	TOOLS_PORT=$((TOOLS_PORT + 1))
+	tools_pair "$name" "$port" "$tool" -d $WIRE_B -x "$WIRE_GB" "$@" -p "$port" -F -- \
+		"$tool" -d $WIRE_A -x "$WIRE_GA" "$@" -p "$port" -F 127.0.0.1
+	diag "$name: $tool $* (server $WIRE_B, client $WIRE_A)"
+	tools_point_status "$name"
+	[ "$TP_SRV_RC" -eq 0 ] && [ "$TP_CLI_RC" -eq 0 ] || wire_counters
+	line=$(tools_perftest_result "$(tools_out client)")
+	[ -n "$line" ]
+	ok $? "$name: the client reports a result"
+	echo "# $name: $(echo "$line" | tr -s ' \t' ' ')"
+}
+
 # wire_peer CMD...: run CMD in vw1's namespace.
 wire_peer() {
 	ip netns exec orcapeer "$@"
