@@ -525,12 +525,13 @@ void orca_soft_wire_rx_response(struct orca_soft_dev *sdev,
 		sdev->counts.rx_drops++;
 		return;
 	}
-	/* Only PSNs sent and not yet acknowledged mean anything. */
+	/*
+	 * Only PSNs sent and not yet acknowledged mean anything: an older
+	 * response (a replay overtaken by an ACK) is normal and ignored.
+	 */
 	if (orca_psn_diff(pkt->psn, qp->req.max_psn) >= 0 ||
-	    orca_psn_diff(pkt->psn, orca_psn_add(una, -1U)) < 0) {
-		sdev->counts.duplicates++;
+	    orca_psn_diff(pkt->psn, orca_psn_add(una, -1U)) < 0)
 		return;
-	}
 
 	if (pkt->opcode != ORCA_OP_RC_ACK) {
 		if (has_aeth && type != ORCA_AETH_ACK)
