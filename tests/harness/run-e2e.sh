@@ -9,6 +9,7 @@
 #
 #   run-e2e.sh [--debug-kernel] [--exclude GLOB]... [--test-timeout SEC]
 #              [--timeout SEC] [--kmemleak-every N] [--out DIR]
+#              [--env NAME=VALUE]...
 #              [run-guest.sh options...] [-- T...]
 #
 # --debug-kernel   boot the KUnit/debug kernel (KASAN, lockdep, kmemleak,
@@ -21,6 +22,7 @@
 # --test-timeout   per-.t time limit in the guest (default 300 s)
 # --kmemleak-every N  on a kernel with kmemleak, scan after every Nth .t
 #                  (and the last) instead of after each
+# --env NAME=VALUE set NAME in the environment of the .t files
 
 set -euo pipefail
 
@@ -32,6 +34,7 @@ OUT=
 DEBUG=0
 ARGS=()
 GUEST_ARGS=()
+ENVS=()
 while [ "$#" -gt 0 ]; do
 	case "$1" in
 	--timeout) TIMEOUT=$2; shift 2 ;;
@@ -40,6 +43,7 @@ while [ "$#" -gt 0 ]; do
 	--exclude) GUEST_ARGS+=(--exclude "$2"); shift 2 ;;
 	--test-timeout) GUEST_ARGS+=(--test-timeout "$2"); shift 2 ;;
 	--kmemleak-every) GUEST_ARGS+=(--kmemleak-every "$2"); shift 2 ;;
+	--env) ENVS+=("$2"); shift 2 ;;
 	--) shift; break ;;
 	*) ARGS+=("$1"); shift ;;
 	esac
@@ -54,7 +58,11 @@ mkdir -p "$OUT"
 n=0
 if [ -f "$REPO/tests/e2e/Makefile" ]; then
 	n=$((n + 1))
-	if make -C "$REPO/tests/e2e" BUILD_DIR="$BUILD_DIR" >"$OUT/build.log" 2>&1; then
+	# make check runs the stock and debug suites side by side: one
+	# build of the shared programs at a time.
+	mkdir -p "$BUILD_DIR"
+	if flock "$BUILD_DIR/.e2e-progs.lock" \
+		make -C "$REPO/tests/e2e" BUILD_DIR="$BUILD_DIR" >"$OUT/build.log" 2>&1; then
 		echo "ok $n - e2e helper programs build"
 	else
 		echo "not ok $n - e2e helper programs build"
@@ -81,7 +89,7 @@ fi
 # The guest's TAP is renumbered after our own points.
 rc=0
 "$HERE/run-guest.sh" "${KERNEL_ARGS[@]}" "${ARGS[@]}" --timeout "$TIMEOUT" --out "$OUT/guest" \
-	--unload "orca orca_soft" -- tests/e2e/run-in-guest.sh "${GUEST_ARGS[@]}" -- "$@" \
+	--unload "orca orca_soft" -- env "${ENVS[@]}" tests/e2e/run-in-guest.sh "${GUEST_ARGS[@]}" -- "$@" \
 	>"$OUT/guest.tap" 2>"$OUT/harness.err" || rc=$?
 ran=0
 while IFS= read -r line; do

@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# make soak: RoCEv2 over a bad link, long (issue 10, item 5).  The veth
+# pair of the wire tests (tests/e2e/lib-wire.sh), Orca against Orca and
+# then Orca against Soft-RoCE (rxe), and for each pairing five links in
+# turn, netem on both ends: 1% loss, 10% loss, 5% duplication,
+# reordering (a quarter of the frames sent at once, the rest 2 ms late)
+# and 1% corruption (one flipped bit: the ICRC must catch it, or the IP
+# or UDP checksum first).  On each link progs/wire_verify.c runs
+# SOAK_WIRE_ITERS iterations (default 4000) of five messages (a SEND each
+# way, an RDMA WRITE, an RDMA READ, a FETCH_ADD; 1 byte to 64 KiB) with
+# every byte checked: 100,000 messages a pairing by default.
+#
+# Run by tests/soak/run-soak.sh (SOAK_PARTS=wire), in one stock-kernel
+# guest.
+
+. "$(dirname "$0")/../e2e/lib.sh"
+. "$(dirname "$0")/../e2e/lib-prog.sh"
+. "$(dirname "$0")/../e2e/lib-tools.sh"
+. "$(dirname "$0")/../e2e/lib-wire.sh"
+
+iters=${SOAK_WIRE_ITERS:-4000}
+diag "iterations a link: $iters (5 messages each)"
+
+links=(
+	"loss 1%"
+	"loss 10%"
+	"duplicate 5%"
+	"delay 2ms reorder 25% 50%"
+	"corrupt 1%"
+)
+
+# in_ns_of DEV CMD...: run CMD in the namespace that holds DEV (with
+# rxe, vw0 is the one in orcapeer; see wire_setup).
+in_ns_of() {
+	local dev=$1
+	shift
+	if ip link show "$dev" >/dev/null 2>&1; then
+		"$@"
+	else
+		wire_peer "$@"
+	fi
+}
+
+before=$(res_summary)
+for kind in orca rxe; do
+	wire_setup $kind
+	ga=$WIRE_GA
+	gb=$WIRE_GB
+	for link in "${links[@]}"; do
+		# shellcheck disable=SC2086 # the netem arguments are words
+		in_ns_of vw0 tc qdisc add dev vw0 root netem $link &&
+			in_ns_of vw1 tc qdisc add dev vw1 root netem $link
+		ok $? "$kind: netem $link on vw0 and vw1"
+		t0=$(date +%s)
+		run_prog wire_verify $WIRE_A "$ga" $WIRE_B "$gb" "$iters"
+		diag "$kind, netem $link: $iters iterations in $(($(date +%s) - t0)) s"
+		wire_counters
+		in_ns_of vw0 tc qdisc del dev vw0 root
+		in_ns_of vw1 tc qdisc del dev vw1 root
+	done
+	icrc=$(wire_stat $WIRE_A rx_icrc_errors)
+	[ "${icrc:-0}" -gt 0 ]
+	ok $? "$kind: $WIRE_A counted the corrupted frames the ICRC caught (rx_icrc_errors ${icrc:-?})"
+	wire_teardown
+	WIRE_A=orcaw0
+	WIRE_B=orcaw1
+done
+leak_check "$before"
+plan "$_tap_n"
+done_testing
