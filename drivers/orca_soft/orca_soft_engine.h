@@ -126,6 +126,12 @@ void orca_soft_sgl_one(struct orca_soft_sgl *sgl, struct orca_soft_mr *mr,
 		       u64 addr, u64 len);
 int orca_soft_recv_avail(struct orca_soft_dev *sdev, struct orca_soft_qp *dqp,
 			 u32 *prod);
+enum orca_soft_answer orca_soft_recv_need(struct orca_soft_dev *sdev,
+					  struct orca_soft_qp *dqp, u32 *prod);
+int orca_soft_rwqe_read(struct orca_soft_dev *sdev, struct orca_soft_qp *dqp,
+			struct orca_soft_cqe_info *ci);
+int orca_soft_rwqe_resolve(struct orca_soft_dev *sdev,
+			   struct orca_soft_qp *dqp, u32 nsge);
 void orca_soft_recv_consume(struct orca_soft_dev *sdev,
 			    struct orca_soft_qp *dqp, u32 prod);
 void orca_soft_recv_fail(struct orca_soft_dev *sdev, struct orca_soft_qp *dqp,

@@ -239,6 +239,68 @@ int orca_soft_recv_avail(struct orca_soft_dev *sdev, struct orca_soft_qp *dqp,
 	return *prod == wq->cons ? -ENOENT : 0;
 }
 
+/*
+ * A receive WQE for an incoming message: ORCA_SOFT_ACK with the producer
+ * index in *prod, or the answer when there is none (an RNR NAK on RC,
+ * silence otherwise) or the queue is broken.
+ */
+enum orca_soft_answer orca_soft_recv_need(struct orca_soft_dev *sdev,
+					  struct orca_soft_qp *dqp, u32 *prod)
+{
+	int ret = orca_soft_recv_avail(sdev, dqp, prod);
+
+	if (ret == -ENOENT)
+		return dqp->type == ORCA_QPT_RC ? ORCA_SOFT_RNR_NAK :
+						  ORCA_SOFT_SILENT;
+	if (ret)
+		return orca_soft_resp_err(sdev, dqp, 0, ORCA_SOFT_NAK_OP);
+	return ORCA_SOFT_ACK;
+}
+
+/*
+ * Copy the receive WQE at the queue's cons into scratch->rwqe, then
+ * validate the copy: its wr_id goes to @ci.  The number of SGEs, or -EIO
+ * when the WQE cannot be read or names more SGEs than the queue allows.
+ */
+int orca_soft_rwqe_read(struct orca_soft_dev *sdev, struct orca_soft_qp *dqp,
+			struct orca_soft_cqe_info *ci)
+{
+	struct orca_soft_eng_scratch *s = sdev->scratch;
+	struct orca_soft_wq *wq = dqp->srq ? &dqp->srq->wq : &dqp->rq;
+	struct orca_recv_wqe *rwqe = (struct orca_recv_wqe *)s->rwqe;
+	u64 addr = wq->ring_addr +
+		   ((u64)orca_ring_slot(wq->cons, wq->log2_depth) <<
+		    wq->log2_stride);
+	u32 nsge;
+
+	if (orca_soft_dma_read(sdev, addr, rwqe, ORCA_RECV_WQE_HDR_SIZE))
+		return -EIO;
+	ci->wr_id = le64_to_cpu(rwqe->wr_id);
+	nsge = le32_to_cpu(rwqe->num_sge);
+	if (nsge > wq->max_sge ||
+	    orca_soft_dma_read(sdev, addr + ORCA_RECV_WQE_HDR_SIZE,
+			       s->rwqe + ORCA_RECV_WQE_HDR_SIZE,
+			       nsge * sizeof(struct orca_sge)))
+		return -EIO;
+	return nsge;
+}
+
+/*
+ * Resolve the SGEs of the receive WQE orca_soft_rwqe_read copied into
+ * scratch->remote: 0, -EACCES (a key or range the PD does not allow) or
+ * -EMSGSIZE.
+ */
+int orca_soft_rwqe_resolve(struct orca_soft_dev *sdev,
+			   struct orca_soft_qp *dqp, u32 nsge)
+{
+	struct orca_soft_eng_scratch *s = sdev->scratch;
+
+	return orca_soft_sgl_resolve(sdev, &s->remote,
+				     (const struct orca_sge *)(s->rwqe +
+				     ORCA_RECV_WQE_HDR_SIZE), nsge, dqp->pd,
+				     ORCA_ACCESS_LOCAL_WRITE);
+}
+
 /* The receive WQE at cons is taken: publish cons, check the SRQ limit. */
 void orca_soft_recv_consume(struct orca_soft_dev *sdev,
 			    struct orca_soft_qp *dqp, u32 prod)
@@ -295,8 +357,6 @@ static enum orca_soft_answer orca_soft_resp_recv(struct orca_soft_dev *sdev,
 						 struct orca_soft_msg *msg)
 {
 	struct orca_soft_eng_scratch *s = sdev->scratch;
-	struct orca_soft_wq *wq = dqp->srq ? &dqp->srq->wq : &dqp->rq;
-	struct orca_recv_wqe *rwqe = (struct orca_recv_wqe *)s->rwqe;
 	bool ud = orca_soft_qp_is_ud(dqp);
 	struct orca_soft_cqe_info ci = {
 		.qpn = dqp->qpn,
@@ -304,16 +364,14 @@ static enum orca_soft_answer orca_soft_resp_recv(struct orca_soft_dev *sdev,
 		.opcode = ORCA_CQE_OP_RECV,
 	};
 	struct orca_soft_mr *wmr = NULL;
-	u64 addr, need, off = 0;
-	u32 prod, nsge;
-	int ret;
+	enum orca_soft_answer ans;
+	u64 need, off = 0;
+	u32 prod;
+	int ret, nsge;
 
-	ret = orca_soft_recv_avail(sdev, dqp, &prod);
-	if (ret == -ENOENT)
-		return dqp->type == ORCA_QPT_RC ? ORCA_SOFT_RNR_NAK :
-						  ORCA_SOFT_SILENT;
-	if (ret)
-		return orca_soft_resp_err(sdev, dqp, 0, ORCA_SOFT_NAK_OP);
+	ans = orca_soft_recv_need(sdev, dqp, &prod);
+	if (ans != ORCA_SOFT_ACK)
+		return ans;
 
 	/* Checks that reject the request without consuming a receive. */
 	if (msg->opcode == ORCA_WQE_OP_SEND_INV &&
@@ -329,17 +387,8 @@ static enum orca_soft_answer orca_soft_resp_recv(struct orca_soft_dev *sdev,
 						  ORCA_SOFT_NAK_ACCESS);
 	}
 
-	/* Copy the receive WQE, then validate the copy. */
-	addr = wq->ring_addr +
-	       ((u64)orca_ring_slot(wq->cons, wq->log2_depth) << wq->log2_stride);
-	if (orca_soft_dma_read(sdev, addr, rwqe, ORCA_RECV_WQE_HDR_SIZE))
-		return orca_soft_resp_err(sdev, dqp, 0, ORCA_SOFT_NAK_OP);
-	ci.wr_id = le64_to_cpu(rwqe->wr_id);
-	nsge = le32_to_cpu(rwqe->num_sge);
-	if (nsge > wq->max_sge ||
-	    orca_soft_dma_read(sdev, addr + ORCA_RECV_WQE_HDR_SIZE,
-			       s->rwqe + ORCA_RECV_WQE_HDR_SIZE,
-			       nsge * sizeof(struct orca_sge))) {
+	nsge = orca_soft_rwqe_read(sdev, dqp, &ci);
+	if (nsge < 0) {
 		orca_soft_recv_fail(sdev, dqp, prod, &ci,
 				    ORCA_CQE_ST_LOC_QP_OP_ERR);
 		orca_soft_post_event(sdev, ORCA_EQE_QP_FATAL, dqp->qpn);
@@ -362,10 +411,7 @@ static enum orca_soft_answer orca_soft_resp_recv(struct orca_soft_dev *sdev,
 		goto done;
 	}
 
-	ret = orca_soft_sgl_resolve(sdev, &s->remote,
-				    (const struct orca_sge *)(s->rwqe +
-				    ORCA_RECV_WQE_HDR_SIZE), nsge, dqp->pd,
-				    ORCA_ACCESS_LOCAL_WRITE);
+	ret = orca_soft_rwqe_resolve(sdev, dqp, nsge);
 	if (ret == -EACCES) {
 		if (ud)
 			return ORCA_SOFT_SILENT;

@@ -114,25 +114,36 @@ static u8 orca_soft_wire_opcode(u8 type, u8 op, bool first, bool last)
 	return base | code;
 }
 
+/*
+ * The parts of a route that come from an address vector's info word,
+ * GID and MAC, for packets from QP @sqpn to QP @dqpn.
+ */
+static void orca_soft_route_fill(struct orca_soft_dev *sdev,
+				 struct orca_soft_route *rt, u32 info,
+				 const u8 *dgid, const u8 *dmac, u32 sqpn,
+				 u32 dqpn)
+{
+	u32 sgid = FIELD_GET(ORCA_AH_SGID_INDEX, info);
+
+	memcpy(rt->sgid, sdev->gids[sgid % ORCA_SOFT_GID_TBL_LEN].gid,
+	       sizeof(rt->sgid));
+	memcpy(rt->dgid, dgid, sizeof(rt->dgid));
+	memcpy(rt->dmac, dmac, ETH_ALEN);
+	rt->flow_label = FIELD_GET(ORCA_AH_FLOW_LABEL, info);
+	rt->sport = orca_wire_udp_sport(rt->flow_label, sqpn, dqpn);
+}
+
 /* The route of a connected QP's packets, from its address vector. */
 void orca_soft_qp_route(struct orca_soft_dev *sdev,
 			const struct orca_soft_qp *qp,
 			struct orca_soft_route *rt)
 {
-	u32 info = le32_to_cpu(qp->attr.av_info);
-	u32 sgid = FIELD_GET(ORCA_AH_SGID_INDEX, info);
-	u32 fl = FIELD_GET(ORCA_AH_FLOW_LABEL, info);
-	u32 dqpn = le32_to_cpu(qp->attr.dest_qpn);
-
-	memcpy(rt->sgid, sdev->gids[sgid % ORCA_SOFT_GID_TBL_LEN].gid,
-	       sizeof(rt->sgid));
-	memcpy(rt->dgid, qp->attr.dgid, sizeof(rt->dgid));
-	memcpy(rt->dmac, qp->attr.dmac, ETH_ALEN);
+	orca_soft_route_fill(sdev, rt, le32_to_cpu(qp->attr.av_info),
+			     qp->attr.dgid, qp->attr.dmac, qp->qpn,
+			     le32_to_cpu(qp->attr.dest_qpn));
 	rt->vlan = le16_to_cpu(qp->attr.vlan);
 	rt->hop_limit = qp->attr.hop_limit;
 	rt->traffic_class = qp->attr.traffic_class;
-	rt->flow_label = fl;
-	rt->sport = orca_wire_udp_sport(fl, qp->qpn, dqpn);
 }
 
 /*
@@ -182,9 +193,6 @@ void orca_soft_wire_send_ud(struct orca_soft_dev *sdev,
 			    const struct orca_soft_msg *msg, u32 dest_qpn)
 {
 	const struct orca_av *av = msg->av;
-	u32 info = le32_to_cpu(av->info);
-	u32 sgid = FIELD_GET(ORCA_AH_SGID_INDEX, info);
-	u32 fl = FIELD_GET(ORCA_AH_FLOW_LABEL, info);
 	struct orca_wire_pkt pkt = {
 		.opcode = msg->opcode == ORCA_WQE_OP_SEND_IMM ?
 			  ORCA_OP_UD_SEND_ONLY_IMM : ORCA_OP_UD_SEND_ONLY,
@@ -201,14 +209,10 @@ void orca_soft_wire_send_ud(struct orca_soft_dev *sdev,
 		.vlan = le16_to_cpu(av->vlan),
 		.hop_limit = av->hop_limit,
 		.traffic_class = av->traffic_class,
-		.flow_label = fl,
-		.sport = orca_wire_udp_sport(fl, qp->qpn, dest_qpn),
 	};
 
-	memcpy(rt.sgid, sdev->gids[sgid % ORCA_SOFT_GID_TBL_LEN].gid,
-	       sizeof(rt.sgid));
-	memcpy(rt.dgid, av->dgid, sizeof(rt.dgid));
-	memcpy(rt.dmac, av->dmac, ETH_ALEN);
+	orca_soft_route_fill(sdev, &rt, le32_to_cpu(av->info), av->dgid,
+			     av->dmac, qp->qpn, dest_qpn);
 	orca_soft_wire_tx(sdev, &rt, &pkt, msg->local, 0);
 }
 
@@ -599,42 +603,66 @@ void orca_soft_wire_timer(struct orca_soft_dev *sdev, struct orca_soft_qp *qp)
 
 /* ------------------------------------------------------------- sending */
 
-/* Start the WQE at next (first time): copy what it is into swqe[]. */
-static bool orca_soft_wire_start(struct orca_soft_dev *sdev,
-				 struct orca_soft_qp *qp)
+/*
+ * Copy the send WQE at SQ index @idx and decode it into @w: -EIO when the
+ * ring cannot be read (the SQ is then fatal), else the CQE status the
+ * decoding gives; *@executed for LOCAL_INV and REG_MR, done already.
+ */
+static int orca_soft_swqe_fill(struct orca_soft_dev *sdev,
+			       struct orca_soft_qp *qp, u32 idx,
+			       struct orca_soft_swqe *w,
+			       struct orca_soft_cqe_info *ci, bool *executed)
 {
 	struct orca_send_wqe *wqe = (struct orca_send_wqe *)sdev->scratch->wqe;
-	struct orca_soft_swqe *w = orca_soft_swqe_at(qp, qp->req.next);
-	u64 addr = orca_soft_sq_slot(qp, qp->req.next);
-	u32 mtu = orca_soft_qp_mtu(sdev, qp);
-	struct orca_soft_cqe_info ci = {};
+	u64 addr = orca_soft_sq_slot(qp, idx);
 	struct orca_soft_msg msg = {};
-	bool executed;
+	u32 ctrl;
 	u8 st;
 
 	memset(w, 0, sizeof(*w));
 	if (orca_soft_dma_read(sdev, addr, wqe, ORCA_SEND_WQE_HDR_SIZE)) {
 		orca_soft_wq_fatal(sdev, qp, &qp->sq);
-		return false;
+		return -EIO;
 	}
+	ctrl = le32_to_cpu(wqe->ctrl);
 	w->wr_id = le64_to_cpu(wqe->wr_id);
-	w->op = le32_to_cpu(wqe->ctrl) & ORCA_WQE_CTRL_OPCODE_MASK;
-	w->flags = (le32_to_cpu(wqe->ctrl) & ORCA_WQE_CTRL_FLAGS_MASK) >>
+	w->op = ctrl & ORCA_WQE_CTRL_OPCODE_MASK;
+	w->flags = (ctrl & ORCA_WQE_CTRL_FLAGS_MASK) >>
 		   ORCA_WQE_CTRL_FLAGS_SHIFT;
-	st = orca_soft_req_decode(sdev, qp, addr, &msg, &ci, &executed);
-	w->len = ci.byte_len;
-	qp->req.started++;
-	if (st != ORCA_CQE_ST_SUCCESS || executed) {
-		w->status = st;
-		qp->req.next++;
-		return st == ORCA_CQE_ST_SUCCESS;
-	}
+	ci->wr_id = w->wr_id;
+	ci->opcode = orca_soft_wqe_cqe_opcode(w->op);
+	st = orca_soft_req_decode(sdev, qp, addr, &msg, ci, executed);
+	w->len = ci->byte_len;
+	if (st != ORCA_CQE_ST_SUCCESS || *executed)
+		return st;
 	w->len = msg.len;
 	w->remote_addr = msg.remote_addr;
 	w->rkey = msg.rkey;
 	w->imm_inv = msg.imm_inv;
 	w->compare_add = msg.compare_add;
 	w->swap = msg.swap;
+	return st;
+}
+
+/* Start the WQE at next (first time): copy what it is into swqe[]. */
+static bool orca_soft_wire_start(struct orca_soft_dev *sdev,
+				 struct orca_soft_qp *qp)
+{
+	struct orca_soft_swqe *w = orca_soft_swqe_at(qp, qp->req.next);
+	u32 mtu = orca_soft_qp_mtu(sdev, qp);
+	struct orca_soft_cqe_info ci = {};
+	bool executed;
+	int st;
+
+	st = orca_soft_swqe_fill(sdev, qp, qp->req.next, w, &ci, &executed);
+	if (st < 0)
+		return false;
+	qp->req.started++;
+	if (st != ORCA_CQE_ST_SUCCESS || executed) {
+		w->status = st;
+		qp->req.next++;
+		return st == ORCA_CQE_ST_SUCCESS;
+	}
 	w->first_psn = qp->req.sq_psn;
 	w->npkts = orca_soft_op_atomic(w->op) ? 1 : orca_packets(w->len, mtu);
 	return true;
@@ -722,34 +750,20 @@ static int orca_soft_wire_send_wqe(struct orca_soft_dev *sdev,
 static int orca_soft_wire_uc_run(struct orca_soft_dev *sdev,
 				 struct orca_soft_qp *qp, u32 prod, int budget)
 {
-	struct orca_send_wqe *wqe = (struct orca_send_wqe *)sdev->scratch->wqe;
 	int n = 0;
 
 	while (qp->sq.cons != prod && n < budget &&
 	       qp->state == ORCA_QPS_RTS) {
-		u64 addr = orca_soft_sq_slot(qp, qp->sq.cons);
 		struct orca_soft_cqe_info ci = { .qpn = qp->qpn };
-		struct orca_soft_swqe w = {};
-		struct orca_soft_msg msg = {};
+		struct orca_soft_swqe w;
 		bool executed, signaled;
-		u8 st;
+		int st;
 
-		if (orca_soft_dma_read(sdev, addr, wqe,
-				       ORCA_SEND_WQE_HDR_SIZE)) {
-			orca_soft_wq_fatal(sdev, qp, &qp->sq);
+		st = orca_soft_swqe_fill(sdev, qp, qp->sq.cons, &w, &ci,
+					 &executed);
+		if (st < 0)
 			break;
-		}
-		ci.wr_id = le64_to_cpu(wqe->wr_id);
-		w.op = le32_to_cpu(wqe->ctrl) & ORCA_WQE_CTRL_OPCODE_MASK;
-		w.flags = (le32_to_cpu(wqe->ctrl) & ORCA_WQE_CTRL_FLAGS_MASK) >>
-			  ORCA_WQE_CTRL_FLAGS_SHIFT;
-		ci.opcode = orca_soft_wqe_cqe_opcode(w.op);
-		st = orca_soft_req_decode(sdev, qp, addr, &msg, &ci, &executed);
 		if (st == ORCA_CQE_ST_SUCCESS && !executed) {
-			w.len = msg.len;
-			w.remote_addr = msg.remote_addr;
-			w.rkey = msg.rkey;
-			w.imm_inv = msg.imm_inv;
 			n += orca_soft_wire_send_wqe(sdev, qp, &w, budget - n);
 			if (qp->req.next_off < w.len)
 				break;

@@ -151,28 +151,12 @@ static u8 orca_soft_wire_rwqe(struct orca_soft_dev *sdev,
 			      struct orca_soft_qp *dqp,
 			      struct orca_soft_cqe_info *ci)
 {
-	struct orca_soft_eng_scratch *s = sdev->scratch;
-	struct orca_soft_wq *wq = dqp->srq ? &dqp->srq->wq : &dqp->rq;
-	struct orca_recv_wqe *rwqe = (struct orca_recv_wqe *)s->rwqe;
-	u64 addr = wq->ring_addr +
-		   ((u64)orca_ring_slot(wq->cons, wq->log2_depth) <<
-		    wq->log2_stride);
-	u32 nsge;
+	int nsge = orca_soft_rwqe_read(sdev, dqp, ci);
 	int ret;
 
-	if (orca_soft_dma_read(sdev, addr, rwqe, ORCA_RECV_WQE_HDR_SIZE))
+	if (nsge < 0)
 		return ORCA_CQE_ST_LOC_QP_OP_ERR;
-	ci->wr_id = le64_to_cpu(rwqe->wr_id);
-	nsge = le32_to_cpu(rwqe->num_sge);
-	if (nsge > wq->max_sge ||
-	    orca_soft_dma_read(sdev, addr + ORCA_RECV_WQE_HDR_SIZE,
-			       s->rwqe + ORCA_RECV_WQE_HDR_SIZE,
-			       nsge * sizeof(struct orca_sge)))
-		return ORCA_CQE_ST_LOC_QP_OP_ERR;
-	ret = orca_soft_sgl_resolve(sdev, &s->remote,
-				    (const struct orca_sge *)(s->rwqe +
-				    ORCA_RECV_WQE_HDR_SIZE), nsge, dqp->pd,
-				    ORCA_ACCESS_LOCAL_WRITE);
+	ret = orca_soft_rwqe_resolve(sdev, dqp, nsge);
 	if (ret == -EMSGSIZE)
 		return ORCA_CQE_ST_LOC_LEN_ERR;
 	if (ret)
@@ -225,16 +209,13 @@ static enum orca_soft_answer orca_soft_wire_send(struct orca_soft_dev *sdev,
 	};
 	bool last = flags & ORCA_WIRE_F_LAST;
 	u32 plen = pkt->payload_len;
+	enum orca_soft_answer ans;
 	u32 prod;
-	int ret;
 	u8 st;
 
-	ret = orca_soft_recv_avail(sdev, dqp, &prod);
-	if (ret == -ENOENT)
-		return dqp->type == ORCA_QPT_RC ? ORCA_SOFT_RNR_NAK :
-						  ORCA_SOFT_SILENT;
-	if (ret)
-		return orca_soft_resp_err(sdev, dqp, 0, ORCA_SOFT_NAK_OP);
+	ans = orca_soft_recv_need(sdev, dqp, &prod);
+	if (ans != ORCA_SOFT_ACK)
+		return ans;
 	if (flags & ORCA_WIRE_F_FIRST)
 		dqp->resp.off = 0;
 	if (last && (pkt->opcode == ORCA_OP_RC_SEND_LAST_INV ||
@@ -303,8 +284,8 @@ static enum orca_soft_answer orca_soft_wire_write(struct orca_soft_dev *sdev,
 	};
 	u32 plen = pkt->payload_len;
 	struct orca_soft_mr *mr;
+	enum orca_soft_answer ans;
 	u32 prod = 0;
-	int ret;
 
 	if (flags & ORCA_WIRE_F_FIRST) {
 		if (pkt->reth_len > ORCA_SOFT_MAX_MSG ||
@@ -327,13 +308,9 @@ static enum orca_soft_answer orca_soft_wire_write(struct orca_soft_dev *sdev,
 		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_REQ_ERR,
 					  ORCA_SOFT_NAK_INV_REQ);
 	if (imm) {
-		ret = orca_soft_recv_avail(sdev, dqp, &prod);
-		if (ret == -ENOENT)
-			return dqp->type == ORCA_QPT_RC ? ORCA_SOFT_RNR_NAK :
-							  ORCA_SOFT_SILENT;
-		if (ret)
-			return orca_soft_resp_err(sdev, dqp, 0,
-						  ORCA_SOFT_NAK_OP);
+		ans = orca_soft_recv_need(sdev, dqp, &prod);
+		if (ans != ORCA_SOFT_ACK)
+			return ans;
 	}
 	if (plen) {
 		u64 va = dqp->resp.wr_va + dqp->resp.off;
