@@ -566,6 +566,7 @@ static bool orca_soft_drain_kicks(struct orca_soft_dev *sdev)
 static void orca_soft_run_timers(struct orca_soft_dev *sdev, u64 now)
 {
 	struct orca_soft_qp *qp, *tmp;
+	u64 oldest;
 
 	list_for_each_entry_safe(qp, tmp, &sdev->eng_waiting, wait_node) {
 		if (qp->req.wait_until <= now) {
@@ -574,9 +575,16 @@ static void orca_soft_run_timers(struct orca_soft_dev *sdev, u64 now)
 			orca_soft_qp_activate(sdev, qp);
 		}
 	}
-	/* The wire's timers: the requester looks at them when it runs. */
+	/*
+	 * The wire's timers: the requester looks at them when it runs.  A
+	 * timer is judged once every packet received before it was due has
+	 * been taken: the answer may be waiting in the receive queue.
+	 */
+	oldest = orca_soft_net_rx_oldest(sdev);
 	list_for_each_entry_safe(qp, tmp, &sdev->eng_timers, timer_node) {
-		if (orca_soft_wire_deadline(qp) <= now) {
+		u64 due = orca_soft_wire_deadline(qp);
+
+		if (due <= now && due < oldest) {
 			list_del_init(&qp->timer_node);
 			orca_soft_wire_timer(sdev, qp);
 			orca_soft_qp_activate(sdev, qp);

@@ -170,6 +170,8 @@ static rx_handler_result_t orca_soft_net_rx_handler(struct sk_buff **pskb)
 		return RX_HANDLER_PASS;
 
 	sdev = rcu_dereference(skb->dev->rx_handler_data);
+	BUILD_BUG_ON(sizeof(struct orca_soft_rx_cb) > sizeof(skb->cb));
+	ORCA_SOFT_RX_CB(skb)->arrival_ns = ktime_get_ns();
 	spin_lock_irqsave(&sdev->rxq.lock, flags);
 	if (READ_ONCE(sdev->enabled) &&
 	    skb_queue_len(&sdev->rxq) < ORCA_SOFT_RXQ_MAX) {
@@ -296,6 +298,27 @@ void orca_soft_net_rx_done(struct orca_soft_rx *rx)
 	rx->skb = NULL;
 	rx->transport = NULL;
 	rx->nethdr = NULL;
+}
+
+/**
+ * orca_soft_net_rx_oldest() - when the oldest waiting packet arrived
+ * @sdev: the device
+ *
+ * Return: the ktime_get_ns() at which the packet at the head of the
+ * engine's receive queue was queued, or U64_MAX if the queue is empty.
+ */
+u64 orca_soft_net_rx_oldest(struct orca_soft_dev *sdev)
+{
+	struct sk_buff *skb;
+	unsigned long flags;
+	u64 t = U64_MAX;
+
+	spin_lock_irqsave(&sdev->rxq.lock, flags);
+	skb = skb_peek(&sdev->rxq);
+	if (skb)
+		t = ORCA_SOFT_RX_CB(skb)->arrival_ns;
+	spin_unlock_irqrestore(&sdev->rxq.lock, flags);
+	return t;
 }
 
 /**

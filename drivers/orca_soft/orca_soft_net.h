@@ -28,6 +28,13 @@ struct orca_soft_dev;
 /* Packets waiting for the engine; more are dropped (rx_drops). */
 #define ORCA_SOFT_RXQ_MAX		4096
 
+/* What the rx_handler notes in a queued packet's skb->cb. */
+struct orca_soft_rx_cb {
+	u64 arrival_ns;			/* ktime_get_ns() when queued */
+};
+
+#define ORCA_SOFT_RX_CB(skb)	((struct orca_soft_rx_cb *)(skb)->cb)
+
 /* Where a packet goes, from an address vector. */
 struct orca_soft_route {
 	u8 sgid[16];			/* IPv4-mapped for RoCEv2 over IPv4 */
@@ -69,6 +76,7 @@ int orca_soft_net_xmit(struct orca_soft_dev *sdev, struct sk_buff *skb);
 bool orca_soft_net_rx_next(struct orca_soft_dev *sdev,
 			   struct orca_soft_rx *rx);
 void orca_soft_net_rx_done(struct orca_soft_rx *rx);
+u64 orca_soft_net_rx_oldest(struct orca_soft_dev *sdev);
 void orca_soft_net_purge(struct orca_soft_dev *sdev);
 
 /*
