@@ -125,6 +125,13 @@ wire_setup() {
 		"${a_ns[@]}" ip link set vw0 up && "${b_ns[@]}" ip link set vw1 up &&
 		ip -n orcapeer link set lo up
 	ok $? "wire: veth pair vw0 ($WIRE_IP_A) - vw1 ($WIRE_IP_B), one end in namespace orcapeer"
+	# Each side learns the other's MAC now, on a clean link: ib_core
+	# resolves a QP's destination MAC from the neighbour tables, and a
+	# .t that then puts netem loss on the link must not depend on an
+	# ARP or ND exchange getting through it.
+	"${a_ns[@]}" busybox ping -q -c 1 -W 10 $WIRE_IP_B >/dev/null &&
+		"${a_ns[@]}" busybox ping -q -6 -c 1 -W 10 $WIRE_IP6_B >/dev/null
+	ok $? "wire: vw0 and vw1 know each other's MAC (ping over IPv4 and IPv6)"
 	if [ "$kind" = rxe ]; then
 		modprobe rdma_rxe &&
 			"${a_ns[@]}" rdma link add $WIRE_A type orca netdev vw0 &&
