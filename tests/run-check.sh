@@ -4,8 +4,10 @@
 # 'make check': every test stage in order, as one TAP stream.
 #
 #   tests/run-check.sh [STAGE...]     STAGE: build style kunit selftest e2e
-#                                     pair e2e-debug (default: all, in that
-#                                     order)
+#                                     e2e-debug pair (default: all, in that
+#                                     order; e2e-debug runs in the
+#                                     background from selftest on, unless
+#                                     ORCA_CHECK_SERIAL=1)
 #
 # Each stage's test points are renumbered into one stream,
 # "ok N - <stage>: <description>"; a stage that is missing, exits non-zero
@@ -51,36 +53,26 @@ stage_limit() { # stage_limit SECONDS: print min(SECONDS, time left)
 	[ "$left" -lt "$1" ] && echo "$left" || echo "$1"
 }
 
-# run_stage NAME TIMEOUT COMMAND...: run a TAP-printing stage.
-run_stage() {
-	local name=$1 limit log line desc planned='' ran=0 bad=0 rc=0 fifo t0
-	limit=$(stage_limit "$2")
-	shift 2
-	if [ "$limit" -le 0 ]; then
-		echo "# stage $name: not run"
-		point FAIL "$name: not run, the time budget of $BUDGET s is spent"
-		return
-	fi
-	log=$LOGS/$name.log
-	echo "# stage $name: $*"
-	t0=$(date +%s)
-	fifo=$(mktemp -u "$LOGS/.fifo.XXXXXX")
-	mkfifo "$fifo"
-	timeout -k 30 "$limit" "$@" </dev/null >"$fifo" 2>&1 &
-	local pid=$!
+# stage_tap NAME: fold the TAP a stage prints (stdin) into the stream;
+# sets ST_RAN, ST_BAD and ST_PLANNED for stage_end.
+stage_tap() {
+	local name=$1 log=$LOGS/$1.log line desc
+	ST_RAN=0
+	ST_BAD=0
+	ST_PLANNED=''
 	while IFS= read -r line; do
 		printf '%s\n' "$line" >>"$log"
 		if [[ "$line" =~ ^1\.\.([0-9]+) ]]; then
-			planned=${BASH_REMATCH[1]}
+			ST_PLANNED=${BASH_REMATCH[1]}
 		elif [[ "$line" =~ ^(not\ )?ok\ [0-9]+(\ -)?\ ?(.*)$ ]]; then
-			ran=$((ran + 1))
+			ST_RAN=$((ST_RAN + 1))
 			desc=${BASH_REMATCH[3]}
 			desc=${desc#"$name: "}
 			if [ -n "${BASH_REMATCH[1]}" ]; then
-				bad=$((bad + 1))
+				ST_BAD=$((ST_BAD + 1))
 				point FAIL "$name: $desc"
 			elif [[ "$desc" =~ \#\ *(SKIP|TODO) ]]; then
-				bad=$((bad + 1))
+				ST_BAD=$((ST_BAD + 1))
 				point FAIL "$name: $desc (skip/todo is not a pass)"
 			else
 				point OK "$name: $desc"
@@ -88,19 +80,87 @@ run_stage() {
 		elif [[ "$line" =~ ^(#|harness:) ]]; then
 			printf '# %s\n' "$line"
 		fi
-	done <"$fifo"
-	wait "$pid" || rc=$?
-	rm -f "$fifo"
+	done
+}
+
+# stage_end NAME T0 RC LIMIT: the points for how a stage ended.
+stage_end() {
+	local name=$1 t0=$2 rc=$3 limit=$4
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 		point FAIL "$name: timed out after $limit s"
-	elif [ "$ran" -eq 0 ]; then
-		point FAIL "$name: ran no test point (exit status $rc, see $log)"
-	elif [ -n "$planned" ] && [ "$planned" -ne "$ran" ]; then
-		point FAIL "$name: planned $planned test points, ran $ran"
-	elif [ "$rc" -ne 0 ] && [ "$bad" -eq 0 ]; then
-		point FAIL "$name: exited with status $rc with no failing test point (see $log)"
+	elif [ "$ST_RAN" -eq 0 ]; then
+		point FAIL "$name: ran no test point (exit status $rc, see $LOGS/$name.log)"
+	elif [ -n "$ST_PLANNED" ] && [ "$ST_PLANNED" -ne "$ST_RAN" ]; then
+		point FAIL "$name: planned $ST_PLANNED test points, ran $ST_RAN"
+	elif [ "$rc" -ne 0 ] && [ "$ST_BAD" -eq 0 ]; then
+		point FAIL "$name: exited with status $rc with no failing test point (see $LOGS/$name.log)"
 	fi
 	echo "# stage $name: $(($(date +%s) - t0)) s"
+}
+
+# run_stage NAME TIMEOUT COMMAND...: run a TAP-printing stage.
+run_stage() {
+	local name=$1 limit fifo t0 pid rc=0
+	limit=$(stage_limit "$2")
+	shift 2
+	if [ "$limit" -le 0 ]; then
+		echo "# stage $name: not run"
+		point FAIL "$name: not run, the time budget of $BUDGET s is spent"
+		return
+	fi
+	echo "# stage $name: $*"
+	t0=$(date +%s)
+	fifo=$(mktemp -u "$LOGS/.fifo.XXXXXX")
+	mkfifo "$fifo"
+	timeout -k 30 "$limit" "$@" </dev/null >"$fifo" 2>&1 &
+	pid=$!
+	stage_tap "$name" <"$fifo"
+	wait "$pid" || rc=$?
+	rm -f "$fifo"
+	stage_end "$name" "$t0" "$rc" "$limit"
+}
+
+# A stage can run in the background while the next ones run: bg_start
+# starts it with its output held in a file, bg_finish waits for it and
+# then folds its points into the stream, so that the stream stays in
+# stage order.
+declare -A BG_PID BG_T0 BG_LIMIT
+bg_start() { # bg_start NAME TIMEOUT SCRIPT [ARGS...]
+	local name=$1 limit
+	limit=$(stage_limit "$2")
+	shift 2
+	BG_LIMIT[$name]=$limit
+	BG_T0[$name]=$(date +%s)
+	rm -f "$LOGS/$name.log" "$LOGS/.$name.out" "$LOGS/.$name.rc"
+	if [ "$limit" -le 0 ] || [ ! -x "$1" ]; then
+		BG_PID[$name]=''
+		return
+	fi
+	echo "# stage $name (in the background): $*"
+	{
+		rc=0
+		timeout -k 30 "$limit" "$@" </dev/null >"$LOGS/.$name.out" 2>&1 || rc=$?
+		echo "$rc" >"$LOGS/.$name.rc"
+	} &
+	BG_PID[$name]=$!
+}
+bg_finish() { # bg_finish NAME SCRIPT
+	local name=$1 rc
+	if [ -z "${BG_PID[$name]:-}" ]; then
+		echo "# stage $name: $2"
+		if [ ! -x "$2" ]; then
+			point FAIL "$name: $2 does not exist or is not executable"
+		else
+			point FAIL "$name: not run, the time budget of $BUDGET s is spent"
+		fi
+		return
+	fi
+	wait "${BG_PID[$name]}" || true
+	echo "# stage $name: started in the background $(($(date +%s) - BG_T0[$name])) s ago"
+	stage_tap "$name" <"$LOGS/.$name.out"
+	rc=$(cat "$LOGS/.$name.rc" 2>/dev/null || echo 1)
+	rm -f "$LOGS/.$name.out" "$LOGS/.$name.rc"
+	stage_end "$name" "${BG_T0[$name]}" "$rc" "${BG_LIMIT[$name]}"
 }
 
 stage_build() {
@@ -135,19 +195,80 @@ stage_script() { # stage_script NAME TIMEOUT SCRIPT [ARGS...]
 	run_stage "$name" "$limit" "$script" "$@"
 }
 
+# The same suite on the KUnit/debug kernel (KASAN, lockdep, kmemleak,
+# DEBUG_OBJECTS), with a kmemleak scan after each .t.  The 10,000-cycle
+# leak loops (9N-leak-*.t) run in the e2e stage only: under KASAN and
+# lockdep the .t files run 2.5 to 4 times slower than on the stock
+# kernel (measured: 10-devinfo 11 -> 26 s, 80-restrack-stats 36 -> 126 s)
+# and each is followed by a kmemleak scan (~15 s); the loops (~160 s
+# on the stock kernel) would add 7 to 10 minutes, past the CI budget.
+# What they check (no growth in "rdma resource show" or memory) is
+# checked after every .t here by run-in-guest.sh and kmemleak.
+# Measured 2026-11-25 (37 .t files, a kmemleak scan after each): the
+# first 29 took 1402 s of tests and 566 s of leak checks, and the
+# stage passed 2400 s with 8 to go; hence one scan per three .t and
+# a 3100 s limit.  With that: 1645 s, 1556 points.
+# perftest's bandwidth and latency runs (1[6-9]?-tools-perftest-*.t)
+# run in the e2e stage only too: they check that rdma-core's tools
+# complete, the same userspace on either kernel, and every kernel
+# path they take (post kicks, the engine's requester/responder,
+# completions) is taken on the debug kernel by the dp_* tests; the
+# tools' event tests (155-tools-events.t, issue #5) and pingpongs do
+# run here.  The tool runs pay a process start-up that the debug
+# kernel makes slow: 150-tools-pingpong.t took 275 s here under
+# load (47 s on the stock kernel), so each .t gets 600 s here
+# instead of 300.
+# 188-middleware.t (UCX, Open MPI, libfabric) is left out too: it is
+# userspace over the same verbs paths (measured 283 s on the debug
+# kernel against 68 s on the stock one), while the kernel consumers
+# and rdma_cm tests (180, 185-187) do run here.
+# Of the wire tests, 315-wire-teardown.t runs here (teardown under
+# traffic is where KASAN and lockdep find most); 300, 305 and 310 take
+# 290 to 590 s each on the debug kernel (measured 2026-11-25 on a busy
+# host) and run on it in 'make soak' instead (SOAK_PARTS=wire-debug).
+# A kmemleak scan costs about 15 s: one after every third .t (and
+# the last) instead of each saves about 8 minutes; a report names the
+# .t files since the previous scan, and its backtraces the rest.
+# dma_debug=off: 6.1's DMA-API debugging reports any two mappings of
+# one cacheline ("overlapping mappings aren't supported"), and
+# registering one user buffer in two MRs, which verbs allow, maps it
+# twice through ib_umem on every DMA-mapping RDMA device.  KASAN,
+# lockdep, kmemleak and DEBUG_OBJECTS stay on.
+E2E_DEBUG=(tests/harness/run-e2e.sh
+	--debug-kernel --timeout 3100 --test-timeout 600
+	--exclude '9?-leak-*.t' --exclude '1[6-9]?-tools-perftest-*.t'
+	--exclude '188-middleware.t' --exclude '30?-wire-*.t'
+	--exclude '310-wire-*.t'
+	--kmemleak-every 3
+	--append dma_debug=off)
+# The e2e-debug guest is the longest stage; it runs beside the selftest
+# and e2e guests, from the first of them to start after kunit (which
+# builds the debug kernel it boots), and its points follow e2e's.
+start_debug() {
+	[ "$bg_debug" = 1 ] || return 0
+	bg_debug=started
+	bg_start e2e-debug 3300 "${E2E_DEBUG[@]}"
+}
+
 stages=("$@")
-[ "${#stages[@]}" -gt 0 ] || stages=(build style kunit selftest e2e pair e2e-debug)
+[ "${#stages[@]}" -gt 0 ] || stages=(build style kunit selftest e2e e2e-debug pair)
+# e2e-debug runs in the background beside selftest and e2e (see above),
+# unless ORCA_CHECK_SERIAL=1.
+bg_debug=0
+[ "${ORCA_CHECK_SERIAL:-0}" = 1 ] || case " ${stages[*]} " in
+*" e2e-debug "*) bg_debug=1 ;;
+esac
 for s in "${stages[@]}"; do
 	rm -f "$LOGS/$s.log"
 	case "$s" in
 	build) stage_build ;;
 	style) stage_script style 900 tests/style/run-style.sh ;;
 	kunit) stage_script kunit 2400 tests/kunit/run-kunit.sh ;;
-	selftest) stage_script selftest 900 tests/selftest/run-selftest.sh ;;
+	selftest) start_debug; stage_script selftest 900 tests/selftest/run-selftest.sh ;;
 	# Measured 2026-11-25 (45 .t files, 1646 points, from a clean clone):
 	# 928 s, of which 737 s in the .t files (240-ev-stress 98 s,
 	# 187-cm-kill 91 s, 188-middleware 55 s; most under 20 s).
-	e2e) stage_script e2e 2000 tests/harness/run-e2e.sh --timeout 1800 ;;
+	e2e) start_debug; stage_script e2e 2000 tests/harness/run-e2e.sh --timeout 1800 ;;
 	# Two guests on one Ethernet segment (tests/pair/run-pair.sh), one
 	# boot for every pairing: Orca on both, Orca against Soft-RoCE (rxe),
 	# and, opt-in (ORCA_PAIR_MODES), rxe on both: the control that
@@ -159,51 +280,12 @@ for s in "${stages[@]}"; do
 	# "transport retry counter exceeded", UC and UD time out).
 	pair) stage_script pair 1800 tests/pair/run-pair.sh --timeout 1700 \
 		--modes "${ORCA_PAIR_MODES:-orca-orca orca-rxe}" ;;
-	# The same suite on the KUnit/debug kernel (KASAN, lockdep, kmemleak,
-	# DEBUG_OBJECTS), with a kmemleak scan after each .t.  The 10,000-cycle
-	# leak loops (9N-leak-*.t) run in the e2e stage only: under KASAN and
-	# lockdep the .t files run 2.5 to 4 times slower than on the stock
-	# kernel (measured: 10-devinfo 11 -> 26 s, 80-restrack-stats 36 -> 126 s)
-	# and each is followed by a kmemleak scan (~15 s); the loops (~160 s
-	# on the stock kernel) would add 7 to 10 minutes, past the CI budget.
-	# What they check (no growth in "rdma resource show" or memory) is
-	# checked after every .t here by run-in-guest.sh and kmemleak.
-	# Measured 2026-11-25 (37 .t files, a kmemleak scan after each): the
-	# first 29 took 1402 s of tests and 566 s of leak checks, and the
-	# stage passed 2400 s with 8 to go; hence one scan per three .t and
-	# a 3100 s limit.  With that: 1645 s, 1556 points.
-	# perftest's bandwidth and latency runs (1[6-9]?-tools-perftest-*.t)
-	# run in the e2e stage only too: they check that rdma-core's tools
-	# complete, the same userspace on either kernel, and every kernel
-	# path they take (post kicks, the engine's requester/responder,
-	# completions) is taken on the debug kernel by the dp_* tests; the
-	# tools' event tests (155-tools-events.t, issue #5) and pingpongs do
-	# run here.  The tool runs pay a process start-up that the debug
-	# kernel makes slow: 150-tools-pingpong.t took 275 s here under
-	# load (47 s on the stock kernel), so each .t gets 600 s here
-	# instead of 300.
-	# 188-middleware.t (UCX, Open MPI, libfabric) is left out too: it is
-	# userspace over the same verbs paths (measured 283 s on the debug
-	# kernel against 68 s on the stock one), while the kernel consumers
-	# and rdma_cm tests (180, 185-187) do run here.
-	# The wire tests (3??-wire-*.t) are left out for now: they need a
-	# veth pair, which the debug kernel gains with this configuration
-	# (CONFIG_VETH); they have not been run on it yet (to do: run them,
-	# measure, and take them in).
-	# A kmemleak scan costs about 15 s: one after every third .t (and
-	# the last) instead of each saves about 8 minutes; a report names the
-	# .t files since the previous scan, and its backtraces the rest.
-	# dma_debug=off: 6.1's DMA-API debugging reports any two mappings of
-	# one cacheline ("overlapping mappings aren't supported"), and
-	# registering one user buffer in two MRs, which verbs allow, maps it
-	# twice through ib_umem on every DMA-mapping RDMA device.  KASAN,
-	# lockdep, kmemleak and DEBUG_OBJECTS stay on.
-	e2e-debug) stage_script e2e-debug 3300 tests/harness/run-e2e.sh \
-		--debug-kernel --timeout 3100 --test-timeout 600 \
-		--exclude '9?-leak-*.t' --exclude '1[6-9]?-tools-perftest-*.t' \
-		--exclude '188-middleware.t' --exclude '3??-wire-*.t' \
-		--kmemleak-every 3 \
-		--append dma_debug=off ;;
+	e2e-debug)
+		if [ "$bg_debug" = started ]; then
+			bg_finish e2e-debug "${E2E_DEBUG[0]}"
+		else
+			stage_script e2e-debug 3300 "${E2E_DEBUG[@]}"
+		fi ;;
 	*) point FAIL "unknown stage $s" ;;
 	esac
 done

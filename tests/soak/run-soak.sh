@@ -9,6 +9,9 @@
 #   lockdep and kmemleak on).  This is the proof issue 12 asks of the
 #   stray-event fix: no run may fail.
 #
+#   The wire tests tests/e2e/30?-wire-*.t and 310-wire-lossy.t on the
+#   debug kernel (too slow there for make check's e2e-debug stage).
+#
 #   tests/soak/wire-soak.t in one stock-kernel guest: RoCEv2 over a veth
 #   pair with netem loss (1%, 10%), duplication, reordering and
 #   corruption, Orca against Orca and against rxe, every byte checked
@@ -16,7 +19,7 @@
 #
 # Expect hours: one stock stress run takes 40 s on a quiet 2-core host and
 # up to 500 s on a loaded one; a debug run about 60 s.  SOAK_PARTS="stress
-# wire" selects the parts, SOAK_KERNELS="stock debug" the kernels of the
+# wire-debug wire" selects the parts, SOAK_KERNELS="stock debug" the kernels of the
 # stress part.  Prints TAP and ends with "N passed, N failed"; the exit
 # status is non-zero if anything failed.  Logs and guest artifacts are in
 # build/soak/.
@@ -28,7 +31,7 @@ BUILD_DIR=${BUILD_DIR:-$REPO/build}
 OUT=$BUILD_DIR/soak
 RUNS=${SOAK_STRESS_RUNS:-50}
 KERNELS=${SOAK_KERNELS:-stock debug}
-PARTS=${SOAK_PARTS:-stress wire}
+PARTS=${SOAK_PARTS:-stress wire-debug wire}
 
 rm -rf "$OUT"
 mkdir -p "$OUT"
@@ -68,6 +71,26 @@ for k in $KERNELS; do
 		grep '^not ok ' "$OUT/$k.tap" | head -n 10 | sed 's/^/# /'
 	fi
 done
+case " $PARTS " in
+*" wire-debug "*)
+	start=$(date +%s)
+	"$REPO/tests/harness/run-e2e.sh" --debug-kernel --out "$OUT/wire-debug" \
+		--test-timeout 1200 --timeout 6000 --append dma_debug=off \
+		-- "$REPO"/tests/e2e/30?-wire-*.t "$REPO"/tests/e2e/310-wire-*.t \
+		>"$OUT/wire-debug.tap" 2>&1
+	p=$(grep -c '^ok ' "$OUT/wire-debug.tap")
+	f=$(grep -c '^not ok ' "$OUT/wire-debug.tap")
+	passed=$((passed + p))
+	failed=$((failed + f))
+	n=$((n + 1))
+	if [ "$f" -eq 0 ] && [ "$p" -gt 0 ]; then
+		echo "ok $n - wire-debug: the wire tests on the debug kernel, $p points passed ($(($(date +%s) - start)) s)"
+	else
+		echo "not ok $n - wire-debug: $p passed, $f failed (see $OUT/wire-debug.tap)"
+		grep '^not ok ' "$OUT/wire-debug.tap" | head -n 10 | sed 's/^/# /'
+	fi
+	;;
+esac
 case " $PARTS " in
 *" wire "*)
 	start=$(date +%s)

@@ -10,7 +10,8 @@
 # or UDP checksum first).  On each link progs/wire_verify.c runs
 # SOAK_WIRE_ITERS iterations (default 4000) of five messages (a SEND each
 # way, an RDMA WRITE, an RDMA READ, a FETCH_ADD; 1 byte to 64 KiB) with
-# every byte checked: 100,000 messages a pairing by default.
+# every byte checked: 100,000 messages a pairing by default.  Then a UD
+# flood (ib_send_bw -c UD for 10 s) over a link that loses 10%.
 #
 # Run by tests/soak/run-soak.sh (SOAK_PARTS=wire), in one stock-kernel
 # guest.
@@ -21,6 +22,7 @@
 . "$(dirname "$0")/../e2e/lib-wire.sh"
 
 iters=${SOAK_WIRE_ITERS:-4000}
+TOOLS_PORT=32000
 diag "iterations a link: $iters (5 messages each)"
 
 links=(
@@ -60,6 +62,17 @@ for kind in orca rxe; do
 		in_ns_of vw0 tc qdisc del dev vw0 root
 		in_ns_of vw1 tc qdisc del dev vw1 root
 	done
+	# A UD flood under 10% loss loses datagrams, nothing else: both
+	# sides run their time (perftest's duration mode: a UD receiver
+	# cannot wait for a count that loss makes unreachable) and exit 0.
+	in_ns_of vw0 tc qdisc add dev vw0 root netem loss 10% &&
+		in_ns_of vw1 tc qdisc add dev vw1 root netem loss 10%
+	ok $? "$kind: netem loss 10% on vw0 and vw1 for a UD flood"
+	TOOLS_PORT=$((TOOLS_PORT + 10))
+	wire_perf "$kind-ud-flood" ib_send_bw -c UD -s 1024 -D 10
+	in_ns_of vw0 tc qdisc del dev vw0 root
+	in_ns_of vw1 tc qdisc del dev vw1 root
+
 	icrc=$(wire_stat $WIRE_A rx_icrc_errors)
 	[ "${icrc:-0}" -gt 0 ]
 	ok $? "$kind: $WIRE_A counted the corrupted frames the ICRC caught (rx_icrc_errors ${icrc:-?})"
