@@ -5,8 +5,9 @@
 #   make deps    install build and test dependencies (Debian packages only)
 #   make         build orca.ko, orca_soft.ko and liborca-rdmav34.so
 #   make check   build, style checks, KUnit suites and guest end-to-end tests
-#   make demo    boot a guest, bring up orca0, show it with ibv_devinfo and
-#                run ibv_rc_pingpong and ib_write_bw on it
+#   make demo    boot two guests, bring up orca0 on eth1 in each, show it
+#                with ibv_devinfo and run ibv_rc_pingpong, ib_write_bw and
+#                rping between them (make demo-one: one guest, loopback)
 #   make bench   perftest on orca0 and rxe0 in one guest: ratio table in
 #                build/bench/results.txt (targets are goals, not checks)
 #   make soak    the long runs kept out of make check (hours): 240-ev-stress
@@ -22,7 +23,7 @@ KDIR		?= /usr/src/linux-headers-$(ORCA_KABI)
 
 export BUILD_DIR ORCA_KABI KDIR
 
-.PHONY: all modules userspace e2e-progs deps check demo bench soak kunit-kernel style clean
+.PHONY: all modules userspace e2e-progs deps check demo demo-one bench soak kunit-kernel style clean
 
 all: modules userspace e2e-progs
 
@@ -44,6 +45,9 @@ check:
 
 demo:
 	tests/demo.sh
+
+demo-one:
+	tests/demo.sh --one
 
 bench:
 	tests/bench/run-bench.sh
