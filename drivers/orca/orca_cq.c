@@ -153,6 +153,19 @@ int orca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 		ret = orca_qmem_expose(&uctx->ibucontext, qmem, &mentry, &key);
 		if (ret)
 			goto err_free;
+		/*
+		 * The response goes out before the device moves: once it has,
+		 * a response that cannot be delivered would leave the process
+		 * polling a ring the device no longer writes.  If the command
+		 * then fails, the caller sees the error and ignores it.
+		 */
+		resp.cqe_count = depth;
+		resp.mmap_key = key;
+		resp.mmap_len = qmem->size;
+		resp.db_offset = ring_bytes;
+		ret = orca_udata_put_resp(udata, &resp, sizeof(resp));
+		if (ret)
+			goto err_unexpose;
 	}
 
 	mutex_lock(&cq->resize_lock);
@@ -197,14 +210,6 @@ int orca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	cq->mentry = mentry;
 	ibcq->cqe = depth;
 	mutex_unlock(&cq->resize_lock);
-
-	if (udata) {
-		resp.cqe_count = depth;
-		resp.mmap_key = key;
-		resp.mmap_len = qmem->size;
-		resp.db_offset = ring_bytes;
-		return orca_udata_put_resp(udata, &resp, sizeof(resp));
-	}
 	return 0;
 
 err_unexpose:

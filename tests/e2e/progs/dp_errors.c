@@ -9,9 +9,15 @@
  * RNR_RETRY_EXC_ERR for rnr_retry 0..6 and rnr_retry 7 waiting for a
  * late receive, WR_FLUSH_ERR for every outstanding and newly posted WR
  * once a QP is in ERR (by modify and after an error completion),
- * IBV_EVENT_QP_LAST_WQE_REACHED and IBV_EVENT_SRQ_LIMIT_REACHED.
+ * IBV_EVENT_QP_LAST_WQE_REACHED and IBV_EVENT_SRQ_LIMIT_REACHED; and a
+ * CQ resize whose response cannot be delivered (EFAULT) leaves the CQ as
+ * it was, still delivering completions.
  * Prints TAP.  Usage: dp_errors DEVICE
  */
+#include <sys/mman.h>
+
+#include <rdma/ib_user_verbs.h>
+
 #include "dp_common.h"
 
 #define BUFSZ 65536
@@ -635,6 +641,79 @@ out:
 	ok(!ibv_destroy_srq(srq), "destroy the SRQ");
 }
 
+/* ---- a resize that cannot answer ---------------------------------------- */
+
+/*
+ * RESIZE_CQ as a raw uverbs write() whose response buffer is a read-only
+ * page: the kernel cannot deliver the new ring's location, so the resize
+ * must fail with EFAULT and leave the CQ where the process polls it.  The
+ * driver request is eight zero bytes (what Orca's is; other providers
+ * take zeroes or nothing), the response room the largest any needs.
+ */
+static int resize_unanswerable(struct ibv_cq *cq, int cqe, void *ro)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_resize_cq c;
+		uint32_t drv[2];
+	} req;
+	ssize_t n;
+
+	memset(&req, 0, sizeof(req));
+	req.hdr.command = IB_USER_VERBS_CMD_RESIZE_CQ;
+	req.hdr.in_words = sizeof(req) / 4;
+	req.hdr.out_words = (sizeof(struct ib_uverbs_resize_cq_resp) + 64) / 4;
+	req.c.response = (uintptr_t)ro;
+	req.c.cq_handle = cq->handle;
+	req.c.cqe = cqe;
+	n = write(cq->context->cmd_fd, &req, sizeof(req));
+	if (n == (ssize_t)sizeof(req))
+		return 0;
+	return n < 0 ? errno : EIO;
+}
+
+static void test_resize_efault(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	struct dp_pair p;
+	int cqe, ret;
+	void *ro;
+
+	ro = mmap(NULL, pg, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!ok(ro != MAP_FAILED, "a read-only page for the resize response"))
+		return;
+	if (!make(&p, IBV_QPT_RC, DP_QP_ACC_ALL, 7, "resize EFAULT"))
+		goto out;
+	cqe = p.b.rcq->cqe;
+	post_recv_b(&p, 0x700, bbuf.p, 64, bbuf.mr->lkey);
+	ret = resize_unanswerable(p.b.rcq, cqe * 4, ro);
+	if (ret != EFAULT)
+		diag("RESIZE_CQ into a read-only response: %s",
+		     ret ? strerror(ret) : "success");
+	ok(ret == EFAULT,
+	   "RESIZE_CQ (%d to %d) with a read-only response buffer fails with EFAULT",
+	   cqe, cqe * 4);
+	post_op(&p, IBV_WR_SEND, 0x701, abuf.p, 16, abuf.mr->lkey, NULL, 0);
+	ok(wc_is(p.b.rcq, 0x700, IBV_WC_SUCCESS, p.b.qp, "receive after the failed resize"),
+	   "after the failed resize the CQ still delivers completions where the process polls");
+	ok(p.b.rcq->cqe == cqe, "the CQ keeps its size (cqe %d, was %d)",
+	   p.b.rcq->cqe, cqe);
+	ok(wc_is(p.a.scq, 0x701, IBV_WC_SUCCESS, p.a.qp, "sender"),
+	   "the SEND across completes on the sender");
+	ret = ibv_resize_cq(p.b.rcq, cqe * 4);
+	ok(!ret && p.b.rcq->cqe >= cqe * 4,
+	   "then ibv_resize_cq to %d works (cqe %d: %s)", cqe * 4,
+	   p.b.rcq->cqe, strerror(ret));
+	post_recv_b(&p, 0x702, bbuf.p, 64, bbuf.mr->lkey);
+	post_op(&p, IBV_WR_SEND, 0x703, abuf.p, 16, abuf.mr->lkey, NULL, 0);
+	ok(wc_is(p.b.rcq, 0x702, IBV_WC_SUCCESS, p.b.qp, "receive after the resize") &&
+	   wc_is(p.a.scq, 0x703, IBV_WC_SUCCESS, p.a.qp, "sender after the resize"),
+	   "and the resized CQ delivers the next completion");
+	done(&p);
+out:
+	munmap(ro, pg);
+}
+
 int main(int argc, char **argv)
 {
 	dp_open(argc, argv);
@@ -659,6 +738,7 @@ int main(int argc, char **argv)
 	test_rnr();
 	test_flush();
 	test_srq_events();
+	test_resize_efault();
 
 	dp_buf_free(&abuf);
 	dp_buf_free(&bbuf);
