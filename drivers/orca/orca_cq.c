@@ -80,8 +80,11 @@ int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 
 	ret = orca_cmd_create_cq(dev, cq->qmem->dma, cq->qmem->dma + ring_bytes,
 				 cq->log2_depth, cq->eqn, &cq->cqn);
-	if (ret)
-		goto err_free;
+	if (ret) {
+		/* Unanswered, it may still run: keep what it names. */
+		orca_qmem_destroyed(dev, cq->qmem, ret != -EIO);
+		return ret;
+	}
 
 	ret = xa_insert_irq(&dev->cq_xa, cq->cqn, cq, GFP_KERNEL);
 	if (ret)
@@ -116,7 +119,6 @@ err_destroy:
 		orca_qmem_destroyed(dev, cq->qmem, false);
 		return ret;
 	}
-err_free:
 	orca_qmem_put(cq->qmem);
 	return ret;
 }

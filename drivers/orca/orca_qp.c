@@ -221,8 +221,11 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 					    ORCA_RQ_DB_OFFSET);
 	}
 	ret = orca_cmd_create_qp(dev, &hw, &qp->qpn);
-	if (ret)
-		goto err_free;
+	if (ret) {
+		/* Unanswered, it may still run: keep what it names. */
+		orca_qmem_destroyed(dev, qp->qmem, ret != -EIO);
+		return ret;
+	}
 	/* QPN 1 is the GSI QP, and only it. */
 	is_gsi = qp->hw_type == ORCA_QPT_GSI;
 	if (is_gsi ? qp->qpn != 1 : qp->qpn == 1) {
@@ -274,7 +277,6 @@ err_destroy:
 		orca_qmem_destroyed(dev, qp->qmem, false);
 		return ret;
 	}
-err_free:
 	orca_qmem_put(qp->qmem);
 	return ret;
 }
@@ -712,8 +714,11 @@ int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 	hw.ring_addr = cpu_to_le64(srq->qmem->dma);
 	hw.db_addr = cpu_to_le64(srq->qmem->dma + ring_bytes);
 	ret = orca_cmd_create_srq(dev, &hw, &srq->srqn);
-	if (ret)
-		goto err_free;
+	if (ret) {
+		/* Unanswered, it may still run: keep what it names. */
+		orca_qmem_destroyed(dev, srq->qmem, ret != -EIO);
+		return ret;
+	}
 
 	ret = xa_insert_irq(&dev->srq_xa, srq->srqn, srq, GFP_KERNEL);
 	if (ret)
@@ -749,7 +754,6 @@ err_destroy:
 		orca_qmem_destroyed(dev, srq->qmem, false);
 		return ret;
 	}
-err_free:
 	orca_qmem_put(srq->qmem);
 	return ret;
 }
