@@ -13,7 +13,7 @@
 #                Allreduce, Bcast and Alltoall, element by element
 #                (mpi/mpi_check.c);
 #   libfabric    fi_info -p verbs lists orca0; fi_pingpong -p verbs with
-#                data verification (-v).
+#                its data integrity checks (-c).
 #
 # UCX 1.13 (Debian 12) ud_verbs drops RoCE UD packets whose destination
 # GID it cannot parse from the GRH area unless wc.sl says "IPv4" the way
@@ -71,11 +71,11 @@ timeout 120 fi_info -p verbs >/tmp/e2e-fi.out 2>&1 &&
 	grep -q "domain: $ORCA_DEV\$" /tmp/e2e-fi.out
 ok $? "fi_info -p verbs lists $ORCA_DEV"
 
-tools_pair fi_pingpong 47592 fi_pingpong -p verbs -e msg -d "$ORCA_DEV" -v -I 100 -- \
-	fi_pingpong -p verbs -e msg -d "$ORCA_DEV" -v -I 100 "$ip"
+tools_pair fi_pingpong 47592 fi_pingpong -p verbs -e msg -d "$ORCA_DEV" -c -I 100 -- \
+	fi_pingpong -p verbs -e msg -d "$ORCA_DEV" -c -I 100 "$ip"
 [ "$TP_SRV_RC" -eq 0 ] && [ "$TP_CLI_RC" -eq 0 ] &&
 	grep -qE '^1m +100 ' "$TP_CLI_OUT"
-ok $? "fi_pingpong -p verbs -v: every size up to 1 MiB, 100 verified iterations each (server $TP_SRV_RC, client $TP_CLI_RC)"
+ok $? "fi_pingpong -p verbs -c: every size up to 1 MiB, 100 verified iterations each (server $TP_SRV_RC, client $TP_CLI_RC)"
 grep -E '^(bytes|1m) ' "$TP_CLI_OUT" | sed 's/^/# /'
 
 leak_check "$before"
