@@ -29,14 +29,7 @@ before=$(res_summary)
 ip=$(ip -4 -o addr show dev "$ORCA_NETDEV" | awk '{ print $4 }' | cut -d/ -f1 | head -n1)
 export UCX_NET_DEVICES=$ORCA_DEV:1 UCX_UD_VERBS_ETH_DGID_CHECK=n
 
-timeout 120 ucx_info -d >/tmp/e2e-ucx-info.out 2>&1
-for tl in rc_verbs ud_verbs; do
-	awk -v tl="$tl" -v dev="$ORCA_DEV:1" '
-		/Transport:/ { t = $NF }
-		/Device:/ && t == tl && $NF == dev { found = 1 }
-		END { exit !found }' /tmp/e2e-ucx-info.out
-	ok $? "ucx_info -d: transport $tl on device $ORCA_DEV:1"
-done
+tools_ucx_transports
 
 # ucx_perftest PORT TLS TEST SIZE COUNT: server and client, both exit 0,
 # and the client's "Final:" line reports COUNT iterations.

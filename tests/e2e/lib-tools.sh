@@ -232,3 +232,18 @@ tools_perftest() {
 		echo "# $name $side: $(echo "$line" | tr -s ' \t' ' ')"
 	done
 }
+
+# tools_ucx_transports: one point each that ucx_info -d lists the rc_verbs
+# and ud_verbs transports on $ORCA_DEV port 1 (188-middleware.t and the
+# two-guest 80-middleware.t).
+tools_ucx_transports() {
+	local tl out=/tmp/tools-ucx-info.out
+	timeout 120 ucx_info -d >"$out" 2>&1
+	for tl in rc_verbs ud_verbs; do
+		awk -v tl="$tl" -v dev="$ORCA_DEV:1" '
+			/Transport:/ { t = $NF }
+			/Device:/ && t == tl && $NF == dev { found = 1 }
+			END { exit !found }' "$out"
+		ok $? "ucx_info -d: transport $tl on device $ORCA_DEV:1"
+	done
+}

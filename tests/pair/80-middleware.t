@@ -26,14 +26,7 @@
 
 export UCX_NET_DEVICES=$ORCA_DEV:1 UCX_UD_VERBS_ETH_DGID_CHECK=n
 
-timeout 120 ucx_info -d >/tmp/pair-ucx-info.out 2>&1
-for tl in rc_verbs ud_verbs; do
-	awk -v tl="$tl" -v dev="$ORCA_DEV:1" '
-		/Transport:/ { t = $NF }
-		/Device:/ && t == tl && $NF == dev { found = 1 }
-		END { exit !found }' /tmp/pair-ucx-info.out
-	ok $? "ucx_info -d: transport $tl on $ORCA_DEV:1"
-done
+tools_ucx_transports
 
 # ucx_run NAME TLS TEST SIZE COUNT: ucx_perftest server on b, client on
 # a; both exit 0 and the client's "Final:" line counts COUNT iterations.
