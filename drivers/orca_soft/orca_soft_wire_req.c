@@ -242,13 +242,17 @@ u64 orca_soft_wire_deadline(const struct orca_soft_qp *qp)
 	return t;
 }
 
-/* (Re)start the ACK timer if anything is unacknowledged, else stop it. */
+/*
+ * (Re)start the ACK timer if anything is unacknowledged, else stop it.
+ * An RNR wait is not an ACK wait: the timer starts again with the resend.
+ */
 static void orca_soft_wire_restart_timer(struct orca_soft_dev *sdev,
 					 struct orca_soft_qp *qp, bool progress)
 {
 	u64 to = orca_ack_timeout_ns(qp->attr.timeout);
 
-	if (orca_psn_diff(qp->req.max_psn, qp->req.una_psn) <= 0 || !to)
+	if (orca_psn_diff(qp->req.max_psn, qp->req.una_psn) <= 0 || !to ||
+	    qp->req.rnr_until)
 		qp->req.timer_at = 0;
 	else if (progress || !qp->req.timer_at)
 		qp->req.timer_at = ktime_get_ns() + to;
@@ -806,7 +810,10 @@ int orca_soft_wire_sq_run(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 	if (WARN_ON_ONCE(!qp->req.swqe))
 		return 0;
 
-	orca_soft_wire_timer(sdev, qp);
+	/*
+	 * The ACK timer is judged by the engine's timer pass only, after
+	 * the packets received before it was due (an ACK may be queued).
+	 */
 	if (qp->state != ORCA_QPS_RTS)
 		return 0;
 	now = ktime_get_ns();
@@ -814,6 +821,7 @@ int orca_soft_wire_sq_run(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 		orca_soft_wire_arm(sdev, qp);
 		return 0;
 	}
+	qp->req.rnr_until = 0;
 	if (!qp->req.wqe_started) {
 		qp->req.retry_left = qp->attr.retry_cnt;
 		qp->req.rnr_retry_left = qp->attr.rnr_retry;

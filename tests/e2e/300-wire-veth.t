@@ -68,6 +68,8 @@ pingpong srq $((SIZE * ITERS * 2)) "$ITERS" ibv_srq_pingpong "${common[@]}" -s "
 
 # Every operation, every byte checked, on a clean wire.
 run_prog wire_verify $A "$ga" $B "$gb" 12
+# An RNR wait longer than the ACK timeout spends no retry_cnt.
+run_prog wire_verify $A "$ga" $B "$gb" 2 rnr
 wire_perf send-bw ib_send_bw -s 65536 -n 100
 wire_perf write-bw ib_write_bw -s 65536 -n 100
 wire_perf read-bw ib_read_bw -s 65536 -n 100

@@ -13,6 +13,13 @@
  * READ from A to B, and an atomic fetch-and-add, with message sizes from
  * 1 byte to 64 KiB (64 packets at a 1024-byte path MTU).
  *
+ * wire_verify ... ITERS rnr: first an RNR wait longer than the ACK
+ * timeout.  B's min_rnr_timer is 0 (655 ms), A's local ACK timeout 14
+ * (67 ms) with retry_cnt 3 and rnr_retry 7 (infinite); A sends while B
+ * has no receive posted, and B posts one 2 s later.  The SEND must
+ * complete: an RNR wait is no ACK wait and spends no retry_cnt, however
+ * long it lasts (the ACK timer starts again with the resend).
+ *
  * Plain libibverbs: passes on any correct RoCE device pair.
  */
 #include <stdint.h>
@@ -39,6 +46,9 @@ struct wv_end {
 	int gidx;
 	uint32_t psn;
 };
+
+/* min_rnr_timer of the responders, retry_cnt of the requesters. */
+static uint8_t wv_min_rnr = 12, wv_retry_cnt = 7;
 
 static const uint32_t wv_sizes[] = { 1, 1000, 1024, 4096, 16385, 65536 };
 
@@ -151,7 +161,7 @@ static int wv_connect(struct wv_end *e, const struct wv_end *peer)
 	a.dest_qp_num = peer->qp->qp_num;
 	a.rq_psn = peer->psn;
 	a.max_dest_rd_atomic = 16;
-	a.min_rnr_timer = 12;
+	a.min_rnr_timer = wv_min_rnr;
 	a.ah_attr.is_global = 1;
 	a.ah_attr.grh.dgid = peer->gid;
 	a.ah_attr.grh.sgid_index = e->gidx;
@@ -164,7 +174,7 @@ static int wv_connect(struct wv_end *e, const struct wv_end *peer)
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	a.timeout = 14;
-	a.retry_cnt = 7;
+	a.retry_cnt = wv_retry_cnt;
 	a.rnr_retry = 7;
 	a.sq_psn = e->psn;
 	a.max_rd_atomic = 16;
@@ -230,16 +240,48 @@ static int wv_send(struct wv_end *s, struct wv_end *r, uint32_t len,
 	return bad >= 0 ? -1 : 0;
 }
 
+/* A SEND that meets an empty RQ for 2 s (see the top); 0 or -1. */
+static int wv_rnr(struct wv_end *a, struct wv_end *b)
+{
+	struct timespec two = { .tv_sec = 2 };
+	struct ibv_qp_attr qa;
+	struct ibv_qp_init_attr qi;
+	long bad;
+
+	wv_fill(a->buf + WV_SEND, 4096, 77);
+	if (wv_post(a, IBV_WR_SEND, WV_SEND, 4096, b, 0))
+		return -1;
+	nanosleep(&two, NULL);
+	if (wv_recv(b, 4096) || wv_poll(a, IBV_WC_SEND, 4096, "send after RNR") ||
+	    wv_poll(b, IBV_WC_RECV, 4096, "recv after RNR"))
+		return -1;
+	bad = wv_check(b->buf + WV_RECV, 4096, 77);
+	if (bad >= 0) {
+		diag("SEND after RNR: byte %ld differs", bad);
+		return -1;
+	}
+	if (ibv_query_qp(a->qp, &qa, IBV_QP_STATE, &qi) ||
+	    qa.qp_state != IBV_QPS_RTS) {
+		diag("after the RNR waits %s's QP is not in RTS", a->name);
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct wv_end a = {}, b = {};
 	int iters, i, nsend = 0, nwrite = 0, nread = 0, natomic = 0;
 	uint64_t expect = 0;
 
-	if (argc != 6) {
-		fprintf(stderr, "usage: %s DEV_A GID_A DEV_B GID_B ITERS\n",
+	if (argc != 6 && (argc != 7 || strcmp(argv[6], "rnr"))) {
+		fprintf(stderr, "usage: %s DEV_A GID_A DEV_B GID_B ITERS [rnr]\n",
 			argv[0]);
 		return 2;
+	}
+	if (argc == 7) {
+		wv_min_rnr = 0;
+		wv_retry_cnt = 3;
 	}
 	a.name = argv[1];
 	a.gidx = atoi(argv[2]);
@@ -253,6 +295,10 @@ int main(int argc, char **argv)
 		return 1;
 	if (!ok(!wv_connect(&a, &b) && !wv_connect(&b, &a),
 		"the two QPs are connected across the wire (RTS)"))
+		return 1;
+	if (argc == 7 &&
+	    !ok(!wv_rnr(&a, &b),
+		"a SEND that waits 2 s for a receive (RNR timer 655 ms, ACK timeout 67 ms, retry_cnt 3, rnr_retry 7) completes, data intact, QP in RTS"))
 		return 1;
 
 	for (i = 0; i < iters; i++) {
