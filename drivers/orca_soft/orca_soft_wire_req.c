@@ -333,7 +333,9 @@ static void orca_soft_wire_seek(struct orca_soft_dev *sdev,
 /*
  * Complete the WQEs whose PSNs all lie before @psn (the responder has
  * them) and those executed locally in between.  Stop at a READ or atomic
- * without its response: return false, una at the first PSN it lacks.
+ * without its response: return false, una at the first PSN it lacks.  A
+ * @psn inside a READ's or atomic's PSNs acknowledges only the responses
+ * already taken: una does not move into the unanswered ones.
  */
 static bool orca_soft_wire_ack_before(struct orca_soft_dev *sdev,
 				      struct orca_soft_qp *qp, u32 psn)
@@ -348,8 +350,13 @@ static bool orca_soft_wire_ack_before(struct orca_soft_dev *sdev,
 			orca_soft_wire_complete(sdev, qp, w->status);
 			continue;
 		}
-		if (orca_psn_diff(psn, end) < 0)
-			break;
+		if (orca_psn_diff(psn, end) < 0) {
+			if (!orca_soft_op_rd_like(w->op))
+				break;
+			if (orca_psn_diff(w->first_psn, qp->req.una_psn) > 0)
+				qp->req.una_psn = w->first_psn;
+			return orca_psn_diff(psn, qp->req.una_psn) <= 0;
+		}
 		if (orca_soft_op_rd_like(w->op)) {
 			if (orca_psn_diff(w->first_psn, qp->req.una_psn) > 0)
 				qp->req.una_psn = w->first_psn;
@@ -412,6 +419,15 @@ static void orca_soft_wire_rd_resp(struct orca_soft_dev *sdev,
 	u8 want;
 	u64 orig;
 
+	/*
+	 * A response answers every request before it: the SENDs and WRITEs
+	 * whose ACK was coalesced into it or lost are complete.
+	 */
+	if (orca_psn_diff(pkt->psn, qp->req.una_psn) > 0) {
+		orca_soft_wire_ack_before(sdev, qp, pkt->psn);
+		if (qp->state == ORCA_QPS_ERR)
+			return;
+	}
 	if (pkt->psn != qp->req.una_psn) {
 		/*
 		 * A gap in the responses: those before it were lost.  Ask
