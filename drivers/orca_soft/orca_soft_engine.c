@@ -706,6 +706,12 @@ static int orca_soft_engine_thread(void *data)
 
 	while (!kthread_should_stop()) {
 		u64 next_timer = U64_MAX, now;
+		/*
+		 * Polling waits for a poster on another CPU; with one CPU
+		 * it would only keep the poster (and the process polling
+		 * the CQ) off it until the next tick.
+		 */
+		bool spin = num_online_cpus() > 1;
 		bool sleep = false;
 		int done = 0;
 
@@ -715,9 +721,10 @@ static int orca_soft_engine_thread(void *data)
 		if (done) {
 			last_work = now;
 			idle_polls = 0;
-		} else if (++idle_polls >= ORCA_SOFT_SPIN_POLLS &&
-			   now - last_work >= ORCA_SOFT_SPIN_NS &&
-			   next_timer > now + ORCA_SOFT_SPIN_NS) {
+		} else if (!spin ||
+			   (++idle_polls >= ORCA_SOFT_SPIN_POLLS &&
+			    now - last_work >= ORCA_SOFT_SPIN_NS &&
+			    next_timer > now + ORCA_SOFT_SPIN_NS)) {
 			sleep = orca_soft_engine_quiesce(sdev);
 			if (!sleep) {
 				last_work = now;
