@@ -9,7 +9,9 @@
 #                with ibv_devinfo and run ibv_rc_pingpong, ib_write_bw and
 #                rping between them (make demo-one: one guest, loopback)
 #   make bench   perftest on orca0 and rxe0 in one guest: ratio table in
-#                build/bench/results.txt (targets are goals, not checks)
+#                build/bench/results.txt; then across two guests, Orca
+#                against Orca and rxe against rxe: build/bench-pair/
+#                results.txt (targets are goals, not checks)
 #   make soak    the long runs kept out of make check (hours): 240-ev-stress
 #                50 times on the stock and on the debug kernel
 #
@@ -50,7 +52,7 @@ demo-one:
 	tests/demo.sh --one
 
 bench:
-	tests/bench/run-bench.sh
+	tests/bench/run-bench.sh; rc=$$?; tests/bench/run-bench-pair.sh && exit $$rc
 
 soak:
 	tests/soak/run-soak.sh
