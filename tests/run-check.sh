@@ -205,8 +205,10 @@ stage_script() { # stage_script NAME TIMEOUT SCRIPT [ARGS...]
 #   60-admin-timeout                             a dead admin queue
 #   74-objects, 76-udata-raw                     every object's bad inputs,
 #                                                hostile udata
-#   78-kverbs, 185-nvmeof                        kernel consumers (CQs polled
+#   78-kverbs, 185-nvmeof, 186-nfs-rdma          kernel consumers (CQs polled
 #                                                in softirq and workqueue)
+#   180-cm-tools                                 librdmacm's tools: ib_cm,
+#                                                rdma_cm and the GSI QP
 #   110-dp-errors, 140-dp-threads                error completions and
 #                                                flushes; posting from
 #                                                many threads (lockdep)
@@ -228,7 +230,8 @@ stage_script() { # stage_script NAME TIMEOUT SCRIPT [ARGS...]
 # lockdep, kmemleak and DEBUG_OBJECTS stay on.
 E2E_DEBUG_TESTS=(45-link-delete 47-link-netdev 50-unload 60-admin-timeout
 	74-objects 76-udata-raw 78-kverbs 110-dp-errors 140-dp-threads
-	185-nvmeof 187-cm-kill 212-ev-async-fatal 315-wire-teardown)
+	180-cm-tools 185-nvmeof 186-nfs-rdma 187-cm-kill 212-ev-async-fatal
+	315-wire-teardown)
 E2E_DEBUG_TESTS=("${E2E_DEBUG_TESTS[@]/%/.t}")
 E2E_DEBUG=(tests/harness/run-e2e.sh
 	--debug-kernel --timeout 2400 --test-timeout 600
