@@ -42,7 +42,7 @@ resolve_abi() {
 PKGS_COMMON=(
 	qemu-system-x86 busybox-static kmod cpio
 	rdma-core ibverbs-utils perftest rdmacm-utils python3-pyverbs strace
-	libibverbs-dev iproute2 sparse linux-source-6.1
+	libibverbs-dev librdmacm-dev iproute2 sparse linux-source-6.1
 	gcc make bc bison flex libelf-dev libssl-dev dwarves rsync xz-utils
 	pkg-config
 	shellcheck
