@@ -45,6 +45,23 @@ passed=0
 failed=0
 n=0
 
+# part_result NAME WHAT START: one point for the part whose TAP is in
+# $OUT/NAME.tap (it passed if it has passing points and no failing one).
+part_result() {
+	local name=$1 what=$2 start=$3 p f
+	p=$(grep -c '^ok ' "$OUT/$name.tap")
+	f=$(grep -c '^not ok ' "$OUT/$name.tap")
+	passed=$((passed + p))
+	failed=$((failed + f))
+	n=$((n + 1))
+	if [ "$f" -eq 0 ] && [ "$p" -gt 0 ]; then
+		echo "ok $n - $name: $what, $p points passed ($(($(date +%s) - start)) s)"
+	else
+		echo "not ok $n - $name: $what: $p passed, $f failed (see $OUT/$name.tap)"
+		grep '^not ok ' "$OUT/$name.tap" | head -n 10 | sed 's/^/# /'
+	fi
+}
+
 case " $PARTS " in
 *" stress "*) ;;
 *) KERNELS= ;;
@@ -86,17 +103,7 @@ case " $PARTS " in
 		--exclude '188-middleware.t' --exclude '30?-wire-*.t' \
 		--exclude '310-wire-*.t' --append dma_debug=off \
 		>"$OUT/e2e-debug.tap" 2>&1
-	p=$(grep -c '^ok ' "$OUT/e2e-debug.tap")
-	f=$(grep -c '^not ok ' "$OUT/e2e-debug.tap")
-	passed=$((passed + p))
-	failed=$((failed + f))
-	n=$((n + 1))
-	if [ "$f" -eq 0 ] && [ "$p" -gt 0 ]; then
-		echo "ok $n - e2e-debug: the e2e suite on the debug kernel, $p points passed ($(($(date +%s) - start)) s)"
-	else
-		echo "not ok $n - e2e-debug: $p passed, $f failed (see $OUT/e2e-debug.tap)"
-		grep '^not ok ' "$OUT/e2e-debug.tap" | head -n 10 | sed 's/^/# /'
-	fi
+	part_result e2e-debug "the e2e suite on the debug kernel" "$start"
 	;;
 esac
 case " $PARTS " in
@@ -106,17 +113,7 @@ case " $PARTS " in
 		--test-timeout 1200 --timeout 6000 --append dma_debug=off \
 		-- "$REPO"/tests/e2e/30?-wire-*.t "$REPO"/tests/e2e/310-wire-*.t \
 		>"$OUT/wire-debug.tap" 2>&1
-	p=$(grep -c '^ok ' "$OUT/wire-debug.tap")
-	f=$(grep -c '^not ok ' "$OUT/wire-debug.tap")
-	passed=$((passed + p))
-	failed=$((failed + f))
-	n=$((n + 1))
-	if [ "$f" -eq 0 ] && [ "$p" -gt 0 ]; then
-		echo "ok $n - wire-debug: the wire tests on the debug kernel, $p points passed ($(($(date +%s) - start)) s)"
-	else
-		echo "not ok $n - wire-debug: $p passed, $f failed (see $OUT/wire-debug.tap)"
-		grep '^not ok ' "$OUT/wire-debug.tap" | head -n 10 | sed 's/^/# /'
-	fi
+	part_result wire-debug "the wire tests on the debug kernel" "$start"
 	;;
 esac
 case " $PARTS " in
@@ -126,17 +123,7 @@ case " $PARTS " in
 		--env SOAK_WIRE_ITERS="${SOAK_WIRE_ITERS:-4000}" \
 		--test-timeout 14400 --timeout 15000 \
 		-- "$REPO/tests/soak/wire-soak.t" >"$OUT/wire.tap" 2>&1
-	p=$(grep -c '^ok ' "$OUT/wire.tap")
-	f=$(grep -c '^not ok ' "$OUT/wire.tap")
-	passed=$((passed + p))
-	failed=$((failed + f))
-	n=$((n + 1))
-	if [ "$f" -eq 0 ] && [ "$p" -gt 0 ]; then
-		echo "ok $n - wire: wire-soak.t, $p points passed ($(($(date +%s) - start)) s)"
-	else
-		echo "not ok $n - wire: wire-soak.t: $p passed, $f failed (see $OUT/wire.tap)"
-		grep '^not ok ' "$OUT/wire.tap" | head -n 10 | sed 's/^/# /'
-	fi
+	part_result wire "wire-soak.t" "$start"
 	grep -E '^# .*(iterations in|orcaw0:|rxew1:|orcaw1:)' "$OUT/wire.tap"
 	;;
 esac
