@@ -350,18 +350,15 @@ static bool orca_soft_wire_ack_before(struct orca_soft_dev *sdev,
 			orca_soft_wire_complete(sdev, qp, w->status);
 			continue;
 		}
-		if (orca_psn_diff(psn, end) < 0) {
-			if (!orca_soft_op_rd_like(w->op))
-				break;
-			if (orca_psn_diff(w->first_psn, qp->req.una_psn) > 0)
-				qp->req.una_psn = w->first_psn;
-			return orca_psn_diff(psn, qp->req.una_psn) <= 0;
-		}
 		if (orca_soft_op_rd_like(w->op)) {
+			/* Completed by its last response, never by an ACK. */
 			if (orca_psn_diff(w->first_psn, qp->req.una_psn) > 0)
 				qp->req.una_psn = w->first_psn;
-			return false;
+			return orca_psn_diff(psn, end) < 0 &&
+			       orca_psn_diff(psn, qp->req.una_psn) <= 0;
 		}
+		if (orca_psn_diff(psn, end) < 0)
+			break;
 		orca_soft_wire_complete(sdev, qp, ORCA_CQE_ST_SUCCESS);
 	}
 	if (orca_psn_diff(psn, qp->req.una_psn) > 0)
