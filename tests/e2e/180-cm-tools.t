@@ -97,10 +97,14 @@ grep -q 'rdma_xserver: end 0' "$TP_SRV_OUT" && grep -q 'rdma_xclient: end 0' "$T
 ok $? "rdma_xserver/rdma_xclient -c r: both end 0"
 
 # perftest with -R: the result lines, as 160/170 check them.
+# cm_perftest_pair NAME PORT TOOL BYTES ITERS: one run, server and client.
+cm_perftest_pair() {
+	local args=(-R -d "$ORCA_DEV" -s "$4" -n "$5" -p "$2" -F)
+	tools_pair "$1" "$2" "$3" "${args[@]}" -- "$3" "${args[@]}" "$ip"
+}
 cm_perftest() {
 	local name=$1 kind=$2 bytes=$3 iters=$4 port=$5 tool=$6 line
-	local args=(-R -d "$ORCA_DEV" -s "$bytes" -n "$iters" -p "$port" -F)
-	tools_pair "$name" "$port" "$tool" "${args[@]}" -- "$tool" "${args[@]}" "$ip"
+	cm_perftest_pair "$name" "$port" "$tool" "$bytes" "$iters"
 	# perftest 4.5 with -R connects twice (its data exchange, then the
 	# test's QP); its client can ask for the second connection before
 	# the server listens again, gets a REJ (no listener), and crashes in
@@ -108,8 +112,7 @@ cm_perftest() {
 	# with rxe too).  Only for that: once more, on another port.
 	if [ "$TP_CLI_RC" -ne 0 ] && grep -q 'RDMA_CM_EVENT_REJECTED' "$TP_CLI_OUT"; then
 		diag "$name: perftest's client was rejected (its connect/listen race): once more on port $((port + 100))"
-		args=(-R -d "$ORCA_DEV" -s "$bytes" -n "$iters" -p $((port + 100)) -F)
-		tools_pair "$name" $((port + 100)) "$tool" "${args[@]}" -- "$tool" "${args[@]}" "$ip"
+		cm_perftest_pair "$name" $((port + 100)) "$tool" "$bytes" "$iters"
 	fi
 	tools_point_status "$name"
 	line=$(tools_perftest_result "$TP_CLI_OUT")

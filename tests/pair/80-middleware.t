@@ -75,7 +75,7 @@ export PAIR_MPI_KEY
 PAIR_MPI_KEY=$(pair_keyname mpi)
 if is_role a; then
 	eth1_tx tx0
-	read -r rx0 </sys/class/net/eth1/statistics/rx_bytes
+	eth1_rx rx0
 	timeout 300 mpirun --allow-run-as-root -np 2 \
 		--host "$ORCA_SELF_IP:1,$ORCA_PEER_IP:1" \
 		--mca plm_rsh_agent "$PAIR_DIR/mpi-rsh-agent.sh" \
@@ -85,7 +85,7 @@ if is_role a; then
 		"$E2E_BIN/mpi_check" >/tmp/pair-mpi.out 2>&1
 	fold_tap /tmp/pair-mpi.out $? "mpirun -np 2, one rank in each guest, mpi_check over UCX"
 	eth1_tx tx1
-	read -r rx1 </sys/class/net/eth1/statistics/rx_bytes
+	eth1_rx rx1
 	[ $((tx1 - tx0 + rx1 - rx0)) -ge $((4 << 20)) ]
 	ok $? "the MPI job's traffic crossed eth1 (tx_bytes grew $((tx1 - tx0)), rx_bytes $((rx1 - rx0)): >= 4 MiB in all)"
 	pair_sync mpi-done >/dev/null

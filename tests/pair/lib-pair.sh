@@ -277,8 +277,9 @@ pair_pingpong() {
 	pair_leak_point "$name" "$before"
 }
 
-# eth1_tx VAR: bytes eth1 has sent.
+# eth1_tx VAR, eth1_rx VAR: bytes eth1 has sent, received.
 eth1_tx() { read -r "$1" </sys/class/net/eth1/statistics/tx_bytes; }
+eth1_rx() { read -r "$1" </sys/class/net/eth1/statistics/rx_bytes; }
 
 # pair_perftest NAME SERVER_ROLE KIND BYTES ITERS SERVER_REPORTS DATA_FROM READY TOOL ARGS...:
 # a perftest TOOL with ARGS -s BYTES -n ITERS -p PORT -F on both guests;
