@@ -20,6 +20,10 @@ TOOLS_SERVER_GRACE=${TOOLS_SERVER_GRACE:-30}
 # TCP port of the next run (the tools exchange QP numbers over TCP);
 # each run takes a new one, so no run meets an earlier one's socket.
 TOOLS_PORT=${TOOLS_PORT:-18600}
+# Runs a perftest -R case gets when its client is rejected in perftest
+# 4.5's connect/listen race (180-cm-tools.t says which): perftest's own
+# fix retries the same way.
+PERFTEST_CM_TRIES=${PERFTEST_CM_TRIES:-4}
 
 # tools_gid_index DEV NETDEV: print the index in DEV port 1's GID table
 # of the RoCE v2 GID for NETDEV's IPv4 address (::ffff:a.b.c.d), found
