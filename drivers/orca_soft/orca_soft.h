@@ -74,6 +74,10 @@
 #define ORCA_SOFT_GSI_QPN		1
 #define ORCA_SOFT_MAX_QP_WR		16384
 #define ORCA_SOFT_MAX_SGE		32
+/* A receive WQE with the most SGEs an SRQ takes. */
+#define ORCA_SOFT_SRQ_WQE_MAX		(ORCA_RECV_WQE_HDR_SIZE + \
+					 ORCA_SOFT_MAX_SGE * \
+					 sizeof(struct orca_sge))
 #define ORCA_SOFT_MAX_CQ		4096
 #define ORCA_SOFT_MAX_CQE		65536
 #define ORCA_SOFT_MAX_MR		65536
@@ -258,8 +262,11 @@ struct orca_soft_rres {
 
 /*
  * Responder state of a QP.  On the wire a message arrives packet by
- * packet: the receive WQE of a SEND stays at the queue's cons until its
- * last packet, a WRITE's target is kept from its RETH.
+ * packet: the receive WQE of a SEND stays at its RQ's cons until its last
+ * packet; an SRQ's is taken off the SRQ when the message first needs it
+ * and held by the QP (srq_wqe) until the message completes, so that QPs
+ * sharing the SRQ never fill the same WQE.  A WRITE's target is kept
+ * from its RETH.
  */
 struct orca_soft_resp {
 	u32 rq_psn;			/* PSN expected in the next request */
@@ -280,6 +287,8 @@ struct orca_soft_resp {
 	u8 rd_idx;
 	bool rd_busy;
 	u32 rd_psn;
+	bool srq_held;			/* srq_wqe holds a WQE of the SRQ */
+	u8 srq_nsge;			/* its SGEs */
 };
 
 enum orca_soft_wait {
@@ -308,6 +317,7 @@ struct orca_soft_qp {
 	/* Data path (under eng_mutex). */
 	struct orca_soft_req req;
 	struct orca_soft_resp resp;
+	u8 *srq_wqe;			/* with an SRQ: ORCA_SOFT_SRQ_WQE_MAX bytes */
 	struct list_head active_node;	/* on eng_active: polled */
 	struct list_head wait_node;	/* on eng_waiting: timer armed */
 	struct list_head timer_node;	/* on eng_timers: wire timers armed */

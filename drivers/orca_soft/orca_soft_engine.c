@@ -286,7 +286,8 @@ void orca_soft_qp_wait(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 /*
  * Move @qp to the error state: its RQ record stops advertising polling
  * (posts in ERR are kicked, then flushed), timers are cancelled, and the
- * engine flushes both queues.  A QP with an SRQ reports LAST_WQE.
+ * engine flushes both queues.  A QP with an SRQ reports LAST_WQE, once
+ * the SRQ's WQE it may hold is flushed (orca_soft_flush_held).
  */
 void orca_soft_qp_set_err(struct orca_soft_dev *sdev, struct orca_soft_qp *qp)
 {
@@ -305,7 +306,7 @@ void orca_soft_qp_set_err(struct orca_soft_dev *sdev, struct orca_soft_qp *qp)
 	qp->req.rnr_until = 0;
 	qp->resp.rd_busy = false;
 	orca_soft_qp_activate(sdev, qp);
-	if (qp->srq)
+	if (qp->srq && !qp->resp.srq_held)
 		orca_soft_post_event(sdev, ORCA_EQE_QP_LAST_WQE, qp->qpn);
 }
 
@@ -419,6 +420,29 @@ static int orca_soft_flush_wq(struct orca_soft_dev *sdev,
 	return n;
 }
 
+/*
+ * A QP in ERR that holds an SRQ's WQE for a message it will not finish:
+ * the WQE completes with WR_FLUSH_ERR, then LAST_WQE.
+ */
+static int orca_soft_flush_held(struct orca_soft_dev *sdev,
+				struct orca_soft_qp *qp)
+{
+	struct orca_soft_cqe_info ci = {
+		.qpn = qp->qpn,
+		.status = ORCA_CQE_ST_WR_FLUSH_ERR,
+		.opcode = ORCA_CQE_OP_RECV,
+	};
+	const struct orca_recv_wqe *rwqe = (const void *)qp->srq_wqe;
+
+	if (!qp->resp.srq_held)
+		return 0;
+	ci.wr_id = le64_to_cpu(rwqe->wr_id);
+	qp->resp.srq_held = false;
+	orca_soft_cq_complete(sdev, qp->recv_cq, &ci);
+	orca_soft_post_event(sdev, ORCA_EQE_QP_LAST_WQE, qp->qpn);
+	return 1;
+}
+
 /* ------------------------------------------------------------- passes */
 
 /* Work for one active QP; the number of WQEs it took. */
@@ -434,6 +458,8 @@ static int orca_soft_qp_run(struct orca_soft_dev *sdev,
 		if (!qp->srq)
 			n += orca_soft_flush_wq(sdev, qp, &qp->rq, false,
 						budget);
+		else
+			n += orca_soft_flush_held(sdev, qp);
 		return n;
 	}
 	if (qp->state != ORCA_QPS_RTS || qp->req.wait != ORCA_SOFT_WAIT_NONE)

@@ -142,6 +142,13 @@ u8 orca_soft_create_qp(struct orca_soft_dev *sdev,
 	sts = orca_soft_create_qp_refs(sdev, &in, qp);
 	if (sts)
 		goto err_free;
+	if (qp->srq) {
+		qp->srq_wqe = kmalloc(ORCA_SOFT_SRQ_WQE_MAX, GFP_KERNEL);
+		if (!qp->srq_wqe) {
+			sts = ORCA_AQ_STS_NO_RESOURCES;
+			goto err_free;
+		}
+	}
 
 	sts = ORCA_AQ_STS_NO_RESOURCES;
 	if (sdev->counts.qps >= ORCA_SOFT_MAX_QP)
@@ -173,6 +180,7 @@ u8 orca_soft_create_qp(struct orca_soft_dev *sdev,
 	return ORCA_AQ_STS_OK;
 
 err_free:
+	kfree(qp->srq_wqe);
 	kfree(qp->req.swqe);
 	kfree(qp);
 	return sts;
@@ -383,6 +391,7 @@ static void orca_soft_qp_free(struct orca_soft_dev *sdev,
 	if (qp->srq)
 		qp->srq->users--;
 	sdev->counts.qps--;
+	kfree(qp->srq_wqe);
 	kfree(qp->req.swqe);
 	kfree(qp);
 }

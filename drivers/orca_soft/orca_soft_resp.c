@@ -247,7 +247,13 @@ int orca_soft_recv_avail(struct orca_soft_dev *sdev, struct orca_soft_qp *dqp,
 enum orca_soft_answer orca_soft_recv_need(struct orca_soft_dev *sdev,
 					  struct orca_soft_qp *dqp, u32 *prod)
 {
-	int ret = orca_soft_recv_avail(sdev, dqp, prod);
+	int ret;
+
+	/* The message in progress holds its SRQ's WQE already. */
+	*prod = 0;
+	if (dqp->resp.srq_held)
+		return ORCA_SOFT_ACK;
+	ret = orca_soft_recv_avail(sdev, dqp, prod);
 
 	if (ret == -ENOENT)
 		return dqp->type == ORCA_QPT_RC ? ORCA_SOFT_RNR_NAK :
@@ -301,12 +307,21 @@ int orca_soft_rwqe_resolve(struct orca_soft_dev *sdev,
 				     ORCA_ACCESS_LOCAL_WRITE);
 }
 
-/* The receive WQE at cons is taken: publish cons, check the SRQ limit. */
+/*
+ * The receive WQE at cons is taken: publish cons, check the SRQ limit.
+ * An SRQ's WQE the QP holds (orca_soft_wire_rwqe) left the SRQ when the
+ * message took it: it is only released.
+ */
 void orca_soft_recv_consume(struct orca_soft_dev *sdev,
 			    struct orca_soft_qp *dqp, u32 prod)
 {
 	struct orca_soft_wq *wq = dqp->srq ? &dqp->srq->wq : &dqp->rq;
 	struct orca_soft_srq *srq = dqp->srq;
+
+	if (dqp->resp.srq_held) {
+		dqp->resp.srq_held = false;
+		return;
+	}
 
 	wq->cons++;
 	orca_soft_dma_write32(sdev, wq->db_addr + ORCA_SOFT_REC_CONS, wq->cons);

@@ -144,18 +144,37 @@ static void orca_soft_wire_answer(struct orca_soft_dev *sdev,
 /* ------------------------------------------------------------ receives */
 
 /*
- * Read the receive WQE at the queue's cons and resolve its buffer into
- * scratch->remote.  0, or the status to complete it with.
+ * The receive WQE of the message at hand into scratch->rwqe, its buffer
+ * resolved into scratch->remote: an RQ's is read at the RQ's cons each
+ * time; an SRQ's is taken off the SRQ (cons advanced, limit checked, with
+ * @prod from orca_soft_recv_need) the first time and held by the QP until
+ * the message completes.  0, or the status to complete it with.
  */
 static u8 orca_soft_wire_rwqe(struct orca_soft_dev *sdev,
 			      struct orca_soft_qp *dqp,
-			      struct orca_soft_cqe_info *ci)
+			      struct orca_soft_cqe_info *ci, u32 prod)
 {
-	int nsge = orca_soft_rwqe_read(sdev, dqp, ci);
+	struct orca_soft_eng_scratch *s = sdev->scratch;
+	int nsge;
 	int ret;
 
-	if (nsge < 0)
-		return ORCA_CQE_ST_LOC_QP_OP_ERR;
+	if (dqp->resp.srq_held) {
+		nsge = dqp->resp.srq_nsge;
+		memcpy(s->rwqe, dqp->srq_wqe, ORCA_RECV_WQE_HDR_SIZE +
+		       nsge * sizeof(struct orca_sge));
+		ci->wr_id = le64_to_cpu(((struct orca_recv_wqe *)s->rwqe)->wr_id);
+	} else {
+		nsge = orca_soft_rwqe_read(sdev, dqp, ci);
+		if (nsge < 0)
+			return ORCA_CQE_ST_LOC_QP_OP_ERR;
+		if (dqp->srq) {
+			memcpy(dqp->srq_wqe, s->rwqe, ORCA_RECV_WQE_HDR_SIZE +
+			       nsge * sizeof(struct orca_sge));
+			orca_soft_recv_consume(sdev, dqp, prod);
+			dqp->resp.srq_nsge = nsge;
+			dqp->resp.srq_held = true;
+		}
+	}
 	ret = orca_soft_rwqe_resolve(sdev, dqp, nsge);
 	if (ret == -EMSGSIZE)
 		return ORCA_CQE_ST_LOC_LEN_ERR;
@@ -224,7 +243,7 @@ static enum orca_soft_answer orca_soft_wire_send(struct orca_soft_dev *sdev,
 		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_REQ_ERR,
 					  ORCA_SOFT_NAK_INV_REQ);
 
-	st = orca_soft_wire_rwqe(sdev, dqp, &ci);
+	st = orca_soft_wire_rwqe(sdev, dqp, &ci, prod);
 	if (!st && (u64)dqp->resp.off + plen > s->remote.len)
 		st = ORCA_CQE_ST_LOC_LEN_ERR;
 	if (!st) {
@@ -335,7 +354,7 @@ static enum orca_soft_answer orca_soft_wire_write(struct orca_soft_dev *sdev,
 	}
 	dqp->resp.cur = 0;
 	if (imm) {
-		u8 st = orca_soft_wire_rwqe(sdev, dqp, &ci);
+		u8 st = orca_soft_wire_rwqe(sdev, dqp, &ci, prod);
 
 		/* The buffer is not used: only a malformed WQE fails. */
 		if (st == ORCA_CQE_ST_LOC_QP_OP_ERR) {
@@ -714,17 +733,20 @@ static void orca_soft_wire_ud_deliver(struct orca_soft_dev *sdev,
 		.flags = ORCA_CQE_FLAG_GRH,
 	};
 	u32 plen = pkt->payload_len;
-	u32 prod;
+	u32 prod = 0;
 	int ret;
 	u8 st;
 
 	if (!orca_soft_qp_receives(dqp) ||
 	    pkt->deth_qkey != le32_to_cpu(dqp->attr.qkey))
 		goto drop;
-	ret = orca_soft_recv_avail(sdev, dqp, &prod);
-	if (ret)
-		goto drop;
-	st = orca_soft_wire_rwqe(sdev, dqp, &ci);
+	/* An SRQ's WQE held after a dropped datagram serves the next. */
+	if (!dqp->resp.srq_held) {
+		ret = orca_soft_recv_avail(sdev, dqp, &prod);
+		if (ret)
+			goto drop;
+	}
+	st = orca_soft_wire_rwqe(sdev, dqp, &ci, prod);
 	if (st == ORCA_CQE_ST_LOC_QP_OP_ERR) {
 		orca_soft_recv_fail(sdev, dqp, prod, &ci, st);
 		orca_soft_post_event(sdev, ORCA_EQE_QP_FATAL, dqp->qpn);
