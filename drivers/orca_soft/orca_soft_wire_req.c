@@ -804,6 +804,21 @@ static int orca_soft_wire_uc_run(struct orca_soft_dev *sdev,
 }
 
 /* RC and UC over the wire: send what the window allows (QP in RTS). */
+/*
+ * The newest WQE started failed before it was sent (a bad SGE, say): it
+ * completes in error once the WQEs before it are acknowledged, and the
+ * QP goes to ERR, which flushes the WQEs after it.  None of them starts.
+ */
+static bool orca_soft_wire_halted(struct orca_soft_qp *qp)
+{
+	const struct orca_soft_swqe *w;
+
+	if (qp->req.started == qp->sq.cons)
+		return false;
+	w = orca_soft_swqe_at(qp, qp->req.started - 1);
+	return !w->npkts && w->status != ORCA_CQE_ST_SUCCESS;
+}
+
 int orca_soft_wire_sq_run(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 			  int budget)
 {
@@ -848,7 +863,8 @@ int orca_soft_wire_sq_run(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 		if (qp->req.next == prod && fresh)
 			break;
 		if (fresh) {
-			if (qp->req.next - qp->sq.cons >= ORCA_SOFT_SWQES)
+			if (qp->req.next - qp->sq.cons >= ORCA_SOFT_SWQES ||
+			    orca_soft_wire_halted(qp))
 				break;
 			if (!orca_soft_wire_start(sdev, qp)) {
 				n++;

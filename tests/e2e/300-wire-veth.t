@@ -70,6 +70,9 @@ pingpong srq $((SIZE * ITERS * 2)) "$ITERS" ibv_srq_pingpong "${common[@]}" -s "
 run_prog wire_verify $A "$ga" $B "$gb" 12
 # An RNR wait longer than the ACK timeout spends no retry_cnt.
 run_prog wire_verify $A "$ga" $B "$gb" 2 rnr
+# A WQE that fails locally behind an unacknowledged one: nothing after
+# it is sent.
+run_prog wire_verify $A "$ga" $B "$gb" 0 halt
 # Two QPs' multi-packet SENDs into one SRQ: a receive WQE per message.
 run_prog wire_srq $A "$ga" $B "$gb"
 wire_perf send-bw ib_send_bw -s 65536 -n 100

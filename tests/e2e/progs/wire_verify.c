@@ -20,6 +20,15 @@
  * complete: an RNR wait is no ACK wait and spends no retry_cnt, however
  * long it lasts (the ACK timer starts again with the resend).
  *
+ * wire_verify ... 0 halt: a WQE that fails locally stops the QP's later
+ * WQEs.  B's QP stays in INIT (it drops what A sends) while A posts, in
+ * one chain, a WRITE, a WRITE whose SGE has an lkey A does not have, and
+ * a WRITE of a marker; B moves to RTR 200 ms later, and A's resend (ACK
+ * timeout 18, 1.07 s) lands the first WRITE.  A completes the first WRITE
+ * successfully, the second with LOC_PROT_ERR and the third with
+ * WR_FLUSH_ERR, and the marker never reaches B: no WQE after a failed one
+ * is sent.
+ *
  * Plain libibverbs: passes on any correct RoCE device pair.
  */
 #include <stdint.h>
@@ -47,8 +56,8 @@ struct wv_end {
 	uint32_t psn;
 };
 
-/* min_rnr_timer of the responders, retry_cnt of the requesters. */
-static uint8_t wv_min_rnr = 12, wv_retry_cnt = 7;
+/* min_rnr_timer of the responders, retry_cnt and timeout of the requesters. */
+static uint8_t wv_min_rnr = 12, wv_retry_cnt = 7, wv_timeout = 14;
 
 static const uint32_t wv_sizes[] = { 1, 1000, 1024, 4096, 16385, 65536 };
 
@@ -142,7 +151,7 @@ static int wv_open(struct wv_end *e)
 	return e->qp && e->mr ? 0 : -1;
 }
 
-static int wv_connect(struct wv_end *e, const struct wv_end *peer)
+static int wv_init(struct wv_end *e)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT,
@@ -152,10 +161,15 @@ static int wv_connect(struct wv_end *e, const struct wv_end *peer)
 				   IBV_ACCESS_REMOTE_ATOMIC,
 	};
 
-	if (ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		return -1;
-	memset(&a, 0, sizeof(a));
+	return ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+}
+
+/* From INIT to RTS. */
+static int wv_connect_init(struct wv_end *e, const struct wv_end *peer)
+{
+	struct ibv_qp_attr a = {};
+
 	a.qp_state = IBV_QPS_RTR;
 	a.path_mtu = IBV_MTU_1024;
 	a.dest_qp_num = peer->qp->qp_num;
@@ -173,7 +187,7 @@ static int wv_connect(struct wv_end *e, const struct wv_end *peer)
 		return -1;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
+	a.timeout = wv_timeout;
 	a.retry_cnt = wv_retry_cnt;
 	a.rnr_retry = 7;
 	a.sq_psn = e->psn;
@@ -181,6 +195,11 @@ static int wv_connect(struct wv_end *e, const struct wv_end *peer)
 	return ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
 			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
 			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+static int wv_connect(struct wv_end *e, const struct wv_end *peer)
+{
+	return wv_init(e) || wv_connect_init(e, peer) ? -1 : 0;
 }
 
 static int wv_post(struct wv_end *e, enum ibv_wr_opcode op, uint32_t off,
@@ -268,21 +287,100 @@ static int wv_rnr(struct wv_end *a, struct wv_end *b)
 	return 0;
 }
 
+/* The next completion of @e, which must have @status; 0 or -1. */
+static int wv_poll_status(struct wv_end *e, enum ibv_wc_status status,
+			  const char *what)
+{
+	long deadline = wv_now_ms() + WV_TIMEOUT_MS;
+	struct ibv_wc wc;
+	int n;
+
+	while ((n = ibv_poll_cq(e->cq, 1, &wc)) == 0) {
+		if (wv_now_ms() > deadline) {
+			diag("%s: no completion on %s in %d ms", what, e->name,
+			     WV_TIMEOUT_MS);
+			return -1;
+		}
+	}
+	if (n < 0 || wc.status != status) {
+		diag("%s: %s completed %s (want %s)", what, e->name,
+		     n < 0 ? "nothing (poll failed)" : ibv_wc_status_str(wc.status),
+		     ibv_wc_status_str(status));
+		return -1;
+	}
+	return 0;
+}
+
+/* The halt case (see the top): B's QP in INIT, A's in RTS; 0 or -1. */
+static int wv_halt(struct wv_end *a, struct wv_end *b)
+{
+	struct timespec pause = { .tv_nsec = 200 * 1000000L };
+	struct ibv_sge sge[3];
+	struct ibv_send_wr wr[3], *bad;
+	uint32_t i;
+
+	memset(wr, 0, sizeof(wr));
+	for (i = 0; i < 3; i++) {
+		sge[i].addr = (uintptr_t)a->buf + WV_SEND + i * 4096;
+		sge[i].length = 4096;
+		sge[i].lkey = a->mr->lkey;
+		wr[i].wr_id = i;
+		wr[i].sg_list = &sge[i];
+		wr[i].num_sge = 1;
+		wr[i].opcode = IBV_WR_RDMA_WRITE;
+		wr[i].send_flags = IBV_SEND_SIGNALED;
+		wr[i].wr.rdma.remote_addr = (uintptr_t)b->buf + WV_RDMA + i * 4096;
+		wr[i].wr.rdma.rkey = b->mr->rkey;
+		wr[i].next = i < 2 ? &wr[i + 1] : NULL;
+	}
+	sge[1].lkey = a->mr->lkey ^ 0x5a5a00;
+	wv_fill(a->buf + WV_SEND, 3 * 4096, 91);
+	memset(b->buf + WV_RDMA, 0, 3 * 4096);
+	if (ibv_post_send(a->qp, wr, &bad)) {
+		diag("posting the three WRITEs failed");
+		return -1;
+	}
+	nanosleep(&pause, NULL);
+	if (wv_connect_init(b, a)) {
+		diag("%s's QP did not reach RTS", b->name);
+		return -1;
+	}
+	if (wv_poll_status(a, IBV_WC_SUCCESS, "the first WRITE") ||
+	    wv_poll_status(a, IBV_WC_LOC_PROT_ERR, "the WRITE with a bad lkey") ||
+	    wv_poll_status(a, IBV_WC_WR_FLUSH_ERR, "the WRITE after it"))
+		return -1;
+	if (wv_check(b->buf + WV_RDMA, 4096, 91) >= 0) {
+		diag("the first WRITE did not land intact");
+		return -1;
+	}
+	for (i = 4096; i < 3 * 4096; i++) {
+		if (b->buf[WV_RDMA + i]) {
+			diag("%s's buffer changed at byte %u: a WRITE after the failed one was sent",
+			     b->name, i);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct wv_end a = {}, b = {};
 	int iters, i, nsend = 0, nwrite = 0, nread = 0, natomic = 0;
 	uint64_t expect = 0;
 
-	if (argc != 6 && (argc != 7 || strcmp(argv[6], "rnr"))) {
-		fprintf(stderr, "usage: %s DEV_A GID_A DEV_B GID_B ITERS [rnr]\n",
+	if (argc != 6 && (argc != 7 || (strcmp(argv[6], "rnr") &&
+					strcmp(argv[6], "halt")))) {
+		fprintf(stderr, "usage: %s DEV_A GID_A DEV_B GID_B ITERS [rnr|halt]\n",
 			argv[0]);
 		return 2;
 	}
-	if (argc == 7) {
+	if (argc == 7 && !strcmp(argv[6], "rnr")) {
 		wv_min_rnr = 0;
 		wv_retry_cnt = 3;
 	}
+	if (argc == 7 && !strcmp(argv[6], "halt"))
+		wv_timeout = 18;
 	a.name = argv[1];
 	a.gidx = atoi(argv[2]);
 	b.name = argv[3];
@@ -293,10 +391,17 @@ int main(int argc, char **argv)
 		"%s and %s open, PD, CQ, RC QP and 1 MiB MR each", a.name,
 		b.name))
 		return 1;
-	if (!ok(!wv_connect(&a, &b) && !wv_connect(&b, &a),
-		"the two QPs are connected across the wire (RTS)"))
+	if (argc == 7 && !strcmp(argv[6], "halt")) {
+		if (!ok(!wv_connect(&a, &b) && !wv_init(&b),
+			"%s's QP in RTS, %s's in INIT", a.name, b.name))
+			return 1;
+		ok(!wv_halt(&a, &b),
+		   "a WRITE, a WRITE with a bad lkey, a WRITE: SUCCESS, LOC_PROT_ERR, WR_FLUSH_ERR; nothing after the failed WRITE reached the peer");
+	} else if (!ok(!wv_connect(&a, &b) && !wv_connect(&b, &a),
+		       "the two QPs are connected across the wire (RTS)")) {
 		return 1;
-	if (argc == 7 &&
+	}
+	if (argc == 7 && !strcmp(argv[6], "rnr") &&
 	    !ok(!wv_rnr(&a, &b),
 		"a SEND that waits 2 s for a receive (RNR timer 655 ms, ACK timeout 67 ms, retry_cnt 3, rnr_retry 7) completes, data intact, QP in RTS"))
 		return 1;
