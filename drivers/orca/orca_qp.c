@@ -695,8 +695,6 @@ int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 	if (ret)
 		return ret;
 	depth = 1U << srq->wq.log2_depth;
-	if (attr->attr.srq_limit >= depth)
-		return -EINVAL;
 
 	ring_bytes = orca_wq_bytes(&srq->wq);
 	srq->db_offset = ring_bytes;
@@ -710,7 +708,11 @@ int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 
 	hw.pdn = cpu_to_le32(to_opd(ibsrq->pd)->pdn);
 	hw.cfg = cpu_to_le32(orca_wq_cfg(&srq->wq));
-	hw.limit = cpu_to_le32(attr->attr.srq_limit);
+	/*
+	 * srq_limit means nothing at creation (ibv_create_srq(3); ConnectX
+	 * ignores it too): only MODIFY_SRQ arms the limit.
+	 */
+	hw.limit = 0;
 	hw.ring_addr = cpu_to_le64(srq->qmem->dma);
 	hw.db_addr = cpu_to_le64(srq->qmem->dma + ring_bytes);
 	ret = orca_cmd_create_srq(dev, &hw, &srq->srqn);

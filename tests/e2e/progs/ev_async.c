@@ -13,7 +13,9 @@
  *              IBV_EVENT_QP_REQ_ERR at the responder, which goes to ERR;
  *   cq-err     a CQ of N entries receives N + 1 completions, unpolled:
  *              IBV_EVENT_CQ_ERR naming that CQ;
- *   srq-limit  an SRQ holding 8 receives is armed with srq_limit 4: four
+ *   srq-limit  an SRQ created with srq_limit 1000 (meaningless at creation,
+ *              ibv_create_srq(3): the SRQ is created and not armed) and
+ *              holding 8 receives is armed with srq_limit 4: four
  *              consumed, no event; the fifth leaves 3 < 4: one
  *              IBV_EVENT_SRQ_LIMIT_REACHED naming the SRQ, srq_limit reads
  *              0 (ibv_query_srq(3)), and a sixth raises nothing more;
@@ -241,16 +243,23 @@ static void cq_err(void)
 
 static void srq_limit(void)
 {
-	struct ibv_srq_init_attr sia = { .attr = { .max_wr = 16, .max_sge = 1 } };
+	struct ibv_srq_init_attr sia = {
+		.attr = { .max_wr = 16, .max_sge = 1, .srq_limit = 1000 },
+	};
 	struct ibv_cq *cq = ibv_create_cq(d.ctx, 64, NULL, NULL, 0);
-	struct ibv_srq_attr sa = { .srq_limit = 4 };
+	struct ibv_srq_attr sa = { .srq_limit = 99 };
 	struct ibv_srq *srq = ibv_create_srq(d.pd, &sia);
 	struct ibv_wc wc[16];
 	struct ibv_qp *a, *b;
 	int i, good = 1;
 
-	if (!ok(cq && srq, "a CQ and an SRQ of 16"))
+	if (!ok(cq && srq,
+		"a CQ and an SRQ of 16, created with srq_limit 1000 (ignored at creation)"))
 		ev_bail("cannot continue");
+	ok(!ibv_query_srq(srq, &sa) && sa.srq_limit == 0,
+	   "ibv_query_srq after creation: srq_limit = 0, not armed (%u)",
+	   sa.srq_limit);
+	sa.srq_limit = 4;
 	if (!ok(!ev_pair(&d, &a, &b, cq, cq, cq, cq, srq, 8),
 		"two RC QPs, the receiver on the SRQ"))
 		ev_bail("cannot continue");
