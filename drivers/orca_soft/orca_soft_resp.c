@@ -513,6 +513,14 @@ enum orca_soft_answer orca_soft_resp_deliver(struct orca_soft_dev *sdev,
 		break;
 	}
 
+	/* No responder resource takes a READ or atomic. */
+	if (!dqp->attr.max_dest_rd_atomic &&
+	    (msg->opcode == ORCA_WQE_OP_RDMA_READ ||
+	     msg->opcode == ORCA_WQE_OP_ATOMIC_CMP_SWP ||
+	     msg->opcode == ORCA_WQE_OP_ATOMIC_FETCH_ADD))
+		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_REQ_ERR,
+					  ORCA_SOFT_NAK_INV_REQ);
+
 	switch (msg->opcode) {
 	case ORCA_WQE_OP_RDMA_WRITE:
 		ans = orca_soft_resp_rdma(sdev, dqp, msg,

@@ -385,11 +385,18 @@ static void orca_soft_wire_rd_queue(struct orca_soft_dev *sdev,
 	orca_soft_qp_activate(sdev, qp);
 }
 
-/* A new READ or atomic: take the next responder resource. */
+/*
+ * A new READ or atomic: take the next responder resource.  NULL (an
+ * invalid request) when the QP has none (max_dest_rd_atomic 0) or all are
+ * still answering.
+ */
 static struct orca_soft_rres *orca_soft_wire_res_new(struct orca_soft_qp *qp)
 {
 	u8 n = orca_soft_resp_nres(qp);
 	struct orca_soft_rres *r;
+
+	if (!qp->attr.max_dest_rd_atomic)
+		return NULL;
 
 	/* All resources still answering: the requester broke its limit. */
 	if (qp->resp.rd_busy && qp->resp.rd_idx == qp->resp.res_head % n)

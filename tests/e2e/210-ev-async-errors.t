@@ -3,7 +3,8 @@
 #
 # Affiliated async events, each provoked deliberately through verbs and
 # received with ibv_get_async_event(3) (progs/ev_async.c): QP access
-# error (stale rkey), QP request error (invalid request), CQ error (CQ
+# error (stale rkey), QP request error (invalid request: a misaligned
+# atomic, a READ to a QP without responder resources), CQ error (CQ
 # overrun), SRQ limit reached (one shot), QP last WQE reached (a QP on an
 # SRQ moved to ERR).
 #
@@ -16,7 +17,7 @@
 . "$(dirname "$0")/lib-prog.sh"
 
 before=$(res_summary)
-for mode in qp-access qp-req cq-err srq-limit last-wqe; do
+for mode in qp-access qp-req qp-req-rd0 cq-err srq-limit last-wqe; do
 	"$E2E_BIN/ev_async" -d "$ORCA_DEV" -m "$mode" >"/tmp/e2e-ev_async-$mode.out" 2>&1
 	fold_tap "/tmp/e2e-ev_async-$mode.out" $? "ev_async -m $mode"
 done

@@ -11,6 +11,9 @@
  *              time, an RDMA READ to a responder whose max_dest_rd_atomic
  *              is 0): IBV_WC_REM_INV_REQ_ERR at the requester,
  *              IBV_EVENT_QP_REQ_ERR at the responder, which goes to ERR;
+ *   qp-req-rd0 the same with the RDMA READ to a responder whose
+ *              max_dest_rd_atomic is 0, whatever the provider does with
+ *              a misaligned atomic (it has no responder resource);
  *   cq-err     a CQ of N entries receives N + 1 completions, unpolled:
  *              IBV_EVENT_CQ_ERR naming that CQ;
  *   srq-limit  an SRQ created with srq_limit 1000 (meaningless at creation,
@@ -119,10 +122,11 @@ static int send_status(struct ibv_cq *cq, enum ibv_wc_status st)
  * misaligned atomic; a provider may refuse that at post time (EINVAL:
  * rxe does), and then the request is an RDMA READ to a responder that
  * accepts no RDMA READ / atomic (max_dest_rd_atomic = 0), which only the
- * responder can know about.  Returns the post's status.
+ * responder can know about (at once with @read).  Returns the post's
+ * status.
  */
 static int post_invalid_request(struct ibv_qp **a, struct ibv_qp **b,
-				struct ibv_cq *cq)
+				struct ibv_cq *cq, int read)
 {
 	struct ibv_send_wr wr, *bad;
 	struct ibv_sge sge = {
@@ -135,7 +139,9 @@ static int post_invalid_request(struct ibv_qp **a, struct ibv_qp **b,
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
 	wr.send_flags = IBV_SEND_SIGNALED;
-	if (d.attr.atomic_cap != IBV_ATOMIC_NONE) {
+	if (read) {
+		diag("asked for the RDMA READ");
+	} else if (d.attr.atomic_cap != IBV_ATOMIC_NONE) {
 		wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
 		wr.wr.atomic.remote_addr = (uintptr_t)d.buf + 65536 + 4;
 		wr.wr.atomic.rkey = d.mr->rkey;
@@ -164,6 +170,7 @@ static int post_invalid_request(struct ibv_qp **a, struct ibv_qp **b,
 	return ibv_post_send(*a, &wr, &bad);
 }
 
+/* invalid_request: 0 a stale rkey; 1 an invalid request; 2 the READ. */
 static void remote_error(int invalid_request)
 {
 	struct ibv_cq *cq = ibv_create_cq(d.ctx, 16, NULL, NULL, 0);
@@ -200,7 +207,7 @@ static void remote_error(int invalid_request)
 		   "RDMA WRITE with a stale rkey: requester completes with IBV_WC_REM_ACCESS_ERR");
 		expect_async(IBV_EVENT_QP_ACCESS_ERR, b, 0, "responder QP");
 	} else {
-		ret = post_invalid_request(&a, &b, cq);
+		ret = post_invalid_request(&a, &b, cq, invalid_request == 2);
 		if (ret)
 			diag("ibv_post_send: %s", ret > 0 ? strerror(ret) : "no QPs");
 		ok(!ret && send_status(cq, IBV_WC_REM_INV_REQ_ERR),
@@ -387,6 +394,8 @@ int main(int argc, char **argv)
 		remote_error(0);
 	else if (!strcmp(ev_mode, "qp-req"))
 		remote_error(1);
+	else if (!strcmp(ev_mode, "qp-req-rd0"))
+		remote_error(2);
 	else if (!strcmp(ev_mode, "cq-err"))
 		cq_err();
 	else if (!strcmp(ev_mode, "srq-limit"))
