@@ -274,9 +274,6 @@ for s in "${stages[@]}"; do
 	# proves the tests.  Measured 2026-11-25: rxe-rxe 368 and 401 s for
 	# the boot (242 points), so about 800 s for the two default
 	# pairings; all three would bring make check past an hour.
-	# A pairing that fails stops at its first failing .t (today, before
-	# Orca is on the wire, orca-orca fails in 20-pingpong.t: RC gets
-	# "transport retry counter exceeded", UC and UD time out).
 	pair) stage_script pair 1800 tests/pair/run-pair.sh --timeout 1700 \
 		--modes "${ORCA_PAIR_MODES:-orca-orca orca-rxe}" ;;
 	e2e-debug)
