@@ -825,6 +825,21 @@ static void orca_soft_wire_rx_ud(struct orca_soft_dev *sdev,
 
 /* ------------------------------------------------------------ dispatch */
 
+/*
+ * RC and UC take packets only from their path: from the address vector's
+ * dgid, to the port GID its sgid_index names.  Anything else is dropped.
+ */
+static bool orca_soft_wire_on_path(const struct orca_soft_dev *sdev,
+				   const struct orca_soft_qp *qp,
+				   const struct orca_soft_rx *rx)
+{
+	u32 sgid = FIELD_GET(ORCA_AH_SGID_INDEX, le32_to_cpu(qp->attr.av_info));
+
+	return !memcmp(rx->sgid, qp->attr.dgid, sizeof(rx->sgid)) &&
+	       !memcmp(rx->dgid, sdev->gids[sgid % ORCA_SOFT_GID_TBL_LEN].gid,
+		       sizeof(rx->dgid));
+}
+
 static void orca_soft_wire_rx_one(struct orca_soft_dev *sdev,
 				  const struct orca_soft_rx *rx)
 {
@@ -853,7 +868,8 @@ static void orca_soft_wire_rx_one(struct orca_soft_dev *sdev,
 	qp = orca_soft_qp_find(sdev, pkt.dest_qpn);
 	if (!qp || qp->type != (transport == ORCA_WIRE_RC ? ORCA_QPT_RC :
 							   ORCA_QPT_UC) ||
-	    orca_soft_req_local(sdev, qp)) {
+	    orca_soft_req_local(sdev, qp) ||
+	    !orca_soft_wire_on_path(sdev, qp, rx)) {
 		sdev->counts.rx_drops++;
 		return;
 	}

@@ -73,6 +73,12 @@ run_prog wire_verify $A "$ga" $B "$gb" 2 rnr
 # A WQE that fails locally behind an unacknowledged one: nothing after
 # it is sent.
 run_prog wire_verify $A "$ga" $B "$gb" 0 halt
+# A QP takes packets only from its path: A sends from a second address
+# of vw0 to a QP of B connected to A's first.
+ip addr add 10.77.0.3/24 dev vw0 && wait_for 30 wire_gid $A 10.77.0.3
+ok $? "a second address on vw0, 10.77.0.3, and its RoCE v2 GID"
+run_prog wire_verify $A "$(wire_gid $A 10.77.0.3)" $B "$gb" 0 path "$ga"
+ip addr del 10.77.0.3/24 dev vw0
 # Two QPs' multi-packet SENDs into one SRQ: a receive WQE per message.
 run_prog wire_srq $A "$ga" $B "$gb"
 wire_perf send-bw ib_send_bw -s 65536 -n 100

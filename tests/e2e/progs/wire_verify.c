@@ -29,8 +29,27 @@
  * WR_FLUSH_ERR, and the marker never reaches B: no WQE after a failed one
  * is sent.
  *
+ * wire_verify ... 0 sqd: SQD drains the WQEs in progress on the wire.
+ * B's QP stays in INIT while A posts a 64 KiB WRITE; once A's port has
+ * sent packets (its tx_packets or sent_pkts hardware counter grew: the
+ * WRITE is in progress), A moves to SQD with en_sqd_async and posts a
+ * second WRITE.  For 300 ms nothing may
+ * complete and no SQ_DRAINED may arrive (the first WRITE is not
+ * acknowledged); then B moves to RTR, A's resend lands the first WRITE,
+ * and SQ_DRAINED follows its completion; the second WRITE has not
+ * started (its bytes are not at B) until A is back in RTS, where it
+ * completes.
+ *
+ * wire_verify ... 0 path GID_A_SEEN: A's QP sends from its GID GID_A
+ * while B's QP is connected to A's GID GID_A_SEEN, another address of
+ * A's port: B must drop what does not come from its QP's path (as rxe
+ * does), so A's SEND ends in RETRY_EXC_ERR (retry_cnt 1) and B receives
+ * nothing.
+ *
  * Plain libibverbs: passes on any correct RoCE device pair.
  */
+#include <fcntl.h>
+#include <poll.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -311,6 +330,137 @@ static int wv_poll_status(struct wv_end *e, enum ibv_wc_status status,
 	return 0;
 }
 
+/* The path case (see the top); 0 or -1. */
+static int wv_astray(struct wv_end *a, struct wv_end *b)
+{
+	struct timespec pause = { .tv_nsec = 500 * 1000000L };
+	struct ibv_wc wc;
+
+	if (wv_recv(b, 4096) || wv_post(a, IBV_WR_SEND, WV_SEND, 4096, b, 0) ||
+	    wv_poll_status(a, IBV_WC_RETRY_EXC_ERR, "the SEND off the path"))
+		return -1;
+	nanosleep(&pause, NULL);
+	if (ibv_poll_cq(b->cq, 1, &wc) != 0) {
+		diag("%s completed a receive (%s): the SEND got through",
+		     b->name, ibv_wc_status_str(wc.status));
+		return -1;
+	}
+	return 0;
+}
+
+/* The next async event of @e within @ms: its type, or -1 for none. */
+static int wv_async(struct wv_end *e, int ms)
+{
+	struct pollfd pfd = { .fd = e->ctx->async_fd, .events = POLLIN };
+	struct ibv_async_event ev;
+	int type;
+
+	if (poll(&pfd, 1, ms) != 1 || ibv_get_async_event(e->ctx, &ev))
+		return -1;
+	type = ev.event_type;
+	ibv_ack_async_event(&ev);
+	return type;
+}
+
+/* @e's port 1 counter of packets sent (tx_packets, or rxe's sent_pkts). */
+static long wv_sent(const struct wv_end *e)
+{
+	static const char *const names[] = { "tx_packets", "sent_pkts" };
+	char path[256];
+	long v = -1;
+	unsigned int i;
+	FILE *f;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]) && v < 0; i++) {
+		snprintf(path, sizeof(path),
+			 "/sys/class/infiniband/%s/ports/1/hw_counters/%s",
+			 e->name, names[i]);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+/* The sqd case (see the top): B's QP in INIT, A's in RTS; 0 or -1. */
+static int wv_sqd(struct wv_end *a, struct wv_end *b)
+{
+	struct ibv_qp_attr qa = { .qp_state = IBV_QPS_SQD, .en_sqd_async_notify = 1 };
+	int flags = fcntl(a->ctx->async_fd, F_GETFL);
+	long sent = wv_sent(a), deadline;
+	struct ibv_wc wc;
+	uint32_t i;
+	int ev;
+
+	if (flags < 0 || fcntl(a->ctx->async_fd, F_SETFL, flags | O_NONBLOCK))
+		return -1;
+	if (sent < 0) {
+		diag("%s has no tx_packets or sent_pkts counter", a->name);
+		return -1;
+	}
+	wv_fill(a->buf + WV_SEND, 65536 + 4096, 93);
+	memset(b->buf + WV_RDMA, 0, 65536 + 4096);
+	if (wv_post(a, IBV_WR_RDMA_WRITE, WV_SEND, 65536, b, WV_RDMA)) {
+		diag("posting the first WRITE failed");
+		return -1;
+	}
+	deadline = wv_now_ms() + WV_TIMEOUT_MS;
+	while (wv_sent(a) <= sent) {
+		if (wv_now_ms() > deadline) {
+			diag("%s sent nothing in %d ms", a->name, WV_TIMEOUT_MS);
+			return -1;
+		}
+	}
+	if (ibv_modify_qp(a->qp, &qa, IBV_QP_STATE | IBV_QP_EN_SQD_ASYNC_NOTIFY) ||
+	    wv_post(a, IBV_WR_RDMA_WRITE, WV_SEND + 65536, 4096, b,
+		    WV_RDMA + 65536)) {
+		diag("WRITE, SQD, WRITE: a post or the move to SQD failed");
+		return -1;
+	}
+	ev = wv_async(a, 300);
+	if (ev >= 0 || ibv_poll_cq(a->cq, 1, &wc) != 0) {
+		diag("before %s acknowledged anything: %s arrived", b->name,
+		     ev >= 0 ? ibv_event_type_str(ev) : "a completion");
+		return -1;
+	}
+	if (wv_connect_init(b, a)) {
+		diag("%s's QP did not reach RTS", b->name);
+		return -1;
+	}
+	if (wv_poll_status(a, IBV_WC_SUCCESS, "the WRITE started before SQD"))
+		return -1;
+	ev = wv_async(a, WV_TIMEOUT_MS);
+	if (ev != IBV_EVENT_SQ_DRAINED) {
+		diag("after the first WRITE: %s, not SQ_DRAINED",
+		     ev >= 0 ? ibv_event_type_str(ev) : "no event");
+		return -1;
+	}
+	if (wv_check(b->buf + WV_RDMA, 65536, 93) >= 0) {
+		diag("the first WRITE did not land intact");
+		return -1;
+	}
+	for (i = 65536; i < 65536 + 4096; i++) {
+		if (b->buf[WV_RDMA + i]) {
+			diag("the WRITE posted in SQD started in SQD");
+			return -1;
+		}
+	}
+	qa.qp_state = IBV_QPS_RTS;
+	if (ibv_modify_qp(a->qp, &qa, IBV_QP_STATE) ||
+	    wv_poll_status(a, IBV_WC_SUCCESS, "the WRITE posted in SQD, in RTS"))
+		return -1;
+	for (i = 65536; i < 65536 + 4096; i++) {
+		if (b->buf[WV_RDMA + i] != wv_pat(93, i)) {
+			diag("the second WRITE did not land intact (byte %u)", i);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* The halt case (see the top): B's QP in INIT, A's in RTS; 0 or -1. */
 static int wv_halt(struct wv_end *a, struct wv_end *b)
 {
@@ -365,22 +515,27 @@ static int wv_halt(struct wv_end *a, struct wv_end *b)
 
 int main(int argc, char **argv)
 {
-	struct wv_end a = {}, b = {};
+	struct wv_end a = {}, b = {}, a_seen;
 	int iters, i, nsend = 0, nwrite = 0, nread = 0, natomic = 0;
+	const char *mode = argc > 6 ? argv[6] : "";
 	uint64_t expect = 0;
 
-	if (argc != 6 && (argc != 7 || (strcmp(argv[6], "rnr") &&
-					strcmp(argv[6], "halt")))) {
-		fprintf(stderr, "usage: %s DEV_A GID_A DEV_B GID_B ITERS [rnr|halt]\n",
+	if (!(argc == 6 ||
+	      (argc == 7 && (!strcmp(mode, "rnr") || !strcmp(mode, "halt") ||
+			     !strcmp(mode, "sqd"))) ||
+	      (argc == 8 && !strcmp(mode, "path")))) {
+		fprintf(stderr, "usage: %s DEV_A GID_A DEV_B GID_B ITERS [rnr|halt|sqd|path GID_A_SEEN]\n",
 			argv[0]);
 		return 2;
 	}
-	if (argc == 7 && !strcmp(argv[6], "rnr")) {
+	if (!strcmp(mode, "rnr")) {
 		wv_min_rnr = 0;
 		wv_retry_cnt = 3;
 	}
-	if (argc == 7 && !strcmp(argv[6], "halt"))
+	if (!strcmp(mode, "halt") || !strcmp(mode, "sqd"))
 		wv_timeout = 18;
+	if (!strcmp(mode, "path"))
+		wv_retry_cnt = 1;
 	a.name = argv[1];
 	a.gidx = atoi(argv[2]);
 	b.name = argv[3];
@@ -391,7 +546,22 @@ int main(int argc, char **argv)
 		"%s and %s open, PD, CQ, RC QP and 1 MiB MR each", a.name,
 		b.name))
 		return 1;
-	if (argc == 7 && !strcmp(argv[6], "halt")) {
+	if (!strcmp(mode, "path")) {
+		a_seen = a;
+		if (!ok(!ibv_query_gid(a.ctx, 1, atoi(argv[7]), &a_seen.gid) &&
+			!wv_connect(&a, &b) && !wv_connect(&b, &a_seen),
+			"%s's QP sends from GID %s, %s's QP takes packets from GID %s",
+			a.name, argv[2], b.name, argv[7]))
+			return 1;
+		ok(!wv_astray(&a, &b),
+		   "a SEND from an address that is not the peer QP's path is dropped: RETRY_EXC_ERR, nothing received");
+	} else if (!strcmp(mode, "sqd")) {
+		if (!ok(!wv_connect(&a, &b) && !wv_init(&b),
+			"%s's QP in RTS, %s's in INIT", a.name, b.name))
+			return 1;
+		ok(!wv_sqd(&a, &b),
+		   "SQD on the wire: the WRITE in progress is resent and completes, then SQ_DRAINED; the WRITE posted in SQD starts only in RTS");
+	} else if (!strcmp(mode, "halt")) {
 		if (!ok(!wv_connect(&a, &b) && !wv_init(&b),
 			"%s's QP in RTS, %s's in INIT", a.name, b.name))
 			return 1;
@@ -401,7 +571,7 @@ int main(int argc, char **argv)
 		       "the two QPs are connected across the wire (RTS)")) {
 		return 1;
 	}
-	if (argc == 7 && !strcmp(argv[6], "rnr") &&
+	if (!strcmp(mode, "rnr") &&
 	    !ok(!wv_rnr(&a, &b),
 		"a SEND that waits 2 s for a receive (RNR timer 655 ms, ACK timeout 67 ms, retry_cnt 3, rnr_retry 7) completes, data intact, QP in RTS"))
 		return 1;
