@@ -322,6 +322,7 @@ struct orca_soft_qp {
 	struct list_head wait_node;	/* on eng_waiting: timer armed */
 	struct list_head timer_node;	/* on eng_timers: wire timers armed */
 	bool sq_polling;		/* ORCA_DB_DEV_POLLING set in the SQ record */
+	bool sqd_notify;		/* SQD: QP_SQ_DRAINED owed once drained */
 };
 
 struct orca_soft_mr {
@@ -546,6 +547,7 @@ void orca_soft_eq_post(struct orca_soft_dev *sdev, struct orca_soft_eq *eq,
 		       u32 cqn);
 void orca_soft_eq_publish(struct orca_soft_dev *sdev, struct orca_soft_eq *eq,
 			  bool add);
+void orca_soft_sqd_check(struct orca_soft_dev *sdev, struct orca_soft_qp *qp);
 void orca_soft_qp_activate(struct orca_soft_dev *sdev,
 			   struct orca_soft_qp *qp);
 void orca_soft_qp_set_err(struct orca_soft_dev *sdev, struct orca_soft_qp *qp);

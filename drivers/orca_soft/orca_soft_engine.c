@@ -310,6 +310,26 @@ void orca_soft_qp_set_err(struct orca_soft_dev *sdev, struct orca_soft_qp *qp)
 		orca_soft_post_event(sdev, ORCA_EQE_QP_LAST_WQE, qp->qpn);
 }
 
+/*
+ * A QP in SQD whose send queue is drained (no WQE in progress: on the
+ * wire an RC QP waits for the WQEs it started, a UC QP for the message it
+ * is sending; elsewhere WQEs run whole) posts the QP_SQ_DRAINED it owes.
+ */
+void orca_soft_sqd_check(struct orca_soft_dev *sdev, struct orca_soft_qp *qp)
+{
+	bool busy = false;
+
+	if (qp->state != ORCA_QPS_SQD || !qp->sqd_notify)
+		return;
+	if (!orca_soft_qp_is_ud(qp) && !orca_soft_req_local(sdev, qp))
+		busy = qp->req.next_off ||
+		       (qp->req.swqe && qp->sq.cons != qp->req.started);
+	if (busy)
+		return;
+	qp->sqd_notify = false;
+	orca_soft_post_event(sdev, ORCA_EQE_QP_SQ_DRAINED, qp->qpn);
+}
+
 /* MODIFY_QP to RESET: forget everything posted, as CREATE_QP left it. */
 static void orca_soft_qp_reset_dp(struct orca_soft_dev *sdev,
 				  struct orca_soft_qp *qp)
@@ -462,9 +482,13 @@ static int orca_soft_qp_run(struct orca_soft_dev *sdev,
 			n += orca_soft_flush_held(sdev, qp);
 		return n;
 	}
-	if (qp->state != ORCA_QPS_RTS || qp->req.wait != ORCA_SOFT_WAIT_NONE)
+	/* SQD: the WQEs in progress on the wire finish (orca_soft_sq_run). */
+	if ((qp->state != ORCA_QPS_RTS && qp->state != ORCA_QPS_SQD) ||
+	    qp->req.wait != ORCA_SOFT_WAIT_NONE)
 		return n;
-	return n + orca_soft_sq_run(sdev, qp, budget);
+	n += orca_soft_sq_run(sdev, qp, budget);
+	orca_soft_sqd_check(sdev, qp);
+	return n;
 }
 
 static void orca_soft_kick_one(struct orca_soft_dev *sdev, u32 entry)

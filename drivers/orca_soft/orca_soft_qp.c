@@ -339,12 +339,13 @@ u8 orca_soft_modify_qp(struct orca_soft_dev *sdev,
 	orca_soft_qp_modified(sdev, qp, cur, mask);
 
 	/*
-	 * The engine executes a WQE from start to end within one batch, and
-	 * does not start new ones in SQD: the SQ is drained as soon as the
-	 * QP enters SQD.
+	 * SQD starts no WQE: QP_SQ_DRAINED once those in progress are done
+	 * (at once unless a message is on the wire, orca_soft_sqd_check).
 	 */
-	if (next == ORCA_QPS_SQD && cur != ORCA_QPS_SQD && qp->attr.en_sqd_async)
-		orca_soft_post_event(sdev, ORCA_EQE_QP_SQ_DRAINED, qp->qpn);
+	qp->sqd_notify = next == ORCA_QPS_SQD &&
+			 (cur == ORCA_QPS_SQD ? qp->sqd_notify :
+						!!qp->attr.en_sqd_async);
+	orca_soft_sqd_check(sdev, qp);
 	return ORCA_AQ_STS_OK;
 }
 

@@ -519,7 +519,10 @@ static bool orca_soft_req_one(struct orca_soft_dev *sdev,
 	return true;
 }
 
-/* Execute up to @budget WQEs of @qp's SQ (QP in RTS); return how many. */
+/*
+ * Execute up to @budget WQEs of @qp's SQ (QP in RTS, or in SQD with WQEs
+ * in progress on the wire); return how many.
+ */
 int orca_soft_sq_run(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 		     int budget)
 {
@@ -531,6 +534,9 @@ int orca_soft_sq_run(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 		return 0;
 	if (!orca_soft_qp_is_ud(qp) && !orca_soft_req_local(sdev, qp))
 		return orca_soft_wire_sq_run(sdev, qp, budget);
+	/* Here WQEs run whole: none is in progress in SQD. */
+	if (qp->state != ORCA_QPS_RTS)
+		return 0;
 	if (orca_soft_dma_read32(sdev, qp->sq.db_addr +
 				 offsetof(struct orca_db_record, prod), &prod) ||
 	    !orca_wq_prod_ok(prod, qp->sq.cons, qp->sq.log2_depth)) {

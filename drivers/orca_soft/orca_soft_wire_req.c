@@ -292,6 +292,7 @@ static void orca_soft_wire_complete(struct orca_soft_dev *sdev,
 		list_del_init(&qp->timer_node);
 		orca_soft_qp_set_err(sdev, qp);
 	}
+	orca_soft_sqd_check(sdev, qp);
 }
 
 /*
@@ -370,7 +371,8 @@ static bool orca_soft_wire_ack_before(struct orca_soft_dev *sdev,
 static void orca_soft_wire_retire(struct orca_soft_dev *sdev,
 				  struct orca_soft_qp *qp)
 {
-	while (qp->sq.cons != qp->req.next && qp->state == ORCA_QPS_RTS) {
+	while (qp->sq.cons != qp->req.next &&
+	       (qp->state == ORCA_QPS_RTS || qp->state == ORCA_QPS_SQD)) {
 		struct orca_soft_swqe *w = orca_soft_swqe_at(qp, qp->sq.cons);
 
 		if (w->npkts)
@@ -769,8 +771,10 @@ static int orca_soft_wire_uc_run(struct orca_soft_dev *sdev,
 {
 	int n = 0;
 
+	/* SQD: only the message being sent goes on. */
 	while (qp->sq.cons != prod && n < budget &&
-	       qp->state == ORCA_QPS_RTS) {
+	       (qp->state == ORCA_QPS_RTS ||
+		(qp->state == ORCA_QPS_SQD && qp->req.next_off))) {
 		struct orca_soft_cqe_info ci = { .qpn = qp->qpn };
 		struct orca_soft_swqe w;
 		bool executed, signaled;
@@ -842,7 +846,7 @@ int orca_soft_wire_sq_run(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 	 * The ACK timer is judged by the engine's timer pass only, after
 	 * the packets received before it was due (an ACK may be queued).
 	 */
-	if (qp->state != ORCA_QPS_RTS)
+	if (qp->state != ORCA_QPS_RTS && qp->state != ORCA_QPS_SQD)
 		return 0;
 	now = ktime_get_ns();
 	if (qp->req.rnr_until && now < qp->req.rnr_until) {
@@ -856,15 +860,18 @@ int orca_soft_wire_sq_run(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 		qp->req.wqe_started = true;
 	}
 
-	while (n < budget && qp->state == ORCA_QPS_RTS) {
+	while (n < budget &&
+	       (qp->state == ORCA_QPS_RTS || qp->state == ORCA_QPS_SQD)) {
 		struct orca_soft_swqe *w;
 		bool fresh = qp->req.next == qp->req.started;
 
 		if (qp->req.next == prod && fresh)
 			break;
 		if (fresh) {
+			/* SQD starts nothing: the started WQEs finish. */
 			if (qp->req.next - qp->sq.cons >= ORCA_SOFT_SWQES ||
-			    orca_soft_wire_halted(qp))
+			    orca_soft_wire_halted(qp) ||
+			    qp->state == ORCA_QPS_SQD)
 				break;
 			if (!orca_soft_wire_start(sdev, qp)) {
 				n++;

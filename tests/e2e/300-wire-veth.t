@@ -73,6 +73,8 @@ run_prog wire_verify $A "$ga" $B "$gb" 2 rnr
 # A WQE that fails locally behind an unacknowledged one: nothing after
 # it is sent.
 run_prog wire_verify $A "$ga" $B "$gb" 0 halt
+# SQD with a WRITE in progress: it finishes (resent), then SQ_DRAINED.
+run_prog wire_verify $A "$ga" $B "$gb" 0 sqd
 # A QP takes packets only from its path: A sends from a second address
 # of vw0 to a QP of B connected to A's first.
 ip addr add 10.77.0.3/24 dev vw0 && wait_for 30 wire_gid $A 10.77.0.3
