@@ -14,8 +14,13 @@
 #                b's CM answers with a REJ, and the client fails at once
 #                with RDMA_CM_EVENT_REJECTED (no hang, no retries until
 #                a timeout).
+#   cm-timeout   the filter again, kept: every REQ a sends is lost.  The
+#                client must fail by itself with RDMA_CM_EVENT_UNREACHABLE
+#                once ib_cm has spent its retries (16 REQs, 4.8 s apart
+#                for rdma_cm on RoCE: about 77 s), having resent the REQ
+#                (the filter dropped more than one), and leave nothing.
 
-# pair-timeout: 600
+# pair-timeout: 900
 
 . "$(dirname "$0")/lib-pair.sh"
 
@@ -74,6 +79,30 @@ fi
 pair_sync cm-reject >/dev/null
 ok $? "cm-reject: both guests got through"
 pair_leak_point cm-reject "$before"
+
+if is_role a; then
+	tc qdisc add dev eth1 clsact &&
+		tc filter add "${FILTER[@]}" u32 \
+			match ip protocol 17 0xff match ip dport 4791 0xffff \
+			match u32 0x00000001 0x00ffffff at 32 action drop
+	ok $? "cm-timeout: the filter drops every CM MAD a sends"
+	_STDBUF_O=L LD_PRELOAD=$LIBSTDBUF timeout -k 5 200 \
+		rping -c -a "$ORCA_PEER_IP" -p $((P + 2)) -C 1 -v >/tmp/pair-cm-timeout.out 2>&1
+	rc=$?
+	tc -s filter show dev eth1 egress >/tmp/pair-cm-filter.out 2>&1
+	tc qdisc del dev eth1 clsact
+	[ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "$rc" -ne 137 ]
+	ok $? "cm-timeout: rping whose REQs are all lost fails by itself (status $rc)"
+	grep -q 'RDMA_CM_EVENT_UNREACHABLE' /tmp/pair-cm-timeout.out
+	ok $? "cm-timeout: the client saw RDMA_CM_EVENT_UNREACHABLE"
+	sed 's/^/# /' /tmp/pair-cm-timeout.out | head -n 5
+	dropped=$(grep -oE 'dropped [0-9]+' /tmp/pair-cm-filter.out | head -n 1)
+	[ "${dropped#dropped }" -gt 1 ] 2>/dev/null
+	ok $? "cm-timeout: ib_cm resent the REQ before it gave up (the filter: ${dropped:-nothing})"
+fi
+pair_sync cm-timeout >/dev/null
+ok $? "cm-timeout: both guests got through"
+pair_leak_point cm-timeout "$before"
 
 plan "$_tap_n"
 done_testing
