@@ -263,10 +263,10 @@ struct orca_soft_rres {
 /*
  * Responder state of a QP.  On the wire a message arrives packet by
  * packet: the receive WQE of a SEND stays at its RQ's cons until its last
- * packet; an SRQ's is taken off the SRQ when the message first needs it
- * and held by the QP (srq_wqe) until the message completes, so that QPs
- * sharing the SRQ never fill the same WQE.  A WRITE's target is kept
- * from its RETH.
+ * packet; an RC QP's SRQ WQE is taken off the SRQ when the message first
+ * needs it and held by the QP (srq_wqe) until the message completes, so
+ * that QPs sharing the SRQ never fill the same WQE.  A WRITE's target is
+ * kept from its RETH.
  */
 struct orca_soft_resp {
 	u32 rq_psn;			/* PSN expected in the next request */

@@ -146,9 +146,10 @@ static void orca_soft_wire_answer(struct orca_soft_dev *sdev,
 /*
  * The receive WQE of the message at hand into scratch->rwqe, its buffer
  * resolved into scratch->remote: an RQ's is read at the RQ's cons each
- * time; an SRQ's is taken off the SRQ (cons advanced, limit checked, with
- * @prod from orca_soft_recv_need) the first time and held by the QP until
- * the message completes.  0, or the status to complete it with.
+ * time, and so is a UD QP's (a datagram is one packet); an RC QP's SRQ
+ * WQE is taken off the SRQ (cons advanced, limit checked, with @prod
+ * from orca_soft_recv_need) the first time and held by the QP until the
+ * message completes.  0, or the status to complete it with.
  */
 static u8 orca_soft_wire_rwqe(struct orca_soft_dev *sdev,
 			      struct orca_soft_qp *dqp,
@@ -167,7 +168,7 @@ static u8 orca_soft_wire_rwqe(struct orca_soft_dev *sdev,
 		nsge = orca_soft_rwqe_read(sdev, dqp, ci);
 		if (nsge < 0)
 			return ORCA_CQE_ST_LOC_QP_OP_ERR;
-		if (dqp->srq) {
+		if (dqp->srq && dqp->type == ORCA_QPT_RC) {
 			memcpy(dqp->srq_wqe, s->rwqe, ORCA_RECV_WQE_HDR_SIZE +
 			       nsge * sizeof(struct orca_sge));
 			orca_soft_recv_consume(sdev, dqp, prod);
@@ -740,19 +741,16 @@ static void orca_soft_wire_ud_deliver(struct orca_soft_dev *sdev,
 		.flags = ORCA_CQE_FLAG_GRH,
 	};
 	u32 plen = pkt->payload_len;
-	u32 prod = 0;
+	u32 prod;
 	int ret;
 	u8 st;
 
 	if (!orca_soft_qp_receives(dqp) ||
 	    pkt->deth_qkey != le32_to_cpu(dqp->attr.qkey))
 		goto drop;
-	/* An SRQ's WQE held after a dropped datagram serves the next. */
-	if (!dqp->resp.srq_held) {
-		ret = orca_soft_recv_avail(sdev, dqp, &prod);
-		if (ret)
-			goto drop;
-	}
+	ret = orca_soft_recv_avail(sdev, dqp, &prod);
+	if (ret)
+		goto drop;
 	st = orca_soft_wire_rwqe(sdev, dqp, &ci, prod);
 	if (st == ORCA_CQE_ST_LOC_QP_OP_ERR) {
 		orca_soft_recv_fail(sdev, dqp, prod, &ci, st);
