@@ -27,6 +27,16 @@
 P=$TOOLS_PORT
 FILTER=(dev eth1 egress protocol ip prio 7)
 
+# mad_filter: drop every RoCEv2 packet a sends to QP1 (the CM's MADs).
+# IPv4 without options: UDP at 20, BTH at 28, its DestQP in the low 24
+# bits of the word at 32.
+mad_filter() {
+	tc qdisc add dev eth1 clsact &&
+		tc filter add "${FILTER[@]}" u32 \
+			match ip protocol 17 0xff match ip dport 4791 0xffff \
+			match u32 0x00000001 0x00ffffff at 32 action drop
+}
+
 # mad_dropped: the filter has dropped at least one packet.
 mad_dropped() {
 	tc -s filter show dev eth1 egress 2>/dev/null | grep -qE 'dropped [1-9]'
@@ -35,12 +45,7 @@ mad_dropped() {
 before=$(res_summary)
 watcher=
 if is_role a; then
-	# IPv4 without options: UDP at 20, BTH at 28, its DestQP in the low
-	# 24 bits of the word at 32.
-	tc qdisc add dev eth1 clsact &&
-		tc filter add "${FILTER[@]}" u32 \
-			match ip protocol 17 0xff match ip dport 4791 0xffff \
-			match u32 0x00000001 0x00ffffff at 32 action drop
+	mad_filter
 	ok $? "a filter on eth1 drops what a sends to QP1 (the CM's MADs)"
 	{
 		poll_until 200 mad_dropped
@@ -81,10 +86,7 @@ ok $? "cm-reject: both guests got through"
 pair_leak_point cm-reject "$before"
 
 if is_role a; then
-	tc qdisc add dev eth1 clsact &&
-		tc filter add "${FILTER[@]}" u32 \
-			match ip protocol 17 0xff match ip dport 4791 0xffff \
-			match u32 0x00000001 0x00ffffff at 32 action drop
+	mad_filter
 	ok $? "cm-timeout: the filter drops every CM MAD a sends"
 	_STDBUF_O=L LD_PRELOAD=$LIBSTDBUF timeout -k 5 200 \
 		rping -c -a "$ORCA_PEER_IP" -p $((P + 2)) -C 1 -v >/tmp/pair-cm-timeout.out 2>&1

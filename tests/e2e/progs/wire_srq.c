@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "e2e_tap.h"
+#include "wire_common.h"
 
 #define WS_QPS		2
 #define WS_MSGS		2
@@ -40,25 +41,10 @@ struct ws_end {
 	int gidx;
 };
 
-static uint8_t ws_pat(uint32_t seed, size_t i)
-{
-	uint32_t x = seed * 2654435761U + (uint32_t)i * 40503U;
-
-	return (uint8_t)(x ^ (x >> 13) ^ (x >> 24));
-}
-
 /* The seed of QP @q's SEND @k. */
 static uint32_t ws_seed(int q, int k)
 {
 	return 1000U * (uint32_t)(q + 1) + (uint32_t)k;
-}
-
-static long ws_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
 static int ws_open(struct ws_end *e, int with_srq)
@@ -173,7 +159,7 @@ static int ws_post_sends(struct ws_end *a)
 	for (slot = 0; slot < WS_NRECV; slot++)
 		for (i = 0; i < WS_LEN; i++)
 			a->buf[slot * WS_LEN + i] =
-				ws_pat(ws_seed((int)(slot / WS_MSGS),
+				wire_pat(ws_seed((int)(slot / WS_MSGS),
 					       (int)(slot % WS_MSGS)), i);
 	for (k = 0; k < WS_MSGS; k++) {
 		for (q = 0; q < WS_QPS; q++) {
@@ -202,7 +188,7 @@ static int ws_post_sends(struct ws_end *a)
 static int ws_poll(struct ws_end *e, struct ibv_wc *wc, int n,
 		   enum ibv_wc_opcode opcode)
 {
-	long deadline = ws_now_ms() + WS_TIMEOUT_MS;
+	long deadline = wire_now_ms() + WS_TIMEOUT_MS;
 	int got = 0, r;
 
 	while (got < n) {
@@ -221,7 +207,7 @@ static int ws_poll(struct ws_end *e, struct ibv_wc *wc, int n,
 				return -1;
 			}
 		}
-		if (got < n && ws_now_ms() > deadline) {
+		if (got < n && wire_now_ms() > deadline) {
 			diag("%s: %d of %d completions in %d ms", e->name, got,
 			     n, WS_TIMEOUT_MS);
 			return -1;
@@ -255,7 +241,7 @@ static int ws_check(const struct ws_end *b, const struct ibv_wc *wc)
 		k = next[q]++;
 		p = b->buf + slot * WS_LEN;
 		for (j = 0; j < WS_LEN; j++)
-			if (p[j] != ws_pat(ws_seed(q, k), j))
+			if (p[j] != wire_pat(ws_seed(q, k), j))
 				break;
 		if (j < WS_LEN) {
 			diag("receive %d (QP %d's SEND %d, WQE %llu): byte %zu differs",

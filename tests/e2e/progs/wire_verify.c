@@ -54,6 +54,7 @@
 #include <time.h>
 
 #include "e2e_tap.h"
+#include "wire_common.h"
 
 #define WV_BUF		(1 << 20)
 #define WV_SEND		0		/* offsets in each end's buffer */
@@ -80,19 +81,12 @@ static uint8_t wv_min_rnr = 12, wv_retry_cnt = 7, wv_timeout = 14;
 
 static const uint32_t wv_sizes[] = { 1, 1000, 1024, 4096, 16385, 65536 };
 
-static uint8_t wv_pat(uint32_t seed, size_t i)
-{
-	uint32_t x = seed * 2654435761U + (uint32_t)i * 40503U;
-
-	return (uint8_t)(x ^ (x >> 13) ^ (x >> 24));
-}
-
 static void wv_fill(uint8_t *p, size_t len, uint32_t seed)
 {
 	size_t i;
 
 	for (i = 0; i < len; i++)
-		p[i] = wv_pat(seed, i);
+		p[i] = wire_pat(seed, i);
 }
 
 /* Index of the first byte of p[0..len) that is not the pattern, or -1. */
@@ -101,29 +95,19 @@ static long wv_check(const uint8_t *p, size_t len, uint32_t seed)
 	size_t i;
 
 	for (i = 0; i < len; i++)
-		if (p[i] != wv_pat(seed, i))
+		if (p[i] != wire_pat(seed, i))
 			return (long)i;
 	return -1;
 }
 
-static long wv_now_ms(void)
+/* The next completion of @e into @wc, within WV_TIMEOUT_MS; 0 or -1. */
+static int wv_next(struct wv_end *e, struct ibv_wc *wc, const char *what)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
-/* One completion of @e, with the status and opcode expected. */
-static int wv_poll(struct wv_end *e, enum ibv_wc_opcode op, uint32_t len,
-		   const char *what)
-{
-	long deadline = wv_now_ms() + WV_TIMEOUT_MS;
-	struct ibv_wc wc;
+	long deadline = wire_now_ms() + WV_TIMEOUT_MS;
 	int n;
 
-	while ((n = ibv_poll_cq(e->cq, 1, &wc)) == 0) {
-		if (wv_now_ms() > deadline) {
+	while ((n = ibv_poll_cq(e->cq, 1, wc)) == 0) {
+		if (wire_now_ms() > deadline) {
 			diag("%s: no completion on %s in %d ms", what, e->name,
 			     WV_TIMEOUT_MS);
 			return -1;
@@ -133,6 +117,17 @@ static int wv_poll(struct wv_end *e, enum ibv_wc_opcode op, uint32_t len,
 		diag("%s: ibv_poll_cq on %s failed", what, e->name);
 		return -1;
 	}
+	return 0;
+}
+
+/* One completion of @e, with the status and opcode expected. */
+static int wv_poll(struct wv_end *e, enum ibv_wc_opcode op, uint32_t len,
+		   const char *what)
+{
+	struct ibv_wc wc;
+
+	if (wv_next(e, &wc, what))
+		return -1;
 	if (wc.status != IBV_WC_SUCCESS || wc.opcode != op ||
 	    ((op == IBV_WC_RECV) && wc.byte_len != len)) {
 		diag("%s: %s completed %s, opcode %d, byte_len %u (want opcode %d, %u)",
@@ -166,7 +161,7 @@ static int wv_open(struct wv_end *e)
 	e->mr = ibv_reg_mr(e->pd, e->buf, WV_BUF, IBV_ACCESS_LOCAL_WRITE |
 			   IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
 			   IBV_ACCESS_REMOTE_ATOMIC);
-	e->psn = (uint32_t)(wv_now_ms() * 7919) & 0xffffff;
+	e->psn = (uint32_t)(wire_now_ms() * 7919) & 0xffffff;
 	return e->qp && e->mr ? 0 : -1;
 }
 
@@ -310,21 +305,13 @@ static int wv_rnr(struct wv_end *a, struct wv_end *b)
 static int wv_poll_status(struct wv_end *e, enum ibv_wc_status status,
 			  const char *what)
 {
-	long deadline = wv_now_ms() + WV_TIMEOUT_MS;
 	struct ibv_wc wc;
-	int n;
 
-	while ((n = ibv_poll_cq(e->cq, 1, &wc)) == 0) {
-		if (wv_now_ms() > deadline) {
-			diag("%s: no completion on %s in %d ms", what, e->name,
-			     WV_TIMEOUT_MS);
-			return -1;
-		}
-	}
-	if (n < 0 || wc.status != status) {
+	if (wv_next(e, &wc, what))
+		return -1;
+	if (wc.status != status) {
 		diag("%s: %s completed %s (want %s)", what, e->name,
-		     n < 0 ? "nothing (poll failed)" : ibv_wc_status_str(wc.status),
-		     ibv_wc_status_str(status));
+		     ibv_wc_status_str(wc.status), ibv_wc_status_str(status));
 		return -1;
 	}
 	return 0;
@@ -407,9 +394,9 @@ static int wv_sqd(struct wv_end *a, struct wv_end *b)
 		diag("posting the first WRITE failed");
 		return -1;
 	}
-	deadline = wv_now_ms() + WV_TIMEOUT_MS;
+	deadline = wire_now_ms() + WV_TIMEOUT_MS;
 	while (wv_sent(a) <= sent) {
-		if (wv_now_ms() > deadline) {
+		if (wire_now_ms() > deadline) {
 			diag("%s sent nothing in %d ms", a->name, WV_TIMEOUT_MS);
 			return -1;
 		}
@@ -453,7 +440,7 @@ static int wv_sqd(struct wv_end *a, struct wv_end *b)
 	    wv_poll_status(a, IBV_WC_SUCCESS, "the WRITE posted in SQD, in RTS"))
 		return -1;
 	for (i = 65536; i < 65536 + 4096; i++) {
-		if (b->buf[WV_RDMA + i] != wv_pat(93, i)) {
+		if (b->buf[WV_RDMA + i] != wire_pat(93, i)) {
 			diag("the second WRITE did not land intact (byte %u)", i);
 			return -1;
 		}
