@@ -207,7 +207,7 @@ struct orca_cq {
 	u16 arm_seq;
 	u32 arm_word;			/* last arm word written */
 	bool arm_pending;		/* an arm was written since the last event */
-	bool arm_fired;			/* an event came (completion EQ handler) */
+	bool arm_fired;			/* its event came (completion EQ handler) */
 	bool resizing;			/* poll_cq finds nothing meanwhile */
 };
 

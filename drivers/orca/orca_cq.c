@@ -434,10 +434,10 @@ int orca_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	 * event).  An event raised but not yet handled is on its way to the
 	 * completion handler, and covers what follows.
 	 */
-	if (!cq->arm_pending || READ_ONCE(cq->arm_fired))
+	if (!cq->arm_pending || cq->arm_fired)
 		cq->arm_seq = (cq->arm_seq + 1) & ORCA_CQ_ARM_SEQ_MASK;
 	cq->arm_pending = true;
-	WRITE_ONCE(cq->arm_fired, false);
+	cq->arm_fired = false;
 	arm = cq->arm_seq | ORCA_CQ_ARM_REQUEST;
 	if ((flags & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED)
 		arm |= ORCA_CQ_ARM_SOLICITED;

@@ -323,8 +323,16 @@ static void orca_handle_ceqe(struct orca_dev *dev, u8 type, u64 data)
 	xa_lock_irqsave(&dev->cq_xa, flags);
 	cq = xa_load(&dev->cq_xa, data);
 	if (cq) {
-		/* The arm fired: the next one may take a new SEQ. */
-		WRITE_ONCE(cq->arm_fired, true);
+		/*
+		 * The arm fired: the next one may take a new SEQ.  Under the
+		 * CQ's lock, as orca_req_notify_cq() reads and clears the
+		 * mark: a mark set between its read and its clear would be
+		 * lost, every later arm would reuse the SEQ the device
+		 * already fired, and the CQ would never signal again.
+		 */
+		spin_lock(&cq->lock);
+		cq->arm_fired = true;
+		spin_unlock(&cq->lock);
 		if (cq->ibcq.comp_handler)
 			cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 	}
