@@ -234,6 +234,44 @@ int orca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 				  "CQ");
 }
 
+static bool orca_cqe_valid(struct orca_cq *cq, u32 idx, u32 *status_owner)
+{
+	struct orca_cqe *cqe = &cq->ring[orca_ring_slot(idx, cq->log2_depth)];
+	u32 so = le32_to_cpu(READ_ONCE(cqe->status_owner));
+
+	if (!!(so & ORCA_CQE_OWNER) != orca_ring_phase(idx, cq->log2_depth))
+		return false;
+	*status_owner = so;
+	return true;
+}
+
+/*
+ * A kernel CQ's consumer state, for `rdma resource show cq -dd`: its
+ * consumer index, the last arm word written, whether that arm's event
+ * came, and whether a completion waits at cons.  A CQ armed, not fired,
+ * with a completion waiting has lost its event.
+ */
+static int orca_fill_res_kcq(struct sk_buff *msg, struct orca_cq *cq)
+{
+	unsigned long flags;
+	u32 cons, arm, so;
+	bool fired, ready;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	cons = cq->cons;
+	arm = cq->arm_word;
+	fired = cq->arm_fired;
+	ready = !cq->resizing && orca_cqe_valid(cq, cq->cons, &so);
+	spin_unlock_irqrestore(&cq->lock, flags);
+
+	if (rdma_nl_put_driver_u32(msg, "cons", cons) ||
+	    rdma_nl_put_driver_u32_hex(msg, "arm", arm) ||
+	    rdma_nl_put_driver_u32(msg, "arm_fired", fired) ||
+	    rdma_nl_put_driver_u32(msg, "cqe_ready", ready))
+		return -EMSGSIZE;
+	return 0;
+}
+
 int orca_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq)
 {
 	struct orca_cq *cq = to_ocq(ibcq);
@@ -245,6 +283,8 @@ int orca_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq)
 	if (rdma_nl_put_driver_u32(msg, "cqn", cq->cqn) ||
 	    rdma_nl_put_driver_u32(msg, "depth", 1U << cq->log2_depth) ||
 	    rdma_nl_put_driver_u32(msg, "eqn", cq->eqn))
+		goto err;
+	if (!cq->user && orca_fill_res_kcq(msg, cq))
 		goto err;
 	nla_nest_end(msg, nest);
 	return 0;
@@ -352,17 +392,6 @@ static bool orca_cqe_to_wc(struct orca_dev *dev, const struct orca_cqe *cqe,
 		wc->network_hdr_type = (flags & ORCA_CQE_FLAG_IPV4) ?
 				       RDMA_NETWORK_IPV4 : RDMA_NETWORK_IPV6;
 	}
-	return true;
-}
-
-static bool orca_cqe_valid(struct orca_cq *cq, u32 idx, u32 *status_owner)
-{
-	struct orca_cqe *cqe = &cq->ring[orca_ring_slot(idx, cq->log2_depth)];
-	u32 so = le32_to_cpu(READ_ONCE(cqe->status_owner));
-
-	if (!!(so & ORCA_CQE_OWNER) != orca_ring_phase(idx, cq->log2_depth))
-		return false;
-	*status_owner = so;
 	return true;
 }
 

@@ -639,6 +639,31 @@ int orca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	return 0;
 }
 
+/*
+ * A kernel work queue's indices, for `rdma resource show qp -dd`: what
+ * was posted (prod) and what the device has finished (its cons in the
+ * doorbell record).  A queue that holds WQEs while nothing moves is a
+ * stalled one.
+ */
+static int orca_fill_res_kwq(struct sk_buff *msg, const char *name,
+			     struct orca_kwq *kwq)
+{
+	char key[16];
+	unsigned long flags;
+	u32 prod, cons;
+
+	spin_lock_irqsave(&kwq->lock, flags);
+	prod = kwq->prod;
+	cons = le32_to_cpu(READ_ONCE(kwq->db->cons));
+	spin_unlock_irqrestore(&kwq->lock, flags);
+
+	snprintf(key, sizeof(key), "%s_prod", name);
+	if (rdma_nl_put_driver_u32(msg, key, prod))
+		return -EMSGSIZE;
+	snprintf(key, sizeof(key), "%s_cons", name);
+	return rdma_nl_put_driver_u32(msg, key, cons) ? -EMSGSIZE : 0;
+}
+
 int orca_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 {
 	struct orca_qp *qp = to_oqp(ibqp);
@@ -655,6 +680,10 @@ int orca_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	    rdma_nl_put_driver_u32(msg, "rq_stride",
 				   qp->has_rq ? 1U << qp->rq.log2_stride : 0) ||
 	    rdma_nl_put_driver_u32(msg, "max_inline", qp->max_inline))
+		goto err;
+	if (!qp->user &&
+	    (orca_fill_res_kwq(msg, "sq", &qp->ksq) ||
+	     (qp->has_rq && orca_fill_res_kwq(msg, "rq", &qp->krq))))
 		goto err;
 	nla_nest_end(msg, nest);
 	return 0;

@@ -22,6 +22,7 @@ PORTID=1
 SVCID=4420
 
 before=$(res_summary)
+log0=$(($(dmesg_lines) + 1))
 ip=$(ip -4 -o addr show dev "$ORCA_NETDEV" | awk '{ print $4 }' | cut -d/ -f1 | head -n1)
 
 # The controller nvme-rdma created for $NQN: nvmeN, or nothing.
@@ -74,16 +75,20 @@ ok $? "nvmet-rdma listens on $ORCA_DEV ($ip:$SVCID)"
 
 timeout 120 nvme discover -t rdma -a "$ip" -s "$SVCID" --hostnqn="$HOSTNQN" >/tmp/e2e-disc.out 2>&1 &&
 	grep -q "subnqn: *$NQN\$" /tmp/e2e-disc.out
-ok $? "nvme discover -t rdma lists $NQN"
+disc=$?
+ok $disc "nvme discover -t rdma lists $NQN"
 [ -s /tmp/e2e-disc.out ] && grep -E 'subnqn|trtype' /tmp/e2e-disc.out | sed 's/^/# /'
+[ "$disc" -eq 0 ] || { sed 's/^/# /' /tmp/e2e-disc.out; stall_report "$log0"; }
 
 tx0=$(orca_stat tx_bytes)
 timeout 120 nvme connect -t rdma -n "$NQN" -a "$ip" -s "$SVCID" --hostnqn="$HOSTNQN" >/tmp/e2e-conn.out 2>&1
 rc=$?
 ctrl=$(nvme_ctrl)
 [ "$rc" -eq 0 ] && [ -n "$ctrl" ] && wait_for 30 test -b "/dev/${ctrl}n1"
-ok $? "nvme connect -t rdma: controller ${ctrl:-none} with namespace /dev/${ctrl:-none}n1 (status $rc)"
+conn=$?
+ok $conn "nvme connect -t rdma: controller ${ctrl:-none} with namespace /dev/${ctrl:-none}n1 (status $rc)"
 sed 's/^/# /' /tmp/e2e-conn.out
+[ "$conn" -eq 0 ] || stall_report "$log0"
 dev=/dev/${ctrl}n1
 
 if [ -n "$ctrl" ] && [ -b "$dev" ]; then

@@ -24,6 +24,7 @@ EXPORT=/tmp/e2e-nfs-export
 MNT=/tmp/e2e-nfs-mnt
 
 before=$(res_summary)
+log0=$(($(dmesg_lines) + 1))
 ip=$(ip -4 -o addr show dev "$ORCA_NETDEV" | awk '{ print $4 }' | cut -d/ -f1 | head -n1)
 
 modprobe nfsd && modprobe rpcrdma
@@ -48,8 +49,10 @@ ok $? "svcrdma listens on $ORCA_DEV, port 20049"
 
 timeout 180 mount -t nfs4 -o rdma,port=20049,vers=4 "$ip:/" "$MNT" >/tmp/e2e-mount.out 2>&1 &&
 	grep -E " $MNT nfs4 " /proc/mounts | grep -q 'proto=rdma'
-ok $? "mount -t nfs4 -o rdma,port=20049 $ip:/ : mounted with proto=rdma"
+mnt=$?
+ok $mnt "mount -t nfs4 -o rdma,port=20049 $ip:/ : mounted with proto=rdma"
 sed 's/^/# /' /tmp/e2e-mount.out
+[ "$mnt" -eq 0 ] || stall_report "$log0"
 grep -E " $MNT " /proc/mounts | sed 's/^/# /'
 
 if mountpoint -q "$MNT"; then

@@ -21,6 +21,7 @@ export RDMAV_DRIVERS=$BUILD_DIR/userspace/liborca
 
 ORCA_DEV=${ORCA_DEV:-orca0}
 ORCA_NETDEV=${ORCA_NETDEV:-eth0}
+. "$E2E_DIR/lib-stall.sh"
 
 _tap_n=0
 _tap_failed=0

@@ -72,6 +72,8 @@ point() { # point OK|FAIL description
 	fi
 }
 indent() { sed 's/^/# /'; }
+# shellcheck source=tests/e2e/lib-stall.sh
+. "$E2E_DIR/lib-stall.sh"
 
 # modprobe what a module file depends on, then insmod it.
 load_ko() {
@@ -344,6 +346,7 @@ for t in "${tests[@]}"; do
 	own=$(sed -n 's/^# e2e-timeout: \([0-9][0-9]*\)$/\1/p' "$t" | head -n 1)
 	[ -n "$own" ] && [ "$own" -gt "$limit" ] && limit=$own
 	start=$(date +%s)
+	log0=$(($(dmesg_lines) + 1))
 	rc=0
 	timeout -k 10 "$limit" "$t" </dev/null >/tmp/e2e-t.out 2>/tmp/e2e-t.err || rc=$?
 	end=$(date +%s)
@@ -373,6 +376,7 @@ for t in "${tests[@]}"; do
 	fi
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 		point FAIL "$name: timed out after $limit s"
+		stall_report "$log0"
 	elif [ -z "$planned" ]; then
 		point FAIL "$name: no plan (exit status $rc, $ran points)"
 	elif [ "$planned" -ne "$ran" ]; then
