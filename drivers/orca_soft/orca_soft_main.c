@@ -65,8 +65,14 @@ static int orca_soft_vectors_init(struct orca_soft_dev *sdev)
 		vec->sdev = sdev;
 		vec->irq = base + i;
 		init_irq_work(&vec->work, orca_soft_vector_fire);
+		/*
+		 * Edge flow, as an MSI-X vector: a raise while the handler
+		 * runs on another CPU is latched (IRQS_PENDING) and the
+		 * handler runs again.  The simple flow drops it, and an EQ
+		 * re-armed by that handler would never signal again.
+		 */
 		irq_set_chip_and_handler_name(vec->irq, &dummy_irq_chip,
-					      handle_simple_irq, "orca_soft");
+					      handle_edge_irq, "orca_soft");
 		sdev->bdev.irqs[i] = vec->irq;
 	}
 	return 0;
