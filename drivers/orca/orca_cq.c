@@ -37,6 +37,22 @@ static void orca_cq_kick(struct orca_dev *dev, struct orca_cq *cq)
 		       FIELD_PREP(ORCA_CQ_DB_CQN, cq->cqn));
 }
 
+/*
+ * After a resize of a kernel CQ, done or refused: an arm asked for while
+ * it ran (orca_req_notify_cq() keeps it in arm_word) goes into the record
+ * the device now uses, and the device looks at what the CQ holds.
+ * Called with cq->lock held.
+ */
+static void orca_cq_rearm_locked(struct orca_dev *dev, struct orca_cq *cq)
+{
+	if (cq->user || !(cq->arm_word & ORCA_CQ_ARM_REQUEST))
+		return;
+	WRITE_ONCE(cq->db->arm, cpu_to_le32(cq->arm_word));
+	/* The arm word before the doorbell that re-evaluates it. */
+	mb();
+	orca_cq_kick(dev, cq);
+}
+
 int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		   struct ib_udata *udata)
 {
@@ -187,6 +203,7 @@ int orca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	if (ret) {
 		spin_lock_irq(&cq->lock);
 		cq->resizing = false;
+		orca_cq_rearm_locked(dev, cq);
 		spin_unlock_irq(&cq->lock);
 		mutex_unlock(&cq->resize_lock);
 		goto err_unexpose;
@@ -201,13 +218,7 @@ int orca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	cq->db = qmem->va + ring_bytes;
 	cq->log2_depth = ilog2(depth);
 	cq->resizing = false;
-	if (!cq->user && (cq->arm_word & ORCA_CQ_ARM_REQUEST)) {
-		/* An arm written meanwhile may have missed the move. */
-		WRITE_ONCE(cq->db->arm, cpu_to_le32(cq->arm_word));
-		/* The arm word before the doorbell that re-evaluates it. */
-		mb();
-		orca_cq_kick(dev, cq);
-	}
+	orca_cq_rearm_locked(dev, cq);
 	spin_unlock_irq(&cq->lock);
 	cq->mentry = mentry;
 	ibcq->cqe = depth;
