@@ -543,7 +543,7 @@ void orca_soft_kick(struct orca_soft_dev *sdev, u32 entry);
 void orca_soft_engine_wake(struct orca_soft_dev *sdev);
 void orca_soft_doorbell(struct orca_soft_dev *sdev, u32 entry);
 void orca_soft_eq_doorbell(struct orca_soft_dev *sdev, u32 val);
-void orca_soft_eq_post(struct orca_soft_dev *sdev, struct orca_soft_eq *eq,
+bool orca_soft_eq_post(struct orca_soft_dev *sdev, struct orca_soft_eq *eq,
 		       u32 cqn);
 void orca_soft_eq_publish(struct orca_soft_dev *sdev, struct orca_soft_eq *eq,
 			  bool add);

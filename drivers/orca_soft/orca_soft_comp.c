@@ -24,12 +24,14 @@ static u64 orca_soft_cqe_addr(const struct orca_soft_cq *cq, u32 idx)
 	       (u64)orca_ring_slot(idx, cq->log2_depth) * ORCA_CQE_SIZE;
 }
 
+/* An arm whose event the EQ dropped stays pending (Completion EQ overflow). */
 static void orca_soft_cq_fire(struct orca_soft_dev *sdev,
 			      struct orca_soft_cq *cq, u32 arm)
 {
+	if (!orca_soft_eq_post(sdev, cq->eq, cq->cqn))
+		return;
 	cq->fired_seq = arm & ORCA_CQ_ARM_SEQ_MASK;
 	cq->announced = cq->prod;
-	orca_soft_eq_post(sdev, cq->eq, cq->cqn);
 }
 
 /*

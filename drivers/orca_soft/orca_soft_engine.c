@@ -123,12 +123,16 @@ void orca_soft_eq_publish(struct orca_soft_dev *sdev, struct orca_soft_eq *eq,
 	spin_unlock_irqrestore(&sdev->ceq_lock, flags);
 }
 
-/* Write a COMP entry for @cqn; raise the vector if the EQ is armed. */
-void orca_soft_eq_post(struct orca_soft_dev *sdev, struct orca_soft_eq *eq,
+/*
+ * Write a COMP entry for @cqn; raise the vector if the EQ is armed.
+ * Return false if the entry was dropped (EQ full, or unwritable).
+ */
+bool orca_soft_eq_post(struct orca_soft_dev *sdev, struct orca_soft_eq *eq,
 		       u32 cqn)
 {
 	struct orca_eqe eqe = {};
 	unsigned long flags;
+	bool posted = false;
 	u64 addr;
 	u32 info;
 
@@ -153,12 +157,14 @@ void orca_soft_eq_post(struct orca_soft_dev *sdev, struct orca_soft_eq *eq,
 				  info))
 		goto out;
 	eq->prod++;
+	posted = true;
 	if (eq->armed) {
 		eq->armed = false;
 		orca_soft_raise_irq(sdev, eq->vector);
 	}
 out:
 	spin_unlock_irqrestore(&sdev->ceq_lock, flags);
+	return posted;
 }
 
 /*
