@@ -436,3 +436,5 @@ module_exit(orca_soft_exit);
 MODULE_DESCRIPTION("Orca RDMA HCA implemented in software, over RoCEv2");
 MODULE_LICENSE("GPL");
 MODULE_ALIAS_RDMA_LINK("orca");
+/* Its HCAs are driven by orca.ko: load it too, with or without udev. */
+MODULE_SOFTDEP("post: orca");
