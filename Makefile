@@ -14,6 +14,13 @@
 #                results.txt (targets are goals, not checks)
 #   make soak    the long runs kept out of make check (hours): 240-ev-stress
 #                50 times on the stock and on the debug kernel
+#   make install the modules (updates/orca under /lib/modules, depmod),
+#                liborca with its /etc/libibverbs.d/orca.driver, the man
+#                pages and the docs; DESTDIR and PREFIX are honoured (with
+#                DESTDIR, depmod is left to the packager); make uninstall
+#                removes exactly those files
+#   make deb     the Debian packages orca-dkms and liborca in build/deb,
+#                checked with lintian
 #
 # KDIR selects the kernel build tree.  By default it is the headers package
 # of the Debian stock kernel ABI recorded by 'make deps' in build/kernel-abi.
@@ -25,7 +32,32 @@ KDIR		?= /usr/src/linux-headers-$(ORCA_KABI)
 
 export BUILD_DIR ORCA_KABI KDIR
 
-.PHONY: all modules userspace e2e-progs deps check demo demo-one bench soak kunit-kernel style clean
+ORCA_VERSION	:= $(shell cat $(CURDIR)/VERSION)
+
+# Installation layout.  libibverbs (rdma-core 44) loads providers named by
+# the *.driver files of /etc/libibverbs.d, whatever PREFIX is: a bare name
+# from its own provider directory, else an absolute path.
+DESTDIR		?=
+PREFIX		?= /usr
+MULTIARCH	:= $(shell $(CC) -print-multiarch 2>/dev/null)
+LIBDIR		?= $(PREFIX)/lib/$(MULTIARCH)
+PROVIDERDIR	?= $(LIBDIR)/libibverbs
+SYSCONFDIR	?= /etc
+MANDIR		?= $(PREFIX)/share/man
+DOCDIR		?= $(PREFIX)/share/doc/orca
+VERBS_PROVIDERDIR := $(shell pkg-config --variable=libdir libibverbs 2>/dev/null)/libibverbs
+# The release modules are built for (Debian's headers carry the upstream
+# version in include/config/kernel.release, the ABI name in UTS_RELEASE).
+KREL		= $(shell awk -F'"' '/UTS_RELEASE/ { print $$2 }' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+MODDIR		= /lib/modules/$(KREL)/updates/orca
+
+INSTALL_MODS	:= drivers/orca/orca.ko drivers/orca_soft/orca_soft.ko
+INSTALL_MANS	:= Documentation/man/orca.7 Documentation/man/orca_soft.4
+INSTALL_DOCS	:= README Documentation/orca-hw-interface.rst \
+		   Documentation/liborca.md Documentation/index.rst
+PROVIDER	:= liborca-rdmav34.so
+
+.PHONY: all modules userspace e2e-progs deps check demo demo-one bench soak kunit-kernel style clean install uninstall deb
 
 all: modules userspace e2e-progs
 
@@ -59,6 +91,36 @@ soak:
 
 kunit-kernel:
 	tests/kunit/build-kernel.sh
+
+install: modules userspace
+	@test -n "$(KREL)" || { echo "no kernel release in $(KDIR)" >&2; exit 1; }
+	install -d $(DESTDIR)$(MODDIR)
+	install -m 644 $(INSTALL_MODS) $(DESTDIR)$(MODDIR)/
+	install -D -m 644 $(BUILD_DIR)/userspace/$(PROVIDER) $(DESTDIR)$(PROVIDERDIR)/$(PROVIDER)
+	install -d $(DESTDIR)$(SYSCONFDIR)/libibverbs.d
+	if [ "$(PROVIDERDIR)" = "$(VERBS_PROVIDERDIR)" ]; then \
+		echo "driver orca"; \
+	else \
+		echo "driver $(PROVIDERDIR)/liborca"; \
+	fi >$(DESTDIR)$(SYSCONFDIR)/libibverbs.d/orca.driver
+	install -D -m 644 Documentation/man/orca.7 $(DESTDIR)$(MANDIR)/man7/orca.7
+	install -D -m 644 Documentation/man/orca_soft.4 $(DESTDIR)$(MANDIR)/man4/orca_soft.4
+	install -d $(DESTDIR)$(DOCDIR)
+	install -m 644 $(INSTALL_DOCS) $(DESTDIR)$(DOCDIR)/
+	if [ -z "$(DESTDIR)" ]; then depmod -a $(KREL); fi
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(MODDIR)/,$(notdir $(INSTALL_MODS)))
+	-rmdir $(DESTDIR)$(MODDIR)
+	rm -f $(DESTDIR)$(PROVIDERDIR)/$(PROVIDER)
+	rm -f $(DESTDIR)$(SYSCONFDIR)/libibverbs.d/orca.driver
+	rm -f $(DESTDIR)$(MANDIR)/man7/orca.7 $(DESTDIR)$(MANDIR)/man4/orca_soft.4
+	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(INSTALL_DOCS)))
+	-rmdir $(DESTDIR)$(DOCDIR)
+	if [ -z "$(DESTDIR)" ] && [ -n "$(KREL)" ]; then depmod -a $(KREL); fi
+
+deb:
+	scripts/build-deb.sh
 
 style:
 	tests/style/run-style.sh
