@@ -49,6 +49,7 @@ PKGS_COMMON=(
 	nvme-cli nfs-kernel-server fio
 	ucx-utils openmpi-bin libopenmpi-dev libfabric-bin
 	strace
+	debhelper dh-dkms dkms lintian fakeroot man-db
 )
 
 missing_pkgs() { # missing_pkgs PKG...: print those not installed
