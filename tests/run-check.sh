@@ -4,8 +4,8 @@
 # 'make check': every test stage in order, as one TAP stream.
 #
 #   tests/run-check.sh [STAGE...]     STAGE: build style kunit selftest e2e
-#                                     e2e-debug pair (default: all, in that
-#                                     order; e2e-debug runs in the
+#                                     e2e-debug pair install (default: all,
+#                                     in that order; e2e-debug runs in the
 #                                     background from selftest on, unless
 #                                     ORCA_CHECK_SERIAL=1)
 #
@@ -248,7 +248,7 @@ start_debug() {
 }
 
 stages=("$@")
-[ "${#stages[@]}" -gt 0 ] || stages=(build style kunit selftest e2e e2e-debug pair)
+[ "${#stages[@]}" -gt 0 ] || stages=(build style kunit selftest e2e e2e-debug pair install)
 # e2e-debug runs in the background beside selftest and e2e (see above),
 # unless ORCA_CHECK_SERIAL=1.
 bg_debug=0
@@ -276,6 +276,13 @@ for s in "${stages[@]}"; do
 	# pairings; all three would bring make check past an hour.
 	pair) stage_script pair 1800 tests/pair/run-pair.sh --timeout 1700 \
 		--modes "${ORCA_PAIR_MODES:-orca-orca orca-rxe}" ;;
+	# make deb (with lintian), then a stock-kernel guest with nothing of
+	# Orca installs the packages with apt-get (DKMS builds the modules
+	# there), runs orca0 with no environment variable, and removes them
+	# (tests/packaging/run-install.sh).  Measured 2026-11-26: 82 s for
+	# make deb, 413 s for apt-get install with its DKMS build, 520 s in
+	# all, beside another guest.
+	install) stage_script install 1200 tests/packaging/run-install.sh --timeout 1100 ;;
 	e2e-debug)
 		if [ "$bg_debug" = started ]; then
 			bg_finish e2e-debug "${E2E_DEBUG[0]}"

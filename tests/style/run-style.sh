@@ -121,7 +121,7 @@ fi
 if command -v shellcheck >/dev/null; then
 	mapfile -t scripts < <(cd "$REPO" && {
 		ls tests/harness/*.sh tests/selftest/*.sh tests/style/*.sh \
-			tests/run-check.sh tests/demo.sh tests/e2e/run-in-guest.sh tests/pair/*.sh \
+			tests/run-check.sh tests/demo.sh tests/e2e/run-in-guest.sh tests/pair/*.sh tests/packaging/*.sh scripts/*.sh \
 			tests/bench/*.sh tests/soak/*.sh .ci/run 2>/dev/null || true
 	})
 	log=$LOGS/shellcheck.log
