@@ -423,6 +423,7 @@ struct orca_soft_dev {
 	struct xarray qps;		/* struct orca_soft_qp, by qpn */
 	struct xarray srqs;		/* struct orca_soft_srq, by srqn */
 	u32 qpn_next;			/* cyclic QPN allocation */
+	u32 cqn_next;			/* cyclic CQN allocation */
 	struct orca_soft_gid gids[ORCA_SOFT_GID_TBL_LEN];
 	struct list_head mcgs;		/* struct orca_soft_mcg */
 	u32 nr_mcgs;

@@ -420,6 +420,7 @@ void orca_soft_admin_init(struct orca_soft_dev *sdev)
 	INIT_LIST_HEAD(&sdev->mcgs);
 	sdev->nr_mcgs = 0;
 	sdev->qpn_next = 2;
+	sdev->cqn_next = 1;
 	memset(sdev->gids, 0, sizeof(sdev->gids));
 	memset(&sdev->counts, 0, sizeof(sdev->counts));
 }

@@ -124,8 +124,14 @@ u8 orca_soft_create_cq(struct orca_soft_dev *sdev,
 	cq->db_addr = le64_to_cpu(c->db_addr);
 	cq->log2_depth = FIELD_GET(ORCA_CQ_CFG_LOG2_DEPTH, cfg);
 	cq->eq = eq;
-	if (xa_alloc(&sdev->cqs, &cq->cqn, cq, XA_LIMIT(1, ORCA_SOFT_MAX_CQ),
-		     GFP_KERNEL)) {
+	/*
+	 * Cyclic: a COMP of a destroyed CQ still unconsumed in its EQ
+	 * would otherwise reach the next CQ created, which takes the same
+	 * number at once.
+	 */
+	if (xa_alloc_cyclic(&sdev->cqs, &cq->cqn, cq,
+			    XA_LIMIT(1, ORCA_SOFT_MAX_CQ), &sdev->cqn_next,
+			    GFP_KERNEL) < 0) {
 		kfree(cq);
 		return ORCA_AQ_STS_NO_RESOURCES;
 	}
