@@ -29,8 +29,49 @@ while [ "$#" -gt 0 ]; do
 done
 rm -rf "$OUT"
 mkdir -p "$OUT"
+bad=0
+tap() { # tap STATUS DESCRIPTION: point number $n
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		bad=$((bad + 1))
+	fi
+}
 
+# make install into a staging root, then make uninstall: exactly the
+# files listed in the README, and nothing left afterwards.
+stage=$OUT/destdir
+want="etc/libibverbs.d/orca.driver
+lib/modules/KREL/updates/orca/orca.ko
+lib/modules/KREL/updates/orca/orca_soft.ko
+usr/lib/MULTIARCH/libibverbs/liborca-rdmav34.so
+usr/share/doc/orca/README
+usr/share/doc/orca/index.rst
+usr/share/doc/orca/liborca.md
+usr/share/doc/orca/orca-hw-interface.rst
+usr/share/man/man4/orca_soft.4
+usr/share/man/man7/orca.7"
+krel=$(awk -F'"' '/UTS_RELEASE/ { print $2 }' \
+	"/usr/src/linux-headers-$(cat "$BUILD_DIR/kernel-abi")/include/generated/utsrelease.h")
+want=$(echo "$want" | sed "s/KREL/$krel/; s/MULTIARCH/$(cc -print-multiarch)/")
 n=1
+if make -C "$REPO" install DESTDIR="$stage" >"$OUT/make-install.log" 2>&1; then
+	got=$(cd "$stage" && find . -type f | sed 's|^\./||' | LC_ALL=C sort)
+	[ "$got" = "$want" ] && [ "$(cat "$stage/etc/libibverbs.d/orca.driver")" = "driver orca" ]
+	rc=$?
+else
+	rc=1
+fi
+tap "$rc" "make install DESTDIR=...: the modules, liborca, orca.driver, man pages and docs"
+(cd "$stage" 2>/dev/null && find . -type f | sort) | sed 's/^/# /'
+n=$((n + 1))
+make -C "$REPO" uninstall DESTDIR="$stage" >>"$OUT/make-install.log" 2>&1
+left=$(find "$stage" -type f 2>/dev/null)
+[ -z "$left" ]
+tap $? "make uninstall DESTDIR=...: no file left${left:+: $left}"
+
+n=$((n + 1))
 t0=$(date +%s)
 if "$REPO/scripts/build-deb.sh" >"$OUT/deb.log" 2>&1; then
 	echo "ok $n - make deb: orca-dkms and liborca built, lintian reports no error ($(($(date +%s) - t0)) s)"
@@ -68,4 +109,5 @@ else
 	echo "ok $n - install guest: no kernel report, no hang ($ran points, $(($(date +%s) - t0)) s in all)"
 fi
 echo "1..$n"
+[ "$bad" -eq 0 ] || rc=1
 exit "$rc"
