@@ -32,8 +32,6 @@ KDIR		?= /usr/src/linux-headers-$(ORCA_KABI)
 
 export BUILD_DIR ORCA_KABI KDIR
 
-ORCA_VERSION	:= $(shell cat $(CURDIR)/VERSION)
-
 # Installation layout.  libibverbs (rdma-core 44) loads providers named by
 # the *.driver files of /etc/libibverbs.d, whatever PREFIX is: a bare name
 # from its own provider directory, else an absolute path.
@@ -52,7 +50,6 @@ KREL		= $(shell awk -F'"' '/UTS_RELEASE/ { print $$2 }' $(KDIR)/include/generate
 MODDIR		= /lib/modules/$(KREL)/updates/orca
 
 INSTALL_MODS	:= drivers/orca/orca.ko drivers/orca_soft/orca_soft.ko
-INSTALL_MANS	:= Documentation/man/orca.7 Documentation/man/orca_soft.4
 INSTALL_DOCS	:= README Documentation/orca-hw-interface.rst \
 		   Documentation/liborca.md Documentation/index.rst
 PROVIDER	:= liborca-rdmav34.so

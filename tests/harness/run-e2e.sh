@@ -28,6 +28,8 @@ set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
+# shellcheck source=tests/harness/lib-tap.sh
+. "$HERE/lib-tap.sh"
 BUILD_DIR=${BUILD_DIR:-$REPO/build}
 TIMEOUT=1800
 OUT=
@@ -92,17 +94,7 @@ rc=0
 	--unload "orca orca_soft" -- env "${ENVS[@]}" tests/e2e/run-in-guest.sh "${GUEST_ARGS[@]}" -- "$@" \
 	>"$OUT/guest.tap" 2>"$OUT/harness.err" || rc=$?
 ran=0
-while IFS= read -r line; do
-	if [[ "$line" =~ ^(not\ )?ok\ [0-9]+(.*)$ ]]; then
-		n=$((n + 1))
-		ran=$((ran + 1))
-		echo "${BASH_REMATCH[1]}ok $n${BASH_REMATCH[2]}"
-	elif [[ "$line" =~ ^1\.\. ]]; then
-		:
-	else
-		echo "$line"
-	fi
-done <"$OUT/guest.tap"
+tap_renumber "$OUT/guest.tap"
 sed 's/^/# /' "$OUT/harness.err"
 
 n=$((n + 1))

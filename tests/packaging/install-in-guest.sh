@@ -10,26 +10,16 @@
 #
 #   install-in-guest.sh DEB_DIR
 
-set -u
 DEB_DIR=$1
 REL=$(uname -r)
-ORCA_DEV=orca0
-ORCA_NETDEV=eth0
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/../e2e/lib.sh"
 # shellcheck source=tests/e2e/lib-tools.sh
 . "$(dirname "$0")/../e2e/lib-tools.sh"
+# lib.sh points libibverbs at the build tree: an installed system has no
+# such variable.
 unset RDMAV_DRIVERS IBV_DRIVERS
 
-n=0
-failed=0
-ok() { # ok STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
 show() { sed 's/^/# /'; }
 run() { # run CMD...: the command and its output as a transcript
 	echo "# \$ $*"
@@ -139,5 +129,5 @@ left=$(
 ok $? "nothing is left behind${left:+: $left}"
 ibv_devices 2>&1 | show
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+plan "$_tap_n"
+done_testing

@@ -17,6 +17,8 @@ set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
+# shellcheck source=tests/harness/lib-tap.sh
+. "$HERE/../harness/lib-tap.sh"
 BUILD_DIR=${BUILD_DIR:-$REPO/build}
 OUT=$BUILD_DIR/install
 TIMEOUT=1200
@@ -52,11 +54,11 @@ usr/share/doc/orca/liborca.md
 usr/share/doc/orca/orca-hw-interface.rst
 usr/share/man/man4/orca_soft.4
 usr/share/man/man7/orca.7"
-krel=$(awk -F'"' '/UTS_RELEASE/ { print $2 }' \
-	"/usr/src/linux-headers-$(cat "$BUILD_DIR/kernel-abi")/include/generated/utsrelease.h")
-want=$(echo "$want" | sed "s/KREL/$krel/; s/MULTIARCH/$(cc -print-multiarch)/")
 n=1
 if make -C "$REPO" install DESTDIR="$stage" >"$OUT/make-install.log" 2>&1; then
+	# The release the modules were built for, as modprobe will match it.
+	krel=$(modinfo -F vermagic "$REPO/drivers/orca/orca.ko" | cut -d' ' -f1)
+	want=$(echo "$want" | sed "s/KREL/$krel/; s/MULTIARCH/$(cc -print-multiarch)/")
 	got=$(cd "$stage" && find . -type f | sed 's|^\./||' | LC_ALL=C sort)
 	[ "$got" = "$want" ] && [ "$(cat "$stage/etc/libibverbs.d/orca.driver")" = "driver orca" ]
 	rc=$?
@@ -88,17 +90,7 @@ rc=0
 	--unload "orca orca_soft" -- tests/packaging/install-in-guest.sh "$BUILD_DIR/deb" \
 	>"$OUT/guest.tap" 2>"$OUT/harness.err" || rc=$?
 ran=0
-while IFS= read -r line; do
-	if [[ "$line" =~ ^(not\ )?ok\ [0-9]+(.*)$ ]]; then
-		n=$((n + 1))
-		ran=$((ran + 1))
-		echo "${BASH_REMATCH[1]}ok $n${BASH_REMATCH[2]}"
-	elif [[ "$line" =~ ^1\.\. ]]; then
-		:
-	else
-		echo "$line"
-	fi
-done <"$OUT/guest.tap"
+tap_renumber "$OUT/guest.tap"
 sed 's/^/# /' "$OUT/harness.err"
 
 n=$((n + 1))
