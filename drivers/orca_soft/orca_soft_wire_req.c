@@ -384,23 +384,28 @@ static void orca_soft_wire_retire(struct orca_soft_dev *sdev,
 /*
  * Re-read the WQE of @w (SQ index @idx) and resolve its local buffer into
  * scratch->local.  The application may have rewritten the slot: it must
- * still describe the same operation and length.
+ * still describe the same operation and length.  0, or the CQE status
+ * to complete the WQE with: its own decoding's (a local key invalidated
+ * since it started: LOC_PROT_ERR), else LOC_QP_OP_ERR.
  */
-static int orca_soft_wire_load(struct orca_soft_dev *sdev,
-			       struct orca_soft_qp *qp, u32 idx,
-			       const struct orca_soft_swqe *w)
+static u8 orca_soft_wire_load(struct orca_soft_dev *sdev,
+			      struct orca_soft_qp *qp, u32 idx,
+			      const struct orca_soft_swqe *w)
 {
 	u64 addr = orca_soft_sq_slot(qp, idx);
 	struct orca_soft_cqe_info ci = {};
 	struct orca_soft_msg msg;
 	bool executed;
+	u8 st;
 
 	if (orca_soft_dma_read(sdev, addr, sdev->scratch->wqe,
 			       ORCA_SEND_WQE_HDR_SIZE))
-		return -EFAULT;
-	if (orca_soft_req_decode(sdev, qp, addr, &msg, &ci, &executed) ||
-	    executed || msg.opcode != w->op || msg.len != w->len)
-		return -EINVAL;
+		return ORCA_CQE_ST_LOC_QP_OP_ERR;
+	st = orca_soft_req_decode(sdev, qp, addr, &msg, &ci, &executed);
+	if (st)
+		return st;
+	if (executed || msg.opcode != w->op || msg.len != w->len)
+		return ORCA_CQE_ST_LOC_QP_OP_ERR;
 	return 0;
 }
 
@@ -415,7 +420,7 @@ static void orca_soft_wire_rd_resp(struct orca_soft_dev *sdev,
 	struct orca_soft_swqe *w;
 	u32 idx, off, plen;
 	bool atomic = pkt->opcode == ORCA_OP_RC_ATOMIC_ACK;
-	u8 want;
+	u8 want, st;
 	u64 orig;
 
 	/*
@@ -469,8 +474,9 @@ static void orca_soft_wire_rd_resp(struct orca_soft_dev *sdev,
 	}
 	if (pkt->opcode != want || pkt->payload_len != plen)
 		goto drop;
-	if (orca_soft_wire_load(sdev, qp, qp->sq.cons, w)) {
-		orca_soft_wire_complete(sdev, qp, ORCA_CQE_ST_LOC_QP_OP_ERR);
+	st = orca_soft_wire_load(sdev, qp, qp->sq.cons, w);
+	if (st) {
+		orca_soft_wire_complete(sdev, qp, st);
 		return;
 	}
 	if (atomic) {
@@ -823,6 +829,24 @@ static bool orca_soft_wire_halted(struct orca_soft_qp *qp)
 	return !w->npkts && w->status != ORCA_CQE_ST_SUCCESS;
 }
 
+/*
+ * Does the WQE at next wait for a FENCE?  LOCAL_INV and REG_MR take
+ * effect when they start, before any packet, so the flag is judged
+ * before the start, for every opcode.  A ring that cannot be read is
+ * the start's to report.
+ */
+static bool orca_soft_wire_fenced(struct orca_soft_dev *sdev,
+				  struct orca_soft_qp *qp)
+{
+	u32 ctrl;
+
+	if (!qp->req.outstanding_rd_atomic ||
+	    orca_soft_dma_read32(sdev, orca_soft_sq_slot(qp, qp->req.next) +
+				 offsetof(struct orca_send_wqe, ctrl), &ctrl))
+		return false;
+	return FIELD_GET(ORCA_WQE_CTRL_FLAGS_MASK, ctrl) & ORCA_WQE_FLAG_FENCE;
+}
+
 int orca_soft_wire_sq_run(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 			  int budget)
 {
@@ -830,6 +854,7 @@ int orca_soft_wire_sq_run(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 	u64 now;
 	u32 prod;
 	int n = 0;
+	u8 st;
 
 	if (orca_soft_dma_read32(sdev, qp->sq.db_addr +
 				 offsetof(struct orca_db_record, prod), &prod) ||
@@ -871,7 +896,8 @@ int orca_soft_wire_sq_run(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 			/* SQD starts nothing: the started WQEs finish. */
 			if (qp->req.next - qp->sq.cons >= ORCA_SOFT_SWQES ||
 			    orca_soft_wire_halted(qp) ||
-			    qp->state == ORCA_QPS_SQD)
+			    qp->state == ORCA_QPS_SQD ||
+			    orca_soft_wire_fenced(sdev, qp))
 				break;
 			if (!orca_soft_wire_start(sdev, qp)) {
 				n++;
@@ -889,9 +915,10 @@ int orca_soft_wire_sq_run(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 				qp->req.next++;
 				continue;
 			}
-			if (orca_soft_wire_load(sdev, qp, qp->req.next, w)) {
+			st = orca_soft_wire_load(sdev, qp, qp->req.next, w);
+			if (st) {
 				w->npkts = 0;
-				w->status = ORCA_CQE_ST_LOC_QP_OP_ERR;
+				w->status = st;
 				orca_soft_wire_retire(sdev, qp);
 				break;
 			}

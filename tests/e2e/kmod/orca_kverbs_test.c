@@ -24,12 +24,17 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
+#include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
 static char *dev = "orca0";
 module_param(dev, charp, 0444);
 MODULE_PARM_DESC(dev, "RDMA device to test (default orca0)");
+
+static char *peer;
+module_param(peer, charp, 0444);
+MODULE_PARM_DESC(peer, "RDMA device joined to dev by a wire: with it, only the wire tests run, RC from dev to peer");
 
 static unsigned int test_num;
 static unsigned int test_failed;
@@ -80,12 +85,25 @@ static int kv_find_gid(struct kv_ctx *c)
 	return -ENOENT;
 }
 
-static void kv_fill_ah(struct kv_ctx *c, struct rdma_ah_attr *ah)
+/*
+ * An address vector from @c's GID to the link-local @dgid.  ib_core
+ * resolves the destination MAC for user QPs only: a kernel consumer
+ * gives it, here the one a link-local GID is made of.
+ */
+static void kv_fill_ah_to(struct kv_ctx *c, union ib_gid *dgid,
+			  struct rdma_ah_attr *ah)
 {
 	memset(ah, 0, sizeof(*ah));
 	ah->type = rdma_ah_find_type(c->ibdev, 1);
 	rdma_ah_set_port_num(ah, 1);
-	rdma_ah_set_grh(ah, &c->gid, 0, c->gid_index, 64, 0);
+	rdma_ah_set_grh(ah, dgid, 0, c->gid_index, 64, 0);
+	if (ah->type == RDMA_AH_ATTR_TYPE_ROCE)
+		rdma_get_ll_mac((struct in6_addr *)dgid->raw, ah->roce.dmac);
+}
+
+static void kv_fill_ah(struct kv_ctx *c, struct rdma_ah_attr *ah)
+{
+	kv_fill_ah_to(c, &c->gid, ah);
 }
 
 static struct ib_qp *kv_create_qp(struct kv_ctx *c, enum ib_qp_type type,
@@ -509,10 +527,9 @@ static bool kv_wr_wait(struct kv_dp *d, struct kv_wr *w)
 	return false;
 }
 
-static int kv_buf_alloc(struct kv_dp *d, struct kv_buf *b, size_t len)
+static int kv_dbuf_alloc(struct ib_device *ibdev, struct kv_buf *b,
+			 size_t len)
 {
-	struct ib_device *ibdev = d->c->ibdev;
-
 	b->va = kzalloc(len, GFP_KERNEL);
 	if (!b->va)
 		return -ENOMEM;
@@ -526,26 +543,45 @@ static int kv_buf_alloc(struct kv_dp *d, struct kv_buf *b, size_t len)
 	return 0;
 }
 
-static void kv_buf_free(struct kv_dp *d, struct kv_buf *b)
+static int kv_buf_alloc(struct kv_dp *d, struct kv_buf *b, size_t len)
+{
+	return kv_dbuf_alloc(d->c->ibdev, b, len);
+}
+
+static void kv_dbuf_free(struct ib_device *ibdev, struct kv_buf *b)
 {
 	if (!b->va)
 		return;
-	ib_dma_unmap_single(d->c->ibdev, b->dma, b->len, DMA_BIDIRECTIONAL);
+	ib_dma_unmap_single(ibdev, b->dma, b->len, DMA_BIDIRECTIONAL);
 	kfree(b->va);
 	b->va = NULL;
 }
 
+static void kv_buf_free(struct kv_dp *d, struct kv_buf *b)
+{
+	kv_dbuf_free(d->c->ibdev, b);
+}
+
 /* The CPU is about to read what the device wrote, or the reverse. */
+static void kv_dbuf_cpu(struct ib_device *ibdev, struct kv_buf *b)
+{
+	ib_dma_sync_single_for_cpu(ibdev, b->dma, b->len, DMA_BIDIRECTIONAL);
+}
+
 static void kv_buf_cpu(struct kv_dp *d, struct kv_buf *b)
 {
-	ib_dma_sync_single_for_cpu(d->c->ibdev, b->dma, b->len,
-				   DMA_BIDIRECTIONAL);
+	kv_dbuf_cpu(d->c->ibdev, b);
+}
+
+static void kv_dbuf_dev(struct ib_device *ibdev, struct kv_buf *b)
+{
+	ib_dma_sync_single_for_device(ibdev, b->dma, b->len,
+				      DMA_BIDIRECTIONAL);
 }
 
 static void kv_buf_dev(struct kv_dp *d, struct kv_buf *b)
 {
-	ib_dma_sync_single_for_device(d->c->ibdev, b->dma, b->len,
-				      DMA_BIDIRECTIONAL);
+	kv_dbuf_dev(d->c->ibdev, b);
 }
 
 /* Byte @i of the pattern @seed: no period shorter than 64 KiB. */
@@ -669,7 +705,9 @@ static struct ib_qp *kv_dp_qp(struct kv_dp *d, enum ib_qp_type type,
 	return ib_create_qp(d->pd, &init);
 }
 
-static int kv_rc_connect(struct kv_dp *d, struct ib_qp *qp, u32 dqpn)
+/* Bring RC @qp of @c to RTS, connected to QP @dqpn at @dgid. */
+static int kv_rc_connect_to(struct kv_ctx *c, struct ib_qp *qp,
+			    union ib_gid *dgid, u32 dqpn)
 {
 	struct ib_qp_attr attr;
 	int ret;
@@ -685,7 +723,7 @@ static int kv_rc_connect(struct kv_dp *d, struct ib_qp *qp, u32 dqpn)
 		return ret;
 	memset(&attr, 0, sizeof(attr));
 	attr.qp_state = IB_QPS_RTR;
-	kv_fill_ah(d->c, &attr.ah_attr);
+	kv_fill_ah_to(c, dgid, &attr.ah_attr);
 	attr.path_mtu = IB_MTU_1024;
 	attr.dest_qp_num = dqpn;
 	attr.rq_psn = 0x100;
@@ -706,6 +744,11 @@ static int kv_rc_connect(struct kv_dp *d, struct ib_qp *qp, u32 dqpn)
 	return ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_SQ_PSN |
 			    IB_QP_TIMEOUT | IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
 			    IB_QP_MAX_QP_RD_ATOMIC);
+}
+
+static int kv_rc_connect(struct kv_dp *d, struct ib_qp *qp, u32 dqpn)
+{
+	return kv_rc_connect_to(d->c, qp, &d->c->gid, dqpn);
 }
 
 static int kv_ud_up(struct ib_qp *qp)
@@ -1719,6 +1762,189 @@ static void kv_test_dp(struct kv_ctx *c)
 	kfree(d);
 }
 
+/* ------------------------------------------------------------------
+ * The wire (peer=): RC from QP A on dev to QP B on peer, two functions
+ * joined by a link, each addressed by its link-local RoCEv2 GID.
+ */
+#define KW_READ_LEN	SZ_64K
+
+struct kv_end {
+	struct kv_ctx c;
+	struct ib_pd *pd;		/* with the unsafe global rkey */
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	struct kv_buf buf;
+};
+
+struct kv_wire {
+	struct kv_end a, b;
+	struct ib_mr *fr;		/* fast-reg over A's buffer */
+	struct kv_wr w[3];
+};
+
+static int kw_end_up(struct kv_end *e, const char *name)
+{
+	struct ib_qp_init_attr init = {
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.qp_type = IB_QPT_RC,
+		.port_num = 1,
+		.cap = {
+			.max_send_wr = 16,
+			.max_recv_wr = 16,
+			.max_send_sge = 2,
+			.max_recv_sge = 2,
+		},
+	};
+	int ret;
+
+	e->c.ibdev = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
+	if (!e->c.ibdev)
+		return -ENODEV;
+	ret = kv_find_gid(&e->c);
+	if (ret)
+		return ret;
+	e->pd = ib_alloc_pd(e->c.ibdev, IB_PD_UNSAFE_GLOBAL_RKEY);
+	if (IS_ERR(e->pd))
+		return PTR_ERR(e->pd);
+	e->cq = ib_alloc_cq(e->c.ibdev, NULL, 32, 0, IB_POLL_SOFTIRQ);
+	if (IS_ERR(e->cq))
+		return PTR_ERR(e->cq);
+	init.send_cq = e->cq;
+	init.recv_cq = e->cq;
+	e->qp = ib_create_qp(e->pd, &init);
+	if (IS_ERR(e->qp))
+		return PTR_ERR(e->qp);
+	return kv_dbuf_alloc(e->c.ibdev, &e->buf, KW_READ_LEN);
+}
+
+static void kw_end_down(struct kv_end *e)
+{
+	if (!e->c.ibdev)
+		return;
+	if (!IS_ERR_OR_NULL(e->qp))
+		ib_destroy_qp(e->qp);
+	if (!IS_ERR_OR_NULL(e->cq))
+		ib_free_cq(e->cq);
+	kv_dbuf_free(e->c.ibdev, &e->buf);
+	if (!IS_ERR_OR_NULL(e->pd))
+		ib_dealloc_pd(e->pd);
+	ib_device_put(e->c.ibdev);
+}
+
+static bool kw_wait(struct kv_wr *w)
+{
+	return wait_for_completion_timeout(&w->done, KV_TIMEOUT);
+}
+
+/*
+ * FENCE orders the local operations too: a LOCAL_INV posted with
+ * IB_SEND_FENCE right behind an RDMA READ into the region it
+ * invalidates does not start before the READ's responses are in, so
+ * the READ lands and completes with its data, then the key goes.
+ * (Without the fence the device may invalidate at once; the READ would
+ * then find its region gone.)
+ */
+static void kw_fence(struct kv_wire *x)
+{
+	struct kv_end *a = &x->a, *b = &x->b;
+	struct kv_wr *rw = &x->w[0], *rd = &x->w[1], *inv = &x->w[2];
+	struct scatterlist sg;
+	struct ib_reg_wr reg = {};
+	struct ib_sge sge;
+	struct ib_rdma_wr read = {};
+	struct ib_send_wr linv = {};
+	int n, ret;
+
+	kv_fill(b->buf.va, KW_READ_LEN, 0x3c);
+	kv_dbuf_dev(b->c.ibdev, &b->buf);
+	memset(a->buf.va, 0, KW_READ_LEN);
+	kv_dbuf_dev(a->c.ibdev, &a->buf);
+
+	sg_init_table(&sg, 1);
+	sg_dma_address(&sg) = a->buf.dma;
+	sg_dma_len(&sg) = KW_READ_LEN;
+	n = ib_map_mr_sg(x->fr, &sg, 1, NULL, PAGE_SIZE);
+	ib_update_fast_reg_key(x->fr, 0x5e);
+	kv_wr_init(rw);
+	reg.wr.opcode = IB_WR_REG_MR;
+	reg.wr.wr_cqe = &rw->cqe;
+	reg.wr.send_flags = IB_SEND_SIGNALED;
+	reg.mr = x->fr;
+	reg.key = x->fr->rkey;
+	reg.access = IB_ACCESS_LOCAL_WRITE;
+	ret = n == 1 ? ib_post_send(a->qp, &reg.wr, NULL) : -EINVAL;
+	if (!ret && !kw_wait(rw))
+		ret = -ETIMEDOUT;
+	if (!tap(!ret && kv_wc_ok(rw, IB_WC_REG_MR),
+		 "wire: IB_WR_REG_MR of %u bytes on %s (map %d, post %d, status %d)",
+		 KW_READ_LEN, dev, n, ret, rw->wc.status))
+		return;
+
+	/* One post: the READ, then the fenced LOCAL_INV of its sink. */
+	kv_wr_init(rd);
+	kv_wr_init(inv);
+	sge.addr = x->fr->iova;
+	sge.length = KW_READ_LEN;
+	sge.lkey = x->fr->lkey;
+	read.wr.opcode = IB_WR_RDMA_READ;
+	read.wr.wr_cqe = &rd->cqe;
+	read.wr.sg_list = &sge;
+	read.wr.num_sge = 1;
+	read.wr.send_flags = IB_SEND_SIGNALED;
+	read.wr.next = &linv;
+	read.remote_addr = b->buf.dma;
+	read.rkey = b->pd->unsafe_global_rkey;
+	linv.opcode = IB_WR_LOCAL_INV;
+	linv.wr_cqe = &inv->cqe;
+	linv.send_flags = IB_SEND_SIGNALED | IB_SEND_FENCE;
+	linv.ex.invalidate_rkey = x->fr->rkey;
+	ret = ib_post_send(a->qp, &read.wr, NULL);
+	if (!tap(!ret,
+		 "wire: RDMA READ of %u bytes into the region, then LOCAL_INV of its key with IB_SEND_FENCE, in one post (%d)",
+		 KW_READ_LEN, ret))
+		return;
+	if (!tap(kw_wait(rd) && kw_wait(inv), "wire: both complete"))
+		return;
+	kv_dbuf_cpu(a->c.ibdev, &a->buf);
+	tap(kv_wc_ok(rd, IB_WC_RDMA_READ) && rd->wc.byte_len == KW_READ_LEN &&
+	    kv_same(a->buf.va, KW_READ_LEN, 0x3c),
+	    "wire: the READ before the fence completes with its data: IB_WC_RDMA_READ, %u bytes in place (status %d, opcode %d, byte_len %u)",
+	    KW_READ_LEN, rd->wc.status, rd->wc.opcode, rd->wc.byte_len);
+	tap(kv_wc_ok(inv, IB_WC_LOCAL_INV),
+	    "wire: the fenced LOCAL_INV then succeeds: IB_WC_LOCAL_INV (status %d, opcode %d)",
+	    inv->wc.status, inv->wc.opcode);
+}
+
+static void kv_wire_run(void)
+{
+	struct kv_wire *x = kzalloc(sizeof(*x), GFP_KERNEL);
+	int ret;
+
+	if (!tap(x, "wire: context"))
+		return;
+	ret = kw_end_up(&x->a, dev);
+	ret = ret ? : kw_end_up(&x->b, peer);
+	if (!ret) {
+		x->fr = ib_alloc_mr(x->a.pd, IB_MR_TYPE_MEM_REG,
+				    KW_READ_LEN / PAGE_SIZE);
+		ret = PTR_ERR_OR_ZERO(x->fr);
+	}
+	ret = ret ? : kv_rc_connect_to(&x->a.c, x->a.qp, &x->b.c.gid,
+				       x->b.qp->qp_num);
+	ret = ret ? : kv_rc_connect_to(&x->b.c, x->b.qp, &x->a.c.gid,
+				       x->a.qp->qp_num);
+	if (tap(!ret,
+		"wire: an RC QP on %s and one on %s, connected through their link-local GIDs; a fast-reg MR (%d)",
+		dev, peer, ret))
+		kw_fence(x);
+	if (!IS_ERR_OR_NULL(x->fr))
+		ib_dereg_mr(x->fr);
+	kw_end_down(&x->a);
+	kw_end_down(&x->b);
+	tap(true, "wire: everything destroyed");
+	kfree(x);
+}
+
 static void kv_run(struct kv_ctx *c)
 {
 	struct ib_cq_init_attr cq_attr = { .cqe = 64 };
@@ -1763,7 +1989,10 @@ static int __init orca_kverbs_test_init(void)
 
 	if (!c)
 		return -ENOMEM;
-	kv_run(c);
+	if (peer)
+		kv_wire_run();
+	else
+		kv_run(c);
 	kfree(c);
 	pr_info("# %u of %u test points failed\n", test_failed, test_num);
 	pr_info("1..%u\n", test_num);
