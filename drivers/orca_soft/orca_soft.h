@@ -287,6 +287,11 @@ struct orca_soft_resp {
 	u8 rd_idx;
 	bool rd_busy;
 	u32 rd_psn;
+	/* A NAK owed behind the READ responses queued before it. */
+	bool nak_owed;
+	bool nak_fatal;			/* it took the QP to ERR */
+	u8 nak_syn;
+	u32 nak_psn;
 	bool srq_held;			/* srq_wqe holds a WQE of the SRQ */
 	u8 srq_nsge;			/* its SGEs */
 };

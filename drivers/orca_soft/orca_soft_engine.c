@@ -310,7 +310,7 @@ void orca_soft_qp_set_err(struct orca_soft_dev *sdev, struct orca_soft_qp *qp)
 	qp->req.wait = ORCA_SOFT_WAIT_NONE;
 	qp->req.timer_at = 0;
 	qp->req.rnr_until = 0;
-	qp->resp.rd_busy = false;
+	/* READ responses queued: the responder's next pass judges them. */
 	orca_soft_qp_activate(sdev, qp);
 	if (qp->srq && !qp->resp.srq_held)
 		orca_soft_post_event(sdev, ORCA_EQE_QP_LAST_WQE, qp->qpn);

@@ -109,6 +109,42 @@ void orca_soft_wire_flush_acks(struct orca_soft_dev *sdev)
 	}
 }
 
+/* Put a NAK or an RNR NAK (AETH syndrome @syn) for @psn on the wire. */
+static void orca_soft_wire_nak_out(struct orca_soft_dev *sdev,
+				   struct orca_soft_qp *qp, u8 syn, u32 psn)
+{
+	if (FIELD_GET(ORCA_AETH_SYN_TYPE, syn) == ORCA_AETH_RNR_NAK)
+		sdev->counts.rnr_naks_sent++;
+	else
+		sdev->counts.naks_sent[min_t(u8, FIELD_GET(ORCA_AETH_SYN_VALUE,
+							   syn), 3)]++;
+	orca_soft_wire_send_aeth(sdev, qp, ORCA_OP_RC_ACK, syn, psn, 0);
+}
+
+/*
+ * A NAK for the request at @psn.  Responses go out in PSN order: while
+ * READ responses for earlier requests are queued, the NAK is owed and
+ * sent after them (ahead of them it would tell the requester that its
+ * READ was lost).  The first NAK owed stands, unless an error NAK comes
+ * after a sequence or RNR NAK: the requester goes back to the first
+ * anyway, and an error ends the QP.
+ */
+static void orca_soft_wire_nak(struct orca_soft_dev *sdev,
+			       struct orca_soft_qp *qp, u8 syn, u32 psn,
+			       bool fatal)
+{
+	if (!qp->resp.rd_busy) {
+		orca_soft_wire_nak_out(sdev, qp, syn, psn);
+		return;
+	}
+	if (qp->resp.nak_owed && (qp->resp.nak_fatal || !fatal))
+		return;
+	qp->resp.nak_owed = true;
+	qp->resp.nak_fatal = fatal;
+	qp->resp.nak_syn = syn;
+	qp->resp.nak_psn = psn;
+}
+
 /* Answer @ans for the request at @psn (not ACK: that is coalesced). */
 static void orca_soft_wire_answer(struct orca_soft_dev *sdev,
 				  struct orca_soft_qp *qp, u32 psn,
@@ -118,11 +154,10 @@ static void orca_soft_wire_answer(struct orca_soft_dev *sdev,
 
 	switch (ans) {
 	case ORCA_SOFT_RNR_NAK:
-		sdev->counts.rnr_naks_sent++;
-		orca_soft_wire_send_aeth(sdev, qp, ORCA_OP_RC_ACK,
-					 orca_soft_syn(ORCA_AETH_RNR_NAK,
-						       qp->attr.min_rnr_timer),
-					 psn, 0);
+		orca_soft_wire_nak(sdev, qp,
+				   orca_soft_syn(ORCA_AETH_RNR_NAK,
+						 qp->attr.min_rnr_timer),
+				   psn, false);
 		return;
 	case ORCA_SOFT_NAK_INV_REQ:
 		code = ORCA_AETH_NAK_INV_REQ;
@@ -136,9 +171,8 @@ static void orca_soft_wire_answer(struct orca_soft_dev *sdev,
 	default:
 		return;
 	}
-	sdev->counts.naks_sent[code]++;
-	orca_soft_wire_send_aeth(sdev, qp, ORCA_OP_RC_ACK,
-				 orca_soft_syn(ORCA_AETH_NAK, code), psn, 0);
+	orca_soft_wire_nak(sdev, qp, orca_soft_syn(ORCA_AETH_NAK, code), psn,
+			   true);
 }
 
 /* ------------------------------------------------------------ receives */
@@ -490,16 +524,28 @@ static enum orca_soft_answer orca_soft_wire_atomic(struct orca_soft_dev *sdev,
 	return ORCA_SOFT_SILENT;
 }
 
-/* A READ's region is no longer valid while its responses go out. */
+/*
+ * A READ's region is no longer valid while its responses go out: a
+ * remote access NAK for this READ now, instead of any NAK owed for a
+ * later request (if one took the QP to ERR, that was reported then).
+ */
 static void orca_soft_wire_rd_gone(struct orca_soft_dev *sdev,
 				   struct orca_soft_qp *qp, u32 psn)
 {
 	enum orca_soft_answer ans;
 
+	qp->resp.rd_busy = false;
+	qp->resp.nak_owed = false;
+	if (qp->state == ORCA_QPS_ERR) {
+		orca_soft_wire_nak_out(sdev, qp,
+				       orca_soft_syn(ORCA_AETH_NAK,
+						     ORCA_AETH_NAK_REM_ACCESS),
+				       psn);
+		return;
+	}
 	ans = orca_soft_resp_err(sdev, qp, ORCA_EQE_QP_ACCESS_ERR,
 				 ORCA_SOFT_NAK_ACCESS);
 	orca_soft_wire_answer(sdev, qp, psn, ans);
-	qp->resp.rd_busy = false;
 }
 
 /* Send queued READ responses and atomic ACKs; return packets sent. */
@@ -514,8 +560,14 @@ int orca_soft_wire_resp_run(struct orca_soft_dev *sdev,
 
 	if (!qp->resp.rd_busy)
 		return 0;
-	if (!orca_soft_qp_receives(qp)) {
+	/*
+	 * In ERR only the responses owed before the error NAK go out (the
+	 * requests before the failed one were answered, in PSN order).
+	 */
+	if (!orca_soft_qp_receives(qp) &&
+	    !(qp->resp.nak_owed && qp->resp.nak_fatal)) {
 		qp->resp.rd_busy = false;
+		qp->resp.nak_owed = false;
 		return 0;
 	}
 	orca_soft_qp_route(sdev, qp, &rt);
@@ -576,8 +628,15 @@ int orca_soft_wire_resp_run(struct orca_soft_dev *sdev,
 		else
 			qp->resp.rd_psn = qp->resp.res[qp->resp.rd_idx].first_psn;
 	}
-	if (!qp->resp.rd_busy && qp->resp.ack_pending)
+	if (qp->resp.rd_busy)
+		return n;
+	if (qp->resp.ack_pending && orca_soft_qp_receives(qp))
 		orca_soft_wire_ack(sdev, qp);
+	if (qp->resp.nak_owed) {
+		qp->resp.nak_owed = false;
+		orca_soft_wire_nak_out(sdev, qp, qp->resp.nak_syn,
+				       qp->resp.nak_psn);
+	}
 	return n;
 }
 
@@ -674,15 +733,16 @@ static void orca_soft_wire_rc_request(struct orca_soft_dev *sdev,
 		sdev->counts.out_of_sequence++;
 		if (!qp->resp.nak_sent) {
 			qp->resp.nak_sent = true;
-			sdev->counts.naks_sent[ORCA_AETH_NAK_PSN_SEQ]++;
-			orca_soft_wire_send_aeth(sdev, qp, ORCA_OP_RC_ACK,
-						 orca_soft_syn(ORCA_AETH_NAK,
-							       ORCA_AETH_NAK_PSN_SEQ),
-						 qp->resp.rq_psn, 0);
+			orca_soft_wire_nak(sdev, qp,
+					   orca_soft_syn(ORCA_AETH_NAK,
+							 ORCA_AETH_NAK_PSN_SEQ),
+					   qp->resp.rq_psn, false);
 		}
 		return;
 	}
+	/* The expected PSN came: a sequence or RNR NAK owed for it is moot. */
 	qp->resp.nak_sent = false;
+	qp->resp.nak_owed = false;
 	if (!orca_soft_wire_seq_ok(sdev, qp, pkt, flags) ||
 	    ((flags & ORCA_WIRE_F_ATOMIC) && !(flags & ORCA_WIRE_F_LAST))) {
 		ans = orca_soft_resp_err(sdev, qp, ORCA_EQE_QP_REQ_ERR,

@@ -75,6 +75,24 @@ run_prog wire_verify $A "$ga" $B "$gb" 2 rnr
 run_prog wire_verify $A "$ga" $B "$gb" 0 halt
 # SQD with a WRITE in progress: it finishes (resent), then SQ_DRAINED.
 run_prog wire_verify $A "$ga" $B "$gb" 0 sqd
+# A NAK for a request behind a READ waits for the READ's responses.  A's
+# READ and bad WRITE are held in a plug qdisc on vw0 and released
+# together: B takes both in one batch, the READ's responses still to send.
+sent_two() {
+	[ "$(wire_stat "$A" tx_packets)" -ge $((tx0 + 2)) ]
+}
+tx0=$(wire_stat $A tx_packets)
+tc qdisc add dev vw0 root plug limit 1000000
+ok $? "a plug qdisc holds what vw0 sends"
+"$E2E_BIN/wire_verify" $A "$ga" $B "$gb" 0 naks >/tmp/e2e-wire_verify.out 2>&1 &
+pid=$!
+wait_for 60 sent_two
+ok $? "$A sent the READ and the WRITE into the plug"
+tc qdisc change dev vw0 root plug release_indefinite
+wait "$pid"
+fold_tap /tmp/e2e-wire_verify.out $? wire_verify
+tc qdisc del dev vw0 root
+ok $? "the plug is gone"
 # A QP takes packets only from its path: A sends from a second address
 # of vw0 to a QP of B connected to A's first.
 ip addr add 10.77.0.3/24 dev vw0 && wait_for 30 wire_gid $A 10.77.0.3

@@ -46,6 +46,16 @@
  * does), so A's SEND ends in RETRY_EXC_ERR (retry_cnt 1) and B receives
  * nothing.
  *
+ * wire_verify ... 0 naks: responses go out in PSN order, NAKs included.
+ * A posts, in one chain, a 64 KiB READ from B (64 responses at the
+ * 1024-byte path MTU) and a WRITE with an rkey B does not have.  B's NAK
+ * for the WRITE must follow the READ's responses: the READ completes
+ * with its data, the WRITE with REM_ACCESS_ERR.  A NAK ahead of the
+ * responses would tell A that the READ had been lost, and B, in ERR by
+ * then, would never answer it again.  (300-wire-veth.t holds both
+ * requests in a plug qdisc and releases them together, so that B takes
+ * them at once; A's ACK timeout is 20, 4.3 s, to outlast the plug.)
+ *
  * Plain libibverbs: passes on any correct RoCE device pair.
  */
 #include <fcntl.h>
@@ -317,6 +327,53 @@ static int wv_poll_status(struct wv_end *e, enum ibv_wc_status status,
 	return 0;
 }
 
+/* The naks case (see the top); 0 or -1. */
+static int wv_naks(struct wv_end *a, struct wv_end *b)
+{
+	struct ibv_sge rs = {
+		.addr = (uintptr_t)a->buf + WV_RECV,
+		.length = 65536,
+		.lkey = a->mr->lkey,
+	};
+	struct ibv_sge ws = {
+		.addr = (uintptr_t)a->buf + WV_SEND,
+		.length = 64,
+		.lkey = a->mr->lkey,
+	};
+	struct ibv_send_wr wr[2] = {}, *bad;
+	long at;
+
+	wv_fill(b->buf + WV_RDMA, 65536, 77);
+	memset(a->buf + WV_RECV, 0, 65536);
+	wr[0].sg_list = &rs;
+	wr[0].num_sge = 1;
+	wr[0].opcode = IBV_WR_RDMA_READ;
+	wr[0].send_flags = IBV_SEND_SIGNALED;
+	wr[0].wr.rdma.remote_addr = (uintptr_t)b->buf + WV_RDMA;
+	wr[0].wr.rdma.rkey = b->mr->rkey;
+	wr[0].next = &wr[1];
+	wr[1].sg_list = &ws;
+	wr[1].num_sge = 1;
+	wr[1].opcode = IBV_WR_RDMA_WRITE;
+	wr[1].send_flags = IBV_SEND_SIGNALED;
+	wr[1].wr.rdma.remote_addr = (uintptr_t)b->buf + WV_RDMA;
+	/* Far above any key index B has handed out. */
+	wr[1].wr.rdma.rkey = b->mr->rkey ^ 0x80000000u;
+	if (ibv_post_send(a->qp, wr, &bad)) {
+		diag("posting the READ and the WRITE failed");
+		return -1;
+	}
+	if (wv_poll_status(a, IBV_WC_SUCCESS, "the READ before the bad WRITE"))
+		return -1;
+	at = wv_check(a->buf + WV_RECV, 65536, 77);
+	if (at >= 0) {
+		diag("the READ's byte %ld differs", at);
+		return -1;
+	}
+	return wv_poll_status(a, IBV_WC_REM_ACCESS_ERR,
+			      "the WRITE with a bad rkey");
+}
+
 /* The path case (see the top); 0 or -1. */
 static int wv_astray(struct wv_end *a, struct wv_end *b)
 {
@@ -509,9 +566,9 @@ int main(int argc, char **argv)
 
 	if (!(argc == 6 ||
 	      (argc == 7 && (!strcmp(mode, "rnr") || !strcmp(mode, "halt") ||
-			     !strcmp(mode, "sqd"))) ||
+			     !strcmp(mode, "sqd") || !strcmp(mode, "naks"))) ||
 	      (argc == 8 && !strcmp(mode, "path")))) {
-		fprintf(stderr, "usage: %s DEV_A GID_A DEV_B GID_B ITERS [rnr|halt|sqd|path GID_A_SEEN]\n",
+		fprintf(stderr, "usage: %s DEV_A GID_A DEV_B GID_B ITERS [rnr|halt|sqd|naks|path GID_A_SEEN]\n",
 			argv[0]);
 		return 2;
 	}
@@ -521,6 +578,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "halt") || !strcmp(mode, "sqd"))
 		wv_timeout = 18;
+	if (!strcmp(mode, "naks"))
+		wv_timeout = 20;
 	if (!strcmp(mode, "path"))
 		wv_retry_cnt = 1;
 	a.name = argv[1];
@@ -557,6 +616,9 @@ int main(int argc, char **argv)
 	} else if (!ok(!wv_connect(&a, &b) && !wv_connect(&b, &a),
 		       "the two QPs are connected across the wire (RTS)")) {
 		return 1;
+	} else if (!strcmp(mode, "naks")) {
+		ok(!wv_naks(&a, &b),
+		   "a 64 KiB READ and a WRITE with a bad rkey in one post: the READ completes with its data, then the WRITE with REM_ACCESS_ERR (the NAK waits behind the READ's responses)");
 	}
 	if (!strcmp(mode, "rnr") &&
 	    !ok(!wv_rnr(&a, &b),
