@@ -158,6 +158,7 @@ struct orca_dev {
 
 	struct orca_hw_device_attr hw_attr;
 	struct work_struct port_work;
+	struct work_struct fatal_work;	/* the admin queue died */
 	spinlock_t state_lock;		/* events_enabled, port_*  */
 	bool events_enabled;
 	enum ib_port_state port_state;	/* as last told to ib_core */
@@ -375,6 +376,7 @@ void orca_aeq_program(struct orca_dev *dev);
 void orca_aeq_arm(struct orca_dev *dev);
 irqreturn_t orca_async_irq_handler(int irq, void *data);
 void orca_port_work(struct work_struct *work);
+void orca_fatal_work(struct work_struct *work);
 int orca_ceqs_create(struct orca_dev *dev);
 void orca_ceqs_destroy(struct orca_dev *dev);
 void orca_ceqs_free(struct orca_dev *dev, bool device_stopped);

@@ -194,8 +194,9 @@ void orca_admin_program(struct orca_dev *dev)
 }
 
 /*
- * Declare the queue dead and fail every command still waiting.  Called
- * with aq->lock held.
+ * Declare the queue dead, fail every command still waiting, and make the
+ * device fatal for its users (orca_fatal_work()).  Called with aq->lock
+ * held.
  */
 static void orca_admin_mark_dead(struct orca_dev *dev)
 {
@@ -205,6 +206,7 @@ static void orca_admin_mark_dead(struct orca_dev *dev)
 	if (aq->dead)
 		return;
 	aq->dead = true;
+	schedule_work(&dev->fatal_work);
 	for (i = 0; i < orca_aq_depth(aq); i++) {
 		if (aq->ctx[i].busy) {
 			aq->ctx[i].status = ORCA_AQ_STS_INTERNAL;

@@ -273,6 +273,33 @@ static void orca_port_note(struct orca_dev *dev, enum ib_port_state state)
 	ib_dispatch_event(&event);
 }
 
+/*
+ * The admin queue is dead (orca_admin_exec()): the device can no longer
+ * be managed, so it is fatal for its users, as a device reporting a
+ * catastrophic error would be.  Every user gets IB_EVENT_DEVICE_FATAL;
+ * their objects go as they close them (a DESTROY fails at once, and
+ * memory the device may still touch waits for its disable), and nothing
+ * new can be made.
+ */
+void orca_fatal_work(struct work_struct *work)
+{
+	struct orca_dev *dev = container_of(work, struct orca_dev, fatal_work);
+	struct ib_event event = {
+		.device = &dev->ibdev,
+		.event = IB_EVENT_DEVICE_FATAL,
+	};
+	bool tell;
+
+	spin_lock_irq(&dev->state_lock);
+	tell = dev->events_enabled;
+	spin_unlock_irq(&dev->state_lock);
+	if (!tell)
+		return;
+	ibdev_err(&dev->ibdev,
+		  "the admin queue is dead: device fatal, users told\n");
+	ib_dispatch_event(&event);
+}
+
 /* Tell ib_core of each queued port state change, oldest first. */
 void orca_port_work(struct work_struct *work)
 {

@@ -173,6 +173,7 @@ static void orca_dealloc_driver(struct ib_device *ibdev)
 	if (!orca_end_live(dev))
 		return;
 	cancel_work_sync(&dev->port_work);
+	cancel_work_sync(&dev->fatal_work);
 	/*
 	 * Port events dispatched before events stopped make ib_core update
 	 * its cache from ib_wq, with QUERY_PORT: let that finish while the
@@ -306,6 +307,7 @@ static int orca_probe(struct auxiliary_device *adev,
 	dev->dmadev = adev->dev.parent;
 	spin_lock_init(&dev->state_lock);
 	INIT_WORK(&dev->port_work, orca_port_work);
+	INIT_WORK(&dev->fatal_work, orca_fatal_work);
 	xa_init_flags(&dev->qp_xa, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->cq_xa, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->srq_xa, XA_FLAGS_LOCK_IRQ);
@@ -385,6 +387,7 @@ err_ceqs_destroy:
 err_hw_stop:
 	/* Frees the IRQ and, if the device stopped, the rings. */
 	orca_hw_stop(dev);
+	cancel_work_sync(&dev->fatal_work);
 	ib_dealloc_device(&dev->ibdev);
 	return ret;
 
@@ -392,6 +395,7 @@ err_aeq_destroy:
 	orca_aeq_destroy(dev);
 err_admin_destroy:
 	orca_admin_destroy(dev);
+	cancel_work_sync(&dev->fatal_work);
 err_dealloc:
 	ib_dealloc_device(&dev->ibdev);
 	return ret;
@@ -409,6 +413,7 @@ static void orca_remove(struct auxiliary_device *adev)
 	 */
 	orca_events_enable(dev, false);
 	cancel_work_sync(&dev->port_work);
+	cancel_work_sync(&dev->fatal_work);
 	/*
 	 * Stops the function through orca_dealloc_driver(), unless a user's
 	 * "rdma link delete" already did.  Events a user-requested
