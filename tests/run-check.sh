@@ -113,7 +113,7 @@ run_stage() {
 	t0=$(date +%s)
 	fifo=$(mktemp -u "$LOGS/.fifo.XXXXXX")
 	mkfifo "$fifo"
-	timeout -k 30 "$limit" "$@" </dev/null >"$fifo" 2>&1 &
+	timeout -k 30 "$limit" nice -n "$FG_NICE" "$@" </dev/null >"$fifo" 2>&1 &
 	pid=$!
 	stage_tap "$name" <"$fifo"
 	wait "$pid" || rc=$?
@@ -168,7 +168,7 @@ stage_build() {
 	local log=$LOGS/build.log t0
 	echo "# stage build: make"
 	t0=$(date +%s)
-	if timeout -k 30 "$(stage_limit 1200)" make >"$log" 2>&1 </dev/null; then
+	if timeout -k 30 "$(stage_limit 1200)" nice -n "$FG_NICE" make >"$log" 2>&1 </dev/null; then
 		point OK "build: make (modules W=1, liborca)"
 	else
 		point FAIL "build: make (modules W=1, liborca)"
@@ -247,8 +247,11 @@ E2E_DEBUG=(tests/harness/run-e2e.sh
 # selftest and e2e instead of delaying them; e2e-debug, the longest
 # stage, then runs beside e2e, pair and install.  Their points follow
 # the foreground stages' in the stream.  The limits count the build.
+# The foreground stages run at nice 5 while they do: a cold kernel
+# build, then e2e-debug, is the longest chain.
 BG_ORDER=(kunit e2e-debug)
-declare -A BG_CMD_LIMIT=([kunit]=2400 [e2e-debug]=4200)
+declare -A BG_CMD_LIMIT=([kunit]=4200 [e2e-debug]=4200)
+FG_NICE=0
 bg_command() { # bg_command NAME: set CMD to the stage's command
 	case "$1" in
 	kunit) CMD=(tests/kunit/run-kunit.sh) ;;
@@ -265,7 +268,8 @@ if [ "${ORCA_CHECK_SERIAL:-0}" != 1 ]; then
 		*" $s "*)
 			bg_command "$s"
 			bg_start "$s" "${BG_CMD_LIMIT[$s]}" "${CMD[@]}"
-			IN_BG[$s]=1 ;;
+			IN_BG[$s]=1
+			FG_NICE=5 ;;
 		esac
 	done
 fi
