@@ -18,7 +18,8 @@
 #                  against it by tests/kunit/build-modules.sh (in
 #                  build/kunit/src, as run-kunit.sh does); the userspace
 #                  programs are the same.  Artifacts go to build/e2e-debug.
-# --exclude GLOB   do not run the .t files whose name matches GLOB
+# --exclude GLOB   do not run the .t files whose name matches GLOB (on
+#                  the stock kernel, DEBUG_ONLY below are left out too)
 # --test-timeout   per-.t time limit in the guest (default 300 s)
 # --kmemleak-every N  on a kernel with kmemleak, scan after every Nth .t
 #                  (and the last) instead of after each
@@ -50,6 +51,14 @@ while [ "$#" -gt 0 ]; do
 	*) ARGS+=("$1"); shift ;;
 	esac
 done
+# .t files that need the debug kernel's own facilities (fault injection):
+# on the stock kernel they are not run.
+DEBUG_ONLY=(77-fail-nth.t)
+if [ "$DEBUG" -eq 0 ]; then
+	for t in "${DEBUG_ONLY[@]}"; do
+		GUEST_ARGS+=(--exclude "$t")
+	done
+fi
 if [ -z "$OUT" ]; then
 	OUT=$BUILD_DIR/e2e
 	[ "$DEBUG" -eq 0 ] || OUT=$BUILD_DIR/e2e-debug

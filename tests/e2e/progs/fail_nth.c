@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fail_nth DEVICE: every kernel fault point on the paths that make and
+ * destroy each verbs object, failed one at a time (the kernel's
+ * fault-injection "fail-nth": Documentation/fault-injection/).
+ *
+ * For each operation and N = 1, 2, ...: /proc/thread-self/fail-nth is set
+ * to N, the operation runs, and fail-nth read back says whether the
+ * thread reached its N-th fault point (it reads 0 then: that allocation
+ * failed).  The operation must then fail with an errno, or succeed all
+ * the same (a fallback); an object made is destroyed with nothing armed
+ * and must go.  The walk of an operation ends at the first N it does not
+ * reach.  Destroying is walked the same way: a destroy that fails under
+ * a fault must succeed when retried without one.  77-fail-nth.t compares
+ * "rdma resource show" before and after, and the harness reads KASAN,
+ * lockdep and kmemleak (a scan follows the test).
+ *
+ * The process locks its memory first, so that the faults land in the
+ * kernel's paths for the verbs calls, not in page faults of its own.
+ *
+ * Needs a kernel with CONFIG_FAULT_INJECTION, FAILSLAB and
+ * FAIL_PAGE_ALLOC, with their ignore-gfp-wait off (77-fail-nth.t sets
+ * that up).
+ */
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "e2e_tap.h"
+
+#define FN_MAX_STEPS	4000
+#define FN_BUF		(4 * 4096)
+
+static int fn_fd = -1;
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static struct ibv_cq *cq;
+static void *buf;
+
+/* Arm the N-th fault point of this thread (0 disarms). */
+static int fn_arm(unsigned int n)
+{
+	char s[16];
+	int len = snprintf(s, sizeof(s), "%u", n);
+
+	return pwrite(fn_fd, s, len, 0) == len ? 0 : -1;
+}
+
+/* After an operation: was the armed point reached (and failed)? */
+static int fn_fired(void)
+{
+	char s[16] = "";
+	ssize_t n = pread(fn_fd, s, sizeof(s) - 1, 0);
+
+	fn_arm(0);
+	return n > 0 && atoi(s) == 0;
+}
+
+struct fn_op {
+	const char *name;
+	/* Make the object into *obj: 0, or an errno. */
+	int (*make)(void **obj);
+	/* Destroy it: 0, or an errno. */
+	int (*destroy)(void *obj);
+};
+
+static int make_ctx(void **obj)
+{
+	*obj = open_by_name(ibv_get_device_name(ctx->device));
+	return *obj ? 0 : (errno ? errno : EIO);
+}
+
+static int destroy_ctx(void *obj)
+{
+	return ibv_close_device(obj) ? (errno ? errno : EIO) : 0;
+}
+
+static int make_pd(void **obj)
+{
+	*obj = ibv_alloc_pd(ctx);
+	return *obj ? 0 : (errno ? errno : EIO);
+}
+
+static int destroy_pd(void *obj)
+{
+	return ibv_dealloc_pd(obj);
+}
+
+static int make_mr(void **obj)
+{
+	*obj = ibv_reg_mr(pd, buf, FN_BUF, IBV_ACCESS_LOCAL_WRITE |
+			  IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	return *obj ? 0 : (errno ? errno : EIO);
+}
+
+static int destroy_mr(void *obj)
+{
+	return ibv_dereg_mr(obj);
+}
+
+static int make_cq(void **obj)
+{
+	*obj = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	return *obj ? 0 : (errno ? errno : EIO);
+}
+
+static int destroy_cq(void *obj)
+{
+	return ibv_destroy_cq(obj);
+}
+
+static int make_srq(void **obj)
+{
+	struct ibv_srq_init_attr a = {
+		.attr = { .max_wr = 64, .max_sge = 1 },
+	};
+
+	*obj = ibv_create_srq(pd, &a);
+	return *obj ? 0 : (errno ? errno : EIO);
+}
+
+static int destroy_srq(void *obj)
+{
+	return ibv_destroy_srq(obj);
+}
+
+static int make_qp(void **obj, enum ibv_qp_type type)
+{
+	struct ibv_qp_init_attr a = {
+		.send_cq = cq,
+		.recv_cq = cq,
+		.qp_type = type,
+		.cap = { .max_send_wr = 32, .max_recv_wr = 32,
+			 .max_send_sge = 2, .max_recv_sge = 2 },
+	};
+
+	*obj = ibv_create_qp(pd, &a);
+	return *obj ? 0 : (errno ? errno : EIO);
+}
+
+static int make_rc_qp(void **obj)
+{
+	return make_qp(obj, IBV_QPT_RC);
+}
+
+static int make_ud_qp(void **obj)
+{
+	return make_qp(obj, IBV_QPT_UD);
+}
+
+static int destroy_qp(void *obj)
+{
+	return ibv_destroy_qp(obj);
+}
+
+/* A UD QP from RESET to RTS: three MODIFY_QPs. */
+static int modify_ud_rts(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.port_num = 1,
+		.qkey = 0x11111111,
+	};
+	int ret;
+
+	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			    IBV_QP_PORT | IBV_QP_QKEY);
+	a.qp_state = IBV_QPS_RTR;
+	ret = ret ? : ibv_modify_qp(qp, &a, IBV_QP_STATE);
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 1;
+	return ret ? : ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+}
+
+static const struct fn_op ops[] = {
+	{ "ibv_open_device", make_ctx, destroy_ctx },
+	{ "ibv_alloc_pd", make_pd, destroy_pd },
+	{ "ibv_reg_mr", make_mr, destroy_mr },
+	{ "ibv_create_cq", make_cq, destroy_cq },
+	{ "ibv_create_srq", make_srq, destroy_srq },
+	{ "ibv_create_qp (RC)", make_rc_qp, destroy_qp },
+	{ "ibv_create_qp (UD)", make_ud_qp, destroy_qp },
+};
+
+/*
+ * Walk the fault points of making one object, then of destroying one.
+ * Returns 0 if every step ended cleanly.
+ */
+static int fn_walk(const struct fn_op *op)
+{
+	unsigned int n, made_ok = 0, failed = 0, dn, dfail = 0;
+	int bad = 0;
+
+	for (n = 1; n <= FN_MAX_STEPS; n++) {
+		void *obj = NULL;
+		int ret, fired;
+
+		errno = 0;
+		if (fn_arm(n)) {
+			diag("%s: cannot arm fail-nth %u", op->name, n);
+			return -1;
+		}
+		ret = op->make(&obj);
+		fired = fn_fired();
+		if (ret) {
+			if (!fired) {
+				diag("%s: failed with %s, and not at fault point %u",
+				     op->name, strerror(ret), n);
+				bad = 1;
+				break;
+			}
+			failed++;
+			continue;
+		}
+		if (fired)
+			made_ok++;
+		ret = op->destroy(obj);
+		if (ret) {
+			diag("%s: the object made at step %u would not go: %s",
+			     op->name, n, strerror(ret));
+			bad = 1;
+		}
+		if (!fired)
+			break;
+	}
+	if (n > FN_MAX_STEPS) {
+		diag("%s: more than %u fault points", op->name, FN_MAX_STEPS);
+		bad = 1;
+	}
+
+	/* The destroy path: make with nothing armed, destroy under a fault. */
+	for (dn = 1; dn <= FN_MAX_STEPS; dn++) {
+		void *obj = NULL;
+		int ret, fired;
+
+		if (op->make(&obj)) {
+			diag("%s: cannot make one with no fault armed", op->name);
+			return -1;
+		}
+		fn_arm(dn);
+		ret = op->destroy(obj);
+		fired = fn_fired();
+		if (ret) {
+			dfail++;
+			if (!fired) {
+				diag("%s: destroy failed with %s and no fault armed",
+				     op->name, strerror(ret));
+				bad = 1;
+			}
+			ret = op->destroy(obj);
+			if (ret) {
+				diag("%s: destroy failed under fault %u, and again without: %s",
+				     op->name, dn, strerror(ret));
+				bad = 1;
+				break;
+			}
+		}
+		if (!fired)
+			break;
+	}
+	ok(!bad,
+	   "%s: %u fault points made it fail with an errno, %u were survived; destroying: %u fault points, %u failed and the retry succeeded; nothing left",
+	   op->name, failed, made_ok, dn - 1, dfail);
+	return bad ? -1 : 0;
+}
+
+/* MODIFY_QP RESET -> RTS under each fault point; the QP always goes. */
+static void fn_walk_modify(void)
+{
+	unsigned int n, failed = 0;
+	int bad = 0;
+
+	for (n = 1; n <= FN_MAX_STEPS; n++) {
+		void *obj;
+		int ret, fired;
+
+		if (make_ud_qp(&obj)) {
+			diag("modify: cannot create a UD QP");
+			bad = 1;
+			break;
+		}
+		fn_arm(n);
+		ret = modify_ud_rts(obj);
+		fired = fn_fired();
+		if (ret) {
+			failed++;
+			if (!fired) {
+				diag("modify: failed with %s and no fault armed",
+				     strerror(ret));
+				bad = 1;
+			}
+		}
+		if (destroy_qp(obj)) {
+			diag("modify: the QP would not go after step %u", n);
+			bad = 1;
+		}
+		if (!fired || bad)
+			break;
+	}
+	ok(!bad, "ibv_modify_qp (UD, RESET to RTS): %u of %u fault points made it fail with an errno; the QP always destroyed",
+	   failed, n - 1);
+}
+
+/*
+ * Grow the stack before mlockall(): a later page fault to grow it could
+ * meet an armed fault point and fail the process instead of a call.
+ */
+static void __attribute__((noinline)) fn_grow_stack(void)
+{
+	volatile char pad[256 * 1024];
+
+	memset((char *)pad, 0, sizeof(pad));
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	ctx = tap_start(argc, argv);
+	pd = ibv_alloc_pd(ctx);
+	cq = pd ? ibv_create_cq(ctx, 64, NULL, NULL, 0) : NULL;
+	buf = aligned_alloc(4096, FN_BUF);
+	if (!ok(pd && cq && buf, "a PD, a CQ and a buffer for the objects"))
+		return tap_end();
+	memset(buf, 0, FN_BUF);
+	fn_grow_stack();
+	if (!ok(!mlockall(MCL_CURRENT | MCL_FUTURE),
+		"mlockall: no page fault of the process meets a fault point"))
+		return tap_end();
+	fn_fd = open("/proc/thread-self/fail-nth", O_RDWR);
+	if (!ok(fn_fd >= 0, "/proc/thread-self/fail-nth opens (a kernel with fault injection)"))
+		return tap_end();
+
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		fn_walk(&ops[i]);
+	fn_walk_modify();
+
+	close(fn_fd);
+	ibv_destroy_cq(cq);
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+	free(buf);
+	return tap_end();
+}
