@@ -206,6 +206,12 @@ stage_script() { # stage_script NAME TIMEOUT SCRIPT [ARGS...]
 #   60-admin-timeout                             a dead admin queue
 #   74-objects, 76-udata-raw                     every object's bad inputs,
 #                                                hostile udata
+#   77-fail-nth                                  every kernel allocation of
+#                                                the verbs calls failed in
+#                                                turn (fault injection: the
+#                                                debug kernel only)
+#   79-hostile-rings                             garbage in the mapped rings
+#                                                and records, foreign keys
 #   78-kverbs, 185-nvmeof, 186-nfs-rdma          kernel consumers (CQs polled
 #                                                in softirq and workqueue)
 #   180-cm-tools                                 librdmacm's tools: ib_cm,
@@ -230,7 +236,8 @@ stage_script() { # stage_script NAME TIMEOUT SCRIPT [ARGS...]
 # twice through ib_umem on every DMA-mapping RDMA device.  KASAN,
 # lockdep, kmemleak and DEBUG_OBJECTS stay on.
 E2E_DEBUG_TESTS=(45-link-delete 47-link-netdev 50-unload 60-admin-timeout
-	74-objects 76-udata-raw 78-kverbs 110-dp-errors 140-dp-threads
+	74-objects 76-udata-raw 77-fail-nth 78-kverbs 79-hostile-rings
+	110-dp-errors 140-dp-threads
 	180-cm-tools 185-nvmeof 186-nfs-rdma 187-cm-kill 212-ev-async-fatal
 	315-wire-teardown)
 E2E_DEBUG_TESTS=("${E2E_DEBUG_TESTS[@]/%/.t}")
