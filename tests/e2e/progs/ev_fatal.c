@@ -27,57 +27,13 @@
 #include <rdma/orca-abi.h>
 
 #include "ev_common.h"
+#include "uverbs_maps.h"
 
-#define FATAL_MAX_MAPS	256
 #define FATAL_PAGE	4096UL
-
-struct fatal_map {
-	unsigned long start, end;
-};
 
 static struct ev_dev d;
 
-/* The mappings of /dev/infiniband/uverbs* in this process. */
-static int uverbs_maps(struct fatal_map *m, int max)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[512];
-	int n = 0;
-
-	if (!f)
-		return -1;
-	while (n < max && fgets(line, sizeof(line), f)) {
-		if (!strstr(line, "/dev/infiniband/uverbs"))
-			continue;
-		if (sscanf(line, "%lx-%lx", &m[n].start, &m[n].end) == 2)
-			n++;
-	}
-	fclose(f);
-	return n;
-}
-
-/* The one mapping in after[] that is not in before[], or NULL. */
-static const struct fatal_map *new_map(const struct fatal_map *before, int nb,
-				       const struct fatal_map *after, int na)
-{
-	const struct fatal_map *found = NULL;
-	int i, j;
-
-	for (i = 0; i < na; i++) {
-		for (j = 0; j < nb; j++)
-			if (after[i].start == before[j].start &&
-			    after[i].end == before[j].end)
-				break;
-		if (j < nb)
-			continue;
-		if (found)
-			return NULL;	/* more than one: ambiguous */
-		found = &after[i];
-	}
-	return found;
-}
-
-static volatile uint32_t *record_prod(const struct fatal_map *m,
+static volatile uint32_t *record_prod(const struct uv_map *m,
 				      unsigned int index)
 {
 	volatile struct orca_db_record *rec;
@@ -111,24 +67,24 @@ static struct ibv_qp *create_rc(struct ibv_cq *cq, struct ibv_srq *srq)
 }
 
 /* Create the receiving object while watching for its mapping. */
-static int watch_begin(struct fatal_map *before)
+static int watch_begin(struct uv_map *before)
 {
-	int n = uverbs_maps(before, FATAL_MAX_MAPS);
+	int n = uv_maps(before);
 
 	if (n < 0)
 		diag("/proc/self/maps: %s", strerror(errno));
 	return n;
 }
 
-static const struct fatal_map *watch_end(const struct fatal_map *before,
-					 int nb, struct fatal_map *after,
+static const struct uv_map *watch_end(const struct uv_map *before,
+					 int nb, struct uv_map *after,
 					 unsigned long want_len, const char *what)
 {
-	int na = uverbs_maps(after, FATAL_MAX_MAPS);
-	const struct fatal_map *m = NULL;
+	int na = uv_maps(after);
+	const struct uv_map *m = NULL;
 
 	if (nb >= 0 && na >= 0)
-		m = new_map(before, nb, after, na);
+		m = uv_new_map(before, nb, after, na);
 	if (!ok(m != NULL, "%s: one new mapping of the uverbs device", what))
 		return NULL;
 	if (!ok(m->end - m->start == want_len,
@@ -148,9 +104,9 @@ static void drain(struct ibv_cq *cq)
 
 static void qp_fatal(void)
 {
-	struct fatal_map before[FATAL_MAX_MAPS], after[FATAL_MAX_MAPS];
+	struct uv_map before[UV_MAX_MAPS], after[UV_MAX_MAPS];
 	struct ibv_cq *cq = ibv_create_cq(d.ctx, 256, NULL, NULL, 0);
-	const struct fatal_map *m;
+	const struct uv_map *m;
 	volatile uint32_t *rq_prod;
 	struct ibv_qp *a, *b;
 	uint32_t seen;
@@ -189,10 +145,10 @@ static void qp_fatal(void)
 
 static void srq_err(void)
 {
-	struct fatal_map before[FATAL_MAX_MAPS], after[FATAL_MAX_MAPS];
+	struct uv_map before[UV_MAX_MAPS], after[UV_MAX_MAPS];
 	struct ibv_srq_init_attr sia = { .attr = { .max_wr = 128, .max_sge = 1 } };
 	struct ibv_cq *cq = ibv_create_cq(d.ctx, 256, NULL, NULL, 0);
-	const struct fatal_map *m;
+	const struct uv_map *m;
 	volatile uint32_t *prod;
 	struct ibv_srq *srq;
 	struct ibv_qp *a, *b;

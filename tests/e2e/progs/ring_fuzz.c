@@ -38,15 +38,11 @@
 #include <rdma/orca-abi.h>
 
 #include "ev_common.h"
+#include "uverbs_maps.h"
 
-#define RF_MAX_MAPS	256
 #define RF_PAGE		4096UL
 #define RF_DEPTH	32	/* send and receive WRs of the victims */
 #define RF_PATTERN	0xa5
-
-struct rf_map {
-	unsigned long start, end;
-};
 
 /* What the canary tells the parent about its MR. */
 struct rf_canary {
@@ -151,70 +147,34 @@ static int rf_canary(int ready_fd, int done_fd)
 	return 0;
 }
 
-/* ---- mappings ------------------------------------------------------ */
-
-static int rf_maps(struct rf_map *m)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[512];
-	int n = 0;
-
-	if (!f)
-		return -1;
-	while (n < RF_MAX_MAPS && fgets(line, sizeof(line), f)) {
-		if (!strstr(line, "/dev/infiniband/uverbs"))
-			continue;
-		if (sscanf(line, "%lx-%lx", &m[n].start, &m[n].end) == 2)
-			n++;
-	}
-	fclose(f);
-	return n;
-}
-
-/* The one mapping of @after not in @before, if exactly one. */
-static int rf_new_map(const struct rf_map *before, int nb,
-		      const struct rf_map *after, int na, struct rf_map *out)
-{
-	int i, j, found = 0;
-
-	for (i = 0; i < na; i++) {
-		for (j = 0; j < nb; j++)
-			if (after[i].start == before[j].start &&
-			    after[i].end == before[j].end)
-				break;
-		if (j < nb)
-			continue;
-		*out = after[i];
-		found++;
-	}
-	return found == 1 ? 0 : -1;
-}
-
 /* ---- one round ----------------------------------------------------- */
 
 struct rf_victim {
 	struct ibv_cq *cq;
 	struct ibv_qp *a, *b;
-	struct rf_map cq_map, qp_map;
+	struct uv_map cq_map, qp_map;
 };
 
 static int rf_victim_make(struct rf_victim *v)
 {
-	struct rf_map before[RF_MAX_MAPS], after[RF_MAX_MAPS];
-	int nb, na;
+	struct uv_map before[UV_MAX_MAPS], after[UV_MAX_MAPS];
+	const struct uv_map *m;
+	int nb;
 
 	memset(v, 0, sizeof(*v));
-	nb = rf_maps(before);
+	nb = uv_maps(before);
 	v->cq = ibv_create_cq(d.ctx, 64, NULL, NULL, 0);
-	na = rf_maps(after);
-	if (!v->cq || rf_new_map(before, nb, after, na, &v->cq_map))
+	m = nb < 0 ? NULL : uv_new_map(before, nb, after, uv_maps(after));
+	if (!v->cq || !m)
 		return -1;
+	v->cq_map = *m;
 	v->b = ev_create_rc(&d, v->cq, v->cq, NULL, RF_DEPTH);
-	nb = rf_maps(before);
+	nb = uv_maps(before);
 	v->a = ev_create_rc(&d, v->cq, v->cq, NULL, RF_DEPTH);
-	na = rf_maps(after);
-	if (!v->a || !v->b || rf_new_map(before, nb, after, na, &v->qp_map))
+	m = nb < 0 ? NULL : uv_new_map(before, nb, after, uv_maps(after));
+	if (!v->a || !v->b || !m)
 		return -1;
+	v->qp_map = *m;
 	if (ev_connect(&d, v->a, v->b->qp_num) ||
 	    ev_connect(&d, v->b, v->a->qp_num))
 		return -1;
@@ -254,7 +214,7 @@ static void rf_scribble(unsigned long start, unsigned long end)
 	}
 }
 
-static volatile uint32_t *rf_record(const struct rf_map *m, int index,
+static volatile uint32_t *rf_record(const struct uv_map *m, int index,
 				    int word)
 {
 	volatile uint32_t *rec = (volatile uint32_t *)(m->end - RF_PAGE);
@@ -334,7 +294,7 @@ static int rf_foreign(struct rf_victim *v, const struct rf_canary *c,
 
 static void rf_garbage(struct rf_victim *v, int kind)
 {
-	const struct rf_map *q = &v->qp_map;
+	const struct uv_map *q = &v->qp_map;
 	unsigned long sq_end = q->start + RF_DEPTH * 128;
 	int i, n = 1 + rf_rand() % 3;
 
