@@ -1768,10 +1768,9 @@ static void kv_test_dp(struct kv_ctx *c)
  */
 #define KW_READ_LEN	SZ_64K
 
+/* c.pd has the unsafe global rkey; c.cq is the QP's CQ. */
 struct kv_end {
 	struct kv_ctx c;
-	struct ib_pd *pd;		/* with the unsafe global rkey */
-	struct ib_cq *cq;
 	struct ib_qp *qp;
 	struct kv_buf buf;
 };
@@ -1784,17 +1783,6 @@ struct kv_wire {
 
 static int kw_end_up(struct kv_end *e, const char *name)
 {
-	struct ib_qp_init_attr init = {
-		.sq_sig_type = IB_SIGNAL_REQ_WR,
-		.qp_type = IB_QPT_RC,
-		.port_num = 1,
-		.cap = {
-			.max_send_wr = 16,
-			.max_recv_wr = 16,
-			.max_send_sge = 2,
-			.max_recv_sge = 2,
-		},
-	};
 	int ret;
 
 	e->c.ibdev = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
@@ -1803,15 +1791,13 @@ static int kw_end_up(struct kv_end *e, const char *name)
 	ret = kv_find_gid(&e->c);
 	if (ret)
 		return ret;
-	e->pd = ib_alloc_pd(e->c.ibdev, IB_PD_UNSAFE_GLOBAL_RKEY);
-	if (IS_ERR(e->pd))
-		return PTR_ERR(e->pd);
-	e->cq = ib_alloc_cq(e->c.ibdev, NULL, 32, 0, IB_POLL_SOFTIRQ);
-	if (IS_ERR(e->cq))
-		return PTR_ERR(e->cq);
-	init.send_cq = e->cq;
-	init.recv_cq = e->cq;
-	e->qp = ib_create_qp(e->pd, &init);
+	e->c.pd = ib_alloc_pd(e->c.ibdev, IB_PD_UNSAFE_GLOBAL_RKEY);
+	if (IS_ERR(e->c.pd))
+		return PTR_ERR(e->c.pd);
+	e->c.cq = ib_alloc_cq(e->c.ibdev, NULL, 32, 0, IB_POLL_SOFTIRQ);
+	if (IS_ERR(e->c.cq))
+		return PTR_ERR(e->c.cq);
+	e->qp = kv_create_qp(&e->c, IB_QPT_RC, NULL);
 	if (IS_ERR(e->qp))
 		return PTR_ERR(e->qp);
 	return kv_dbuf_alloc(e->c.ibdev, &e->buf, KW_READ_LEN);
@@ -1823,11 +1809,11 @@ static void kw_end_down(struct kv_end *e)
 		return;
 	if (!IS_ERR_OR_NULL(e->qp))
 		ib_destroy_qp(e->qp);
-	if (!IS_ERR_OR_NULL(e->cq))
-		ib_free_cq(e->cq);
+	if (!IS_ERR_OR_NULL(e->c.cq))
+		ib_free_cq(e->c.cq);
 	kv_dbuf_free(e->c.ibdev, &e->buf);
-	if (!IS_ERR_OR_NULL(e->pd))
-		ib_dealloc_pd(e->pd);
+	if (!IS_ERR_OR_NULL(e->c.pd))
+		ib_dealloc_pd(e->c.pd);
 	ib_device_put(e->c.ibdev);
 }
 
@@ -1893,7 +1879,7 @@ static void kw_fence(struct kv_wire *x)
 	read.wr.send_flags = IB_SEND_SIGNALED;
 	read.wr.next = &linv;
 	read.remote_addr = b->buf.dma;
-	read.rkey = b->pd->unsafe_global_rkey;
+	read.rkey = b->c.pd->unsafe_global_rkey;
 	linv.opcode = IB_WR_LOCAL_INV;
 	linv.wr_cqe = &inv->cqe;
 	linv.send_flags = IB_SEND_SIGNALED | IB_SEND_FENCE;
@@ -1925,7 +1911,7 @@ static void kv_wire_run(void)
 	ret = kw_end_up(&x->a, dev);
 	ret = ret ? : kw_end_up(&x->b, peer);
 	if (!ret) {
-		x->fr = ib_alloc_mr(x->a.pd, IB_MR_TYPE_MEM_REG,
+		x->fr = ib_alloc_mr(x->a.c.pd, IB_MR_TYPE_MEM_REG,
 				    KW_READ_LEN / PAGE_SIZE);
 		ret = PTR_ERR_OR_ZERO(x->fr);
 	}
