@@ -212,6 +212,10 @@ stage_script() { # stage_script NAME TIMEOUT SCRIPT [ARGS...]
 #                                                debug kernel only)
 #   79-hostile-rings                             garbage in the mapped rings
 #                                                and records, foreign keys
+#   81-kill-storm                                SIGKILL in every stage of a
+#                                                process's life (100 kills
+#                                                here, 1000 on the stock
+#                                                kernel and in make soak)
 #   78-kverbs, 185-nvmeof, 186-nfs-rdma          kernel consumers (CQs polled
 #                                                in softirq and workqueue)
 #   180-cm-tools                                 librdmacm's tools: ib_cm,
@@ -237,7 +241,7 @@ stage_script() { # stage_script NAME TIMEOUT SCRIPT [ARGS...]
 # lockdep, kmemleak and DEBUG_OBJECTS stay on.
 E2E_DEBUG_TESTS=(45-link-delete 47-link-netdev 50-unload 60-admin-timeout
 	74-objects 76-udata-raw 77-fail-nth 78-kverbs 79-hostile-rings
-	110-dp-errors 140-dp-threads
+	81-kill-storm 110-dp-errors 140-dp-threads
 	180-cm-tools 185-nvmeof 186-nfs-rdma 187-cm-kill 212-ev-async-fatal
 	315-wire-teardown)
 E2E_DEBUG_TESTS=("${E2E_DEBUG_TESTS[@]/%/.t}")
@@ -245,6 +249,7 @@ E2E_DEBUG=(tests/harness/run-e2e.sh
 	--debug-kernel --timeout 2400 --test-timeout 600
 	--kmemleak-every 3
 	--append dma_debug=off
+	--env ORCA_KILLS=100
 	-- "${E2E_DEBUG_TESTS[@]/#/$REPO/tests/e2e/}")
 # Both stages that boot the debug kernel, kunit and e2e-debug, start in
 # the background at once, before the first foreground stage: each asks
@@ -283,12 +288,14 @@ fi
 # With e2e-debug in the same run, the stock e2e leaves out the .t files
 # that e2e-debug runs, except the kernel consumers 185, 186 and 187,
 # which also run on Debian's own NVMe, NFS and rdma_cm modules there
-# (the pair stage runs NVMe-oF and NFS/RDMA on the stock kernel too).
+# (the pair stage runs NVMe-oF and NFS/RDMA on the stock kernel too),
+# and 81-kill-storm, whose thousand kills are ten times as many as the
+# debug kernel has time for.
 E2E_ARGS=(--timeout 2400)
 if [ -n "${IN_BG[e2e-debug]:-}" ] || [[ " ${stages[*]} " == *" e2e-debug "* ]]; then
 	for t in "${E2E_DEBUG_TESTS[@]}"; do
 		case "$t" in
-		185-*|186-*|187-*) ;;
+		81-*|185-*|186-*|187-*) ;;
 		*) E2E_ARGS+=(--exclude "$t") ;;
 		esac
 	done
