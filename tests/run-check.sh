@@ -216,6 +216,9 @@ stage_script() { # stage_script NAME TIMEOUT SCRIPT [ARGS...]
 #                                                process's life (100 kills
 #                                                here, 1000 on the stock
 #                                                kernel and in make soak)
+#   83-map-abuse                                 munmap, mremap, mprotect,
+#                                                mmap and fork on the queue
+#                                                mappings, work in flight
 #   78-kverbs, 185-nvmeof, 186-nfs-rdma          kernel consumers (CQs polled
 #                                                in softirq and workqueue)
 #   180-cm-tools                                 librdmacm's tools: ib_cm,
@@ -241,7 +244,7 @@ stage_script() { # stage_script NAME TIMEOUT SCRIPT [ARGS...]
 # lockdep, kmemleak and DEBUG_OBJECTS stay on.
 E2E_DEBUG_TESTS=(45-link-delete 47-link-netdev 50-unload 60-admin-timeout
 	74-objects 76-udata-raw 77-fail-nth 78-kverbs 79-hostile-rings
-	81-kill-storm 110-dp-errors 140-dp-threads
+	81-kill-storm 83-map-abuse 110-dp-errors 140-dp-threads
 	180-cm-tools 185-nvmeof 186-nfs-rdma 187-cm-kill 212-ev-async-fatal
 	315-wire-teardown)
 E2E_DEBUG_TESTS=("${E2E_DEBUG_TESTS[@]/%/.t}")

@@ -16,6 +16,7 @@
 
 struct uv_map {
 	unsigned long start, end;
+	unsigned long offset;	/* the mmap offset in bytes: the mmap key */
 };
 
 /* The mappings of /dev/infiniband/uverbs* into m[UV_MAX_MAPS], or -1. */
@@ -30,7 +31,8 @@ static int __attribute__((unused)) uv_maps(struct uv_map *m)
 	while (n < UV_MAX_MAPS && fgets(line, sizeof(line), f)) {
 		if (!strstr(line, "/dev/infiniband/uverbs"))
 			continue;
-		if (sscanf(line, "%lx-%lx", &m[n].start, &m[n].end) == 2)
+		if (sscanf(line, "%lx-%lx %*s %lx", &m[n].start, &m[n].end,
+			   &m[n].offset) == 3)
 			n++;
 	}
 	fclose(f);
