@@ -219,6 +219,8 @@ stage_script() { # stage_script NAME TIMEOUT SCRIPT [ARGS...]
 #   83-map-abuse                                 munmap, mremap, mprotect,
 #                                                mmap and fork on the queue
 #                                                mappings, work in flight
+#   85-uverbs-fuzz                               random and mutated uverbs
+#                                                commands, ioctls and mmaps
 #   78-kverbs, 185-nvmeof, 186-nfs-rdma          kernel consumers (CQs polled
 #                                                in softirq and workqueue)
 #   180-cm-tools                                 librdmacm's tools: ib_cm,
@@ -244,7 +246,7 @@ stage_script() { # stage_script NAME TIMEOUT SCRIPT [ARGS...]
 # lockdep, kmemleak and DEBUG_OBJECTS stay on.
 E2E_DEBUG_TESTS=(45-link-delete 47-link-netdev 50-unload 60-admin-timeout
 	74-objects 76-udata-raw 77-fail-nth 78-kverbs 79-hostile-rings
-	81-kill-storm 83-map-abuse 110-dp-errors 140-dp-threads
+	81-kill-storm 83-map-abuse 85-uverbs-fuzz 110-dp-errors 140-dp-threads
 	180-cm-tools 185-nvmeof 186-nfs-rdma 187-cm-kill 212-ev-async-fatal
 	315-wire-teardown)
 E2E_DEBUG_TESTS=("${E2E_DEBUG_TESTS[@]/%/.t}")
