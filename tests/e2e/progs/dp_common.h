@@ -729,6 +729,62 @@ static int DP_UNUSED dp_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr)
 }
 
 /* Fill @wr as a signalled UD send to end @to of @p, through @from's AH. */
+/* ---- a bystander ------------------------------------------------------ */
+
+/*
+ * An RC QP pair with a 4 KiB buffer at each end, for the programs that
+ * abuse one thing and check that nothing else was touched.
+ */
+struct dp_bystander {
+	struct dp_pair pair;
+	struct dp_buf src, dst;
+};
+
+static int DP_UNUSED dp_bystander_make(struct dp_bystander *b)
+{
+	struct dp_qp_cfg cfg;
+
+	memset(b, 0, sizeof(*b));
+	dp_cfg_default(&cfg, IBV_QPT_RC);
+	if (dp_pair_make(&b->pair, &cfg))
+		return -1;
+	if (dp_buf_alloc(&b->src, dp.pd, 4096, DP_ACC_ALL) ||
+	    dp_buf_alloc(&b->dst, dp.pd, 4096, DP_ACC_ALL))
+		return -1;
+	return 0;
+}
+
+/* One SEND of 4 KiB patterned by @seed: 1 if it arrived byte for byte. */
+static int DP_UNUSED dp_bystander_send(struct dp_bystander *b, uint32_t seed)
+{
+	struct ibv_sge s = { (uintptr_t)b->src.p, 4096, b->src.mr->lkey };
+	struct ibv_sge r = { (uintptr_t)b->dst.p, 4096, b->dst.mr->lkey };
+	struct ibv_send_wr wr = {
+		.sg_list = &s, .num_sge = 1, .opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	struct ibv_wc wc;
+
+	dp_fill(b->src.p, 4096, seed);
+	memset(b->dst.p, 0, 4096);
+	if (dp_post_recv(b->pair.b.qp, 1, &r, 1) ||
+	    ibv_post_send(b->pair.a.qp, &wr, &bad))
+		return 0;
+	if (!dp_poll1(b->pair.a.scq, &wc, "bystander send") ||
+	    wc.status != IBV_WC_SUCCESS ||
+	    !dp_poll1(b->pair.b.rcq, &wc, "bystander receive") ||
+	    wc.status != IBV_WC_SUCCESS)
+		return 0;
+	return dp_cmp(b->dst.p, b->src.p, 4096, "bystander bytes");
+}
+
+static void DP_UNUSED dp_bystander_destroy(struct dp_bystander *b)
+{
+	dp_buf_free(&b->src);
+	dp_buf_free(&b->dst);
+	dp_pair_destroy(&b->pair);
+}
+
 static void DP_UNUSED dp_ud_dest(struct ibv_send_wr *wr, struct dp_end *from,
 				 struct dp_end *to)
 {

@@ -409,39 +409,12 @@ static const struct ma_case cases[] = {
 	  "child's completions and bytes are all there" },
 };
 
-/* ---- the parent's bystander ------------------------------------------- */
-
-static struct dp_pair by;
-static struct dp_buf by_src, by_dst;
-
-static int bystander_send(int round)
-{
-	struct ibv_sge s, r;
-	struct ibv_send_wr wr = {
-		.sg_list = &s, .num_sge = 1, .opcode = IBV_WR_SEND,
-		.send_flags = IBV_SEND_SIGNALED,
-	}, *bad;
-	struct ibv_wc wc;
-
-	dp_fill(by_src.p, 4096, 1000 + round);
-	memset(by_dst.p, 0, 4096);
-	s = (struct ibv_sge){ (uintptr_t)by_src.p, 4096, by_src.mr->lkey };
-	r = (struct ibv_sge){ (uintptr_t)by_dst.p, 4096, by_dst.mr->lkey };
-	if (dp_post_recv(by.b.qp, 1, &r, 1) || ibv_post_send(by.a.qp, &wr, &bad))
-		return 0;
-	if (!dp_poll1(by.a.scq, &wc, "bystander send") ||
-	    wc.status != IBV_WC_SUCCESS ||
-	    !dp_poll1(by.b.rcq, &wc, "bystander receive") ||
-	    wc.status != IBV_WC_SUCCESS)
-		return 0;
-	return dp_cmp(by_dst.p, by_src.p, 4096, "bystander bytes");
-}
+static struct dp_bystander by;
 
 int main(int argc, char **argv)
 {
 	const char *dev = NULL;
 	int rounds = 1, opt, round, c;
-	struct dp_qp_cfg cfg;
 	char *dargv[2];
 
 	while ((opt = getopt(argc, argv, "d:n:")) != -1) {
@@ -468,13 +441,11 @@ int main(int argc, char **argv)
 	dargv[0] = argv[0];
 	dargv[1] = (char *)dev;
 	dp_open(2, dargv);
-	dp_cfg_default(&cfg, IBV_QPT_RC);
-	if (!ok(!dp_pair_make(&by, &cfg) &&
-		!dp_buf_alloc(&by_src, dp.pd, 4096, DP_ACC_ALL) &&
-		!dp_buf_alloc(&by_dst, dp.pd, 4096, DP_ACC_ALL),
+	if (!ok(!dp_bystander_make(&by),
 		"the bystander: an RC QP pair and two buffers"))
 		return tap_end();
-	ok(bystander_send(0), "the bystander's SEND arrives byte for byte");
+	ok(dp_bystander_send(&by, 1000),
+	   "the bystander's SEND arrives byte for byte");
 
 	for (round = 1; round <= rounds; round++) {
 		for (c = 0; c < (int)DP_ARRAY_SIZE(cases); c++) {
@@ -504,14 +475,12 @@ int main(int argc, char **argv)
 			if (!ok(good, "%s (round %d): %s", k->name, round, k->says))
 				diag("%s: status 0x%x%s%s", k->name, status,
 				     sh->why[0] ? ": " : "", sh->why);
-			ok(bystander_send(round * 100 + c),
+			ok(dp_bystander_send(&by, 1000 + round * 100 + c),
 			   "after %s: the bystander's SEND arrives byte for byte",
 			   k->name);
 		}
 	}
 
-	dp_buf_free(&by_src);
-	dp_buf_free(&by_dst);
-	dp_pair_destroy(&by);
+	dp_bystander_destroy(&by);
 	return dp_close();
 }

@@ -856,40 +856,13 @@ static void uf_batch(const char *dev, unsigned long calls)
 	_exit(0);
 }
 
-/* ---- the parent's bystander ------------------------------------------- */
-
-static struct dp_pair by;
-static struct dp_buf by_src, by_dst;
-
-static int bystander_send(int round)
-{
-	struct ibv_sge s, r;
-	struct ibv_send_wr wr = {
-		.sg_list = &s, .num_sge = 1, .opcode = IBV_WR_SEND,
-		.send_flags = IBV_SEND_SIGNALED,
-	}, *bad;
-	struct ibv_wc wc;
-
-	dp_fill(by_src.p, 4096, 500 + round);
-	memset(by_dst.p, 0, 4096);
-	s = (struct ibv_sge){ (uintptr_t)by_src.p, 4096, by_src.mr->lkey };
-	r = (struct ibv_sge){ (uintptr_t)by_dst.p, 4096, by_dst.mr->lkey };
-	if (dp_post_recv(by.b.qp, 1, &r, 1) || ibv_post_send(by.a.qp, &wr, &bad))
-		return 0;
-	if (!dp_poll1(by.a.scq, &wc, "bystander send") ||
-	    wc.status != IBV_WC_SUCCESS ||
-	    !dp_poll1(by.b.rcq, &wc, "bystander receive") ||
-	    wc.status != IBV_WC_SUCCESS)
-		return 0;
-	return dp_cmp(by_dst.p, by_src.p, 4096, "bystander bytes");
-}
+static struct dp_bystander by;
 
 int main(int argc, char **argv)
 {
 	unsigned long batches = 20, calls = 500, good = 0, b, first = 0;
 	unsigned long long seed = 20261126;
 	const char *dev = NULL;
-	struct dp_qp_cfg cfg;
 	char *dargv[2], line[1024];
 	size_t len = 0;
 	int opt, e, by_ok = 1;
@@ -927,10 +900,7 @@ int main(int argc, char **argv)
 	dargv[0] = argv[0];
 	dargv[1] = (char *)dev;
 	dp_open(2, dargv);
-	dp_cfg_default(&cfg, IBV_QPT_RC);
-	if (!ok(!dp_pair_make(&by, &cfg) &&
-		!dp_buf_alloc(&by_src, dp.pd, 4096, DP_ACC_ALL) &&
-		!dp_buf_alloc(&by_dst, dp.pd, 4096, DP_ACC_ALL),
+	if (!ok(!dp_bystander_make(&by),
 		"the bystander: an RC QP pair and two buffers"))
 		return tap_end();
 	diag("%lu batches of %lu calls, seed %llu", batches, calls, seed);
@@ -960,7 +930,7 @@ int main(int argc, char **argv)
 			     status, sh->calls - before,
 			     sh->why[0] ? ": " : "", sh->why);
 		}
-		if (!bystander_send(b - first)) {
+		if (!dp_bystander_send(&by, 500 + b - first)) {
 			by_ok = 0;
 			diag("after batch %lu the bystander's SEND failed", b);
 		}
@@ -980,8 +950,6 @@ int main(int argc, char **argv)
 	diag("failed with:%s", line);
 	diag("recorded (object/method, command):%s", sh->rec_list);
 
-	dp_buf_free(&by_src);
-	dp_buf_free(&by_dst);
-	dp_pair_destroy(&by);
+	dp_bystander_destroy(&by);
 	return dp_close();
 }
