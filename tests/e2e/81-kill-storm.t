@@ -8,7 +8,10 @@
 # PRNG seeded with ORCA_KILL_SEED (default 20261126) picks.  Afterwards
 # a new process moves data, rdma resource show is back to its baseline,
 # and the harness unloads the modules and looks for kernel reports (and,
-# on the debug kernel, kmemleak's).
+# on the debug kernel, kmemleak's).  make check runs 300 kills on the
+# stock kernel and 100 on the debug one (tests/run-check.sh); make soak
+# the thousand on the debug kernel, which takes about a quarter of an hour.
+# e2e-timeout: 1500
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-prog.sh"
