@@ -8,11 +8,27 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <infiniband/verbs.h>
+
+/*
+ * xorshift64*, the PRNG of the seeded programs (ring_fuzz, kill_storm,
+ * uverbs_fuzz): the same seed gives the same run on any libc.  Each
+ * program seeds e2e_rng (never with 0) before its first e2e_rand().
+ */
+static uint64_t e2e_rng = 1;
+
+static uint32_t __attribute__((unused)) e2e_rand(void)
+{
+	e2e_rng ^= e2e_rng >> 12;
+	e2e_rng ^= e2e_rng << 25;
+	e2e_rng ^= e2e_rng >> 27;
+	return (uint32_t)((e2e_rng * 0x2545f4914f6cdd1dULL) >> 32);
+}
 
 static int tap_num;
 static int tap_failed;

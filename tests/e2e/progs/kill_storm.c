@@ -69,15 +69,6 @@ struct ks_shared {
 };
 
 static struct ks_shared *sh;
-static uint64_t rng;
-
-static uint32_t ks_rand(void)
-{
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return (uint32_t)((rng * 0x2545f4914f6cdd1dULL) >> 32);
-}
 
 /* Everything one life makes. */
 struct ks_life {
@@ -361,7 +352,7 @@ int main(int argc, char **argv)
 	}
 	if (!dev || !nkills)
 		usage(argv[0]);
-	rng = seed ? seed : 1;
+	e2e_rng = seed ? seed : 1;
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED) {
@@ -376,8 +367,8 @@ int main(int argc, char **argv)
 
 	for (unsigned long i = 0; i < nkills; i++) {
 		unsigned int stage = i % KS_NSTAGES;
-		unsigned int lap = ks_rand() % KS_LAPS;
-		unsigned int delay = ks_rand() % (KS_MAX_DELAY_US + 1);
+		unsigned int lap = e2e_rand() % KS_LAPS;
+		unsigned int delay = e2e_rand() % (KS_MAX_DELAY_US + 1);
 		uint32_t target = lap * KS_NSTAGES + stage + 1;
 		long deadline;
 		int status, died = 0;

@@ -57,16 +57,6 @@ static const char *const rf_kind_name[RF_KINDS] = {
 };
 
 static struct ev_dev d;
-static uint64_t rng;
-
-static uint32_t rf_rand(void)
-{
-	/* xorshift64*: reproducible from the seed on any libc. */
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return (uint32_t)((rng * 0x2545f4914f6cdd1dULL) >> 32);
-}
 
 /* ---- async events, read by a thread so that destroys never wait ---- */
 
@@ -198,19 +188,19 @@ static int rf_victim_destroy(struct rf_victim *v)
 static void rf_scribble(unsigned long start, unsigned long end)
 {
 	unsigned long len = end - start, off, n, k;
-	int stretches = 1 + rf_rand() % 8;
+	int stretches = 1 + e2e_rand() % 8;
 	uint8_t *p = (uint8_t *)start;
 
-	if (rf_rand() % 4 == 0) {
+	if (e2e_rand() % 4 == 0) {
 		for (k = 0; k < len; k++)
-			p[k] = rf_rand();
+			p[k] = e2e_rand();
 		return;
 	}
 	while (stretches--) {
-		off = rf_rand() % len;
-		n = 1 + rf_rand() % 256;
+		off = e2e_rand() % len;
+		n = 1 + e2e_rand() % 256;
 		for (k = 0; k < n && off + k < len; k++)
-			p[off + k] = rf_rand();
+			p[off + k] = e2e_rand();
 	}
 }
 
@@ -225,22 +215,22 @@ static volatile uint32_t *rf_record(const struct uv_map *m, int index,
 /* A random producer index: near, far ahead, or behind. */
 static uint32_t rf_prod(uint32_t now)
 {
-	switch (rf_rand() % 4) {
+	switch (e2e_rand() % 4) {
 	case 0:
-		return now + 1 + rf_rand() % RF_DEPTH;
+		return now + 1 + e2e_rand() % RF_DEPTH;
 	case 1:
-		return now + RF_DEPTH + rf_rand() % 1000;
+		return now + RF_DEPTH + e2e_rand() % 1000;
 	case 2:
-		return now - 1 - rf_rand() % RF_DEPTH;
+		return now - 1 - e2e_rand() % RF_DEPTH;
 	default:
-		return rf_rand();
+		return e2e_rand();
 	}
 }
 
 /* Post a few SENDs and receives on the victims; errors are expected. */
 static void rf_posts(struct rf_victim *v)
 {
-	int i, n = 1 + rf_rand() % 4;
+	int i, n = 1 + e2e_rand() % 4;
 
 	for (i = 0; i < n; i++) {
 		ev_post_recv(&d, v->b, 4096, 100 + i);
@@ -296,7 +286,7 @@ static void rf_garbage(struct rf_victim *v, int kind)
 {
 	const struct uv_map *q = &v->qp_map;
 	unsigned long sq_end = q->start + RF_DEPTH * 128;
-	int i, n = 1 + rf_rand() % 3;
+	int i, n = 1 + e2e_rand() % 3;
 
 	for (i = 0; i < n; i++) {
 		switch (kind) {
@@ -363,7 +353,7 @@ int main(int argc, char **argv)
 	if (!ev_mode || ev_count < 1)
 		ev_usage(argv[0]);
 	rounds = (int)ev_count;
-	rng = strtoull(ev_mode, NULL, 0) | 1;
+	e2e_rng = strtoull(ev_mode, NULL, 0) | 1;
 
 	if (pipe(ready) || pipe(done))
 		ev_bail("pipes to the canary");
@@ -390,7 +380,7 @@ int main(int argc, char **argv)
 
 	for (i = 0; i < rounds; i++) {
 		struct rf_victim v;
-		int kind = rf_rand() % RF_KINDS;
+		int kind = e2e_rand() % RF_KINDS;
 
 		if (rf_victim_make(&v)) {
 			diag("round %d: cannot make the victims", i);

@@ -103,23 +103,14 @@ struct uf_shared {
 };
 
 static struct uf_shared *sh;
-static uint64_t rng;
 static uint8_t *scratch, *noaccess;
 static struct uf_arena *arena;
 static uint32_t handles[16];
 static int nhandles;
 
-static uint32_t uf_rand(void)
-{
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return (uint32_t)((rng * 0x2545f4914f6cdd1dULL) >> 32);
-}
-
 static uint64_t uf_rand64(void)
 {
-	return (uint64_t)uf_rand() << 32 | uf_rand();
+	return (uint64_t)e2e_rand() << 32 | e2e_rand();
 }
 
 /* A 32-bit word as a fuzzer would pick it. */
@@ -132,18 +123,18 @@ static uint32_t uf_word(void)
 
 	uint32_t w;
 
-	switch (uf_rand() % 4) {
+	switch (e2e_rand() % 4) {
 	case 0:
-		w = nhandles ? handles[uf_rand() % nhandles] : 0;
+		w = nhandles ? handles[e2e_rand() % nhandles] : 0;
 		break;
 	case 1:
-		w = uf_rand() % 16;
+		w = e2e_rand() % 16;
 		break;
 	case 2:
-		w = edge[uf_rand() % DP_ARRAY_SIZE(edge)];
+		w = edge[e2e_rand() % DP_ARRAY_SIZE(edge)];
 		break;
 	default:
-		w = uf_rand();
+		w = e2e_rand();
 	}
 	/* As the upper half of a u64, never an address of this process. */
 	if (w >= 0x4000 && w < 0x8000)
@@ -162,15 +153,15 @@ static uint64_t uf_word64(void)
 /* An address for the kernel: scratch (mostly), or one not mapped. */
 static uint64_t uf_addr(void)
 {
-	switch (uf_rand() % 8) {
+	switch (e2e_rand() % 8) {
 	case 0:
 		return 0;
 	case 1:
 		return (uintptr_t)noaccess;
 	case 2:
-		return 0xffff888000000000ULL + (uf_rand() & ~7U);
+		return 0xffff888000000000ULL + (e2e_rand() & ~7U);
 	default:
-		return (uintptr_t)scratch + (uf_rand() % (UF_SCRATCH / 8) & ~7U);
+		return (uintptr_t)scratch + (e2e_rand() % (UF_SCRATCH / 8) & ~7U);
 	}
 }
 
@@ -184,7 +175,7 @@ static void uf_fill(uint8_t *p, size_t len)
 		memcpy(p + i, &w, 4);
 	}
 	for (; i < len; i++)
-		p[i] = uf_rand();
+		p[i] = e2e_rand();
 }
 
 static void uf_count(int ret, int err)
@@ -271,16 +262,16 @@ static void uf_write(int fd)
 	size_t core, drv, off = 0, len;
 	ssize_t ret;
 
-	if (uf_rand() % 16) {
-		c = uf_cmds[uf_rand() % DP_ARRAY_SIZE(uf_cmds)];
+	if (e2e_rand() % 16) {
+		c = uf_cmds[e2e_rand() % DP_ARRAY_SIZE(uf_cmds)];
 	} else {
-		c.op = uf_rand() % 64;
-		c.core = uf_rand() % 256;
-		c.resp = uf_rand() % 2;
-		c.ex = uf_rand() % 2;
+		c.op = e2e_rand() % 64;
+		c.core = e2e_rand() % 256;
+		c.resp = e2e_rand() % 2;
+		c.ex = e2e_rand() % 2;
 	}
-	core = uf_rand() % 8 ? c.core : uf_rand() % 512;
-	drv = uf_rand() % 4 ? uf_rand() % 64 : uf_rand() % 256;
+	core = e2e_rand() % 8 ? c.core : e2e_rand() % 512;
+	drv = e2e_rand() % 4 ? e2e_rand() % 64 : e2e_rand() % 256;
 	if (c.ex) {
 		core &= ~7UL;
 		drv &= ~7UL;
@@ -295,17 +286,17 @@ static void uf_write(int fd)
 	hdr.command = c.op | (c.ex ? IB_USER_VERBS_CMD_FLAG_EXTENDED : 0);
 	if (c.ex) {
 		hdr.in_words = core / 8;
-		hdr.out_words = uf_rand() % 64;
+		hdr.out_words = e2e_rand() % 64;
 		ex.response = uf_addr();
 		ex.provider_in_words = drv / 8;
-		ex.provider_out_words = uf_rand() % 16;
+		ex.provider_out_words = e2e_rand() % 16;
 	} else {
 		hdr.in_words = len / 4;
-		hdr.out_words = uf_rand() % 128;
+		hdr.out_words = e2e_rand() % 128;
 	}
 	/* Now and then a header that disagrees with what follows. */
-	if (!(uf_rand() % 16))
-		hdr.in_words = uf_rand() % 256;
+	if (!(e2e_rand() % 16))
+		hdr.in_words = e2e_rand() % 256;
 	memcpy(buf, &hdr, sizeof(hdr));
 	off = sizeof(hdr);
 	if (c.ex) {
@@ -329,42 +320,42 @@ static void uf_ioctl(int fd)
 	static uint64_t words[(sizeof(struct ib_uverbs_ioctl_hdr) +
 			       8 * sizeof(struct ib_uverbs_attr)) / 8 + 1];
 	struct ib_uverbs_ioctl_hdr *h = (void *)words;
-	int i, n = uf_rand() % 9, ret;
+	int i, n = e2e_rand() % 9, ret;
 
 	memset(words, 0, sizeof(words));
 	h->length = sizeof(*h) + n * sizeof(struct ib_uverbs_attr);
-	if (!(uf_rand() % 16))
-		h->length = uf_rand() % sizeof(words);
-	h->object_id = uf_rand() % 8 ? uf_rand() % (UVERBS_OBJECT_ASYNC_EVENT + 2) :
-		       (uint16_t)uf_rand();
-	h->method_id = uf_rand() % 8 ? uf_rand() % 12 : (uint16_t)uf_rand();
-	if (!(uf_rand() % 8)) {
+	if (!(e2e_rand() % 16))
+		h->length = e2e_rand() % sizeof(words);
+	h->object_id = e2e_rand() % 8 ? e2e_rand() % (UVERBS_OBJECT_ASYNC_EVENT + 2) :
+		       (uint16_t)e2e_rand();
+	h->method_id = e2e_rand() % 8 ? e2e_rand() % 12 : (uint16_t)e2e_rand();
+	if (!(e2e_rand() % 8)) {
 		h->object_id |= UVERBS_UDATA_DRIVER_DATA_FLAG;
 		h->method_id |= UVERBS_UDATA_DRIVER_DATA_FLAG;
 	}
 	h->num_attrs = n;
-	if (!(uf_rand() % 32))
-		h->reserved1 = uf_rand();
-	if (!(uf_rand() % 32))
-		h->driver_id = uf_rand() % 32;
+	if (!(e2e_rand() % 32))
+		h->reserved1 = e2e_rand();
+	if (!(e2e_rand() % 32))
+		h->driver_id = e2e_rand() % 32;
 	for (i = 0; i < n; i++) {
 		struct ib_uverbs_attr *a = &h->attrs[i];
 
-		switch (uf_rand() % 4) {
+		switch (e2e_rand() % 4) {
 		case 0:
-			a->attr_id = UVERBS_ATTR_UHW_IN + uf_rand() % 2;
+			a->attr_id = UVERBS_ATTR_UHW_IN + e2e_rand() % 2;
 			break;
 		case 3:
-			a->attr_id = uf_rand();
+			a->attr_id = e2e_rand();
 			break;
 		default:
-			a->attr_id = uf_rand() % 12;
+			a->attr_id = e2e_rand() % 12;
 		}
-		a->len = uf_rand() % 4 ? uf_rand() % 64 : uf_rand() % 4096;
-		a->flags = uf_rand() % 4 ? uf_rand() % 4 : (uint16_t)uf_rand();
-		if (uf_rand() % 8 == 0)
-			a->attr_data.reserved = uf_rand();
-		switch (uf_rand() % 4) {
+		a->len = e2e_rand() % 4 ? e2e_rand() % 64 : e2e_rand() % 4096;
+		a->flags = e2e_rand() % 4 ? e2e_rand() % 4 : (uint16_t)e2e_rand();
+		if (e2e_rand() % 8 == 0)
+			a->attr_data.reserved = e2e_rand();
+		switch (e2e_rand() % 4) {
 		case 0:
 			a->data = uf_word();	/* inline, a handle, an fd */
 			break;
@@ -389,13 +380,13 @@ static void uf_ioctl(int fd)
 
 static void uf_mmap(int fd)
 {
-	size_t len = (1 + uf_rand() % 64) * 4096UL;
-	off_t off = (off_t)(uf_rand() % 256) * 4096;
+	size_t len = (1 + e2e_rand() % 64) * 4096UL;
+	off_t off = (off_t)(e2e_rand() % 256) * 4096;
 	void *p;
 
-	if (!(uf_rand() % 4))
+	if (!(e2e_rand() % 4))
 		off = (off_t)(uf_rand64() & 0x7ffffffffffff000ULL);
-	p = mmap(NULL, len, PROT_READ | (uf_rand() % 2 ? PROT_WRITE : 0),
+	p = mmap(NULL, len, PROT_READ | (e2e_rand() % 2 ? PROT_WRITE : 0),
 		 MAP_SHARED, fd, off);
 	uf_count(p == MAP_FAILED ? -1 : 0, errno);
 	if (p != MAP_FAILED)
@@ -438,6 +429,10 @@ struct uf_arena {
 
 static volatile unsigned long uf_call_no;
 static volatile unsigned int uf_call_kind;
+/* The knobs that narrow a finding down (see the top), read once. */
+static const char *uf_only_key, *uf_trace;
+static unsigned long uf_kinds = ~0UL;
+
 static struct uf_rec *recs;
 static int nrecs, recording, uverbs_fd = -1;
 
@@ -497,7 +492,6 @@ static void uf_record_write(const void *buf, size_t len)
 {
 	const struct ib_uverbs_cmd_hdr *h = buf;
 	struct uf_rec *r;
-	uint64_t resp = (uintptr_t)scratch;
 
 	if (len > sizeof(r->buf) || len < sizeof(*h) ||
 	    !uf_keep(h->command & (IB_USER_VERBS_CMD_FLAG_EXTENDED | 0xffff)))
@@ -506,19 +500,7 @@ static void uf_record_write(const void *buf, size_t len)
 	memset(r, 0, sizeof(*r));
 	memcpy(r->buf, buf, len);
 	r->len = len;
-	if (h->command & IB_USER_VERBS_CMD_FLAG_EXTENDED) {
-		struct ib_uverbs_ex_cmd_hdr *ex = (void *)(r->buf + sizeof(*h));
-
-		if (len >= sizeof(*h) + sizeof(*ex))
-			ex->response = resp;
-	} else if (len >= sizeof(*h) + 8) {
-		uint64_t first;
-
-		/* Legacy requests with a response start with its address. */
-		memcpy(&first, r->buf + sizeof(*h), 8);
-		if (first > 4096 && first < 0x800000000000ULL)
-			memcpy(r->buf + sizeof(*h), &resp, 8);
-	}
+	/* The response address too: a legacy request's first u64, ex_hdr's. */
 	uf_sanitize(r->buf + sizeof(*h), len - sizeof(*h));
 }
 
@@ -607,9 +589,9 @@ static int uf_is_addr(const uint8_t *p)
  */
 static void uf_poke(uint8_t *p, size_t len)
 {
-	size_t at = uf_rand() % len, q = at & ~7UL;
+	size_t at = e2e_rand() % len, q = at & ~7UL;
 	uint32_t w = uf_word();
-	uint8_t b = uf_rand();
+	uint8_t b = e2e_rand();
 
 	if (q + 8 <= len && uf_is_addr(p + q)) {
 		uint64_t a = uf_addr();
@@ -617,7 +599,7 @@ static void uf_poke(uint8_t *p, size_t len)
 		memcpy(p + q, &a, 8);
 		return;
 	}
-	if (uf_rand() % 2 && (at & ~3UL) + 4 <= len) {
+	if (e2e_rand() % 2 && (at & ~3UL) + 4 <= len) {
 		memcpy(p + (at & ~3UL), &w, 4);
 		return;
 	}
@@ -634,11 +616,11 @@ static void uf_mutate(void)
 	/* As recorded: a mutation may change num_attrs itself. */
 	int i, nattrs = r->is_ioctl ? h->num_attrs : 0;
 	/* Mostly one change, so that most of a command stays valid. */
-	int n = uf_rand() % 4 ? 1 : 2 + uf_rand() % 3;
+	int n = e2e_rand() % 4 ? 1 : 2 + e2e_rand() % 3;
 
 	for (i = 0; i < n; i++) {
-		unsigned int where = uf_rand() % 4;
-		int a = nattrs ? (int)(uf_rand() % nattrs) : -1;
+		unsigned int where = e2e_rand() % 4;
+		int a = nattrs ? (int)(e2e_rand() % nattrs) : -1;
 
 		if (a >= 0 && where == 1 && r->ptr_len[a]) {
 			/* What an attribute points to. */
@@ -650,11 +632,11 @@ static void uf_mutate(void)
 			struct ib_uverbs_attr *at = &h->attrs[a];
 			uint32_t w = uf_word();
 
-			switch (uf_rand() % 4) {
+			switch (e2e_rand() % 4) {
 			case 0: at->attr_id = w; break;
 			case 1: at->len = w; break;
 			case 2: at->flags = w; break;
-			default: at->data = uf_rand() % 2 ? w : uf_addr();
+			default: at->data = e2e_rand() % 2 ? w : uf_addr();
 			}
 			continue;
 		}
@@ -668,16 +650,15 @@ static void uf_replay(int fd)
 	struct uf_rec *m = &arena->m;
 	int i, ret;
 
-	const char *only = getenv("UF_REPLAY_KEY");
 	int pick;
 
 	if (!nrecs) {
 		uf_write(fd);
 		return;
 	}
-	pick = uf_rand() % nrecs;
+	pick = e2e_rand() % nrecs;
 	/* To narrow a finding down: UF_REPLAY_KEY, the one command replayed. */
-	if (only && rec_key[pick] != strtoul(only, NULL, 0))
+	if (uf_only_key && rec_key[pick] != strtoul(uf_only_key, NULL, 0))
 		return;
 	*m = recs[pick];
 	if (m->is_ioctl) {
@@ -701,7 +682,7 @@ static void uf_replay(int fd)
 		ret = syscall(SYS_write, fd, m->buf, m->len);
 	uf_count(ret < 0 ? -1 : 0, errno);
 	/* To narrow a finding down: UF_TRACE prints each replay. */
-	if (getenv("UF_TRACE")) {
+	if (uf_trace) {
 		struct ib_uverbs_ioctl_hdr *h = (void *)m->buf;
 		int e = errno;
 
@@ -827,19 +808,21 @@ static void uf_batch(const char *dev, unsigned long calls)
 					sizeof(sh->rec_list) - len, " [%#x]", k);
 		}
 	}
+	uf_only_key = getenv("UF_REPLAY_KEY");
+	uf_trace = getenv("UF_TRACE");
+	if (getenv("UF_KINDS"))
+		uf_kinds = strtoul(getenv("UF_KINDS"), NULL, 0);
 	sigaction(SIGSEGV, &sa_f, NULL);
 	sigaction(SIGBUS, &sa_f, NULL);
 
 	for (i = 0; i < calls; i++) {
-		unsigned int k = uf_rand() % 16;
-		/* To narrow a finding down: UF_KINDS, a mask of the kinds made. */
-		const char *only = getenv("UF_KINDS");
+		unsigned int k = e2e_rand() % 16;
 
 		k = k < 4 ? 0 : k < 7 ? 1 : k < 8 ? 2 : 3;
 		sh->kind[k]++;
 		uf_call_no = i;
 		uf_call_kind = k;
-		if (only && !(strtoul(only, NULL, 0) & (1U << k))) {
+		if (!(uf_kinds & (1U << k))) {
 			sh->calls++;
 			continue;
 		}
@@ -911,7 +894,7 @@ int main(int argc, char **argv)
 		pid_t pid;
 
 		/* Each batch its own stream, reproducible on its own. */
-		rng = (seed ? seed : 1) * 0x9e3779b97f4a7c15ULL + b + 1;
+		e2e_rng = (seed ? seed : 1) * 0x9e3779b97f4a7c15ULL + b + 1;
 		sh->why[0] = 0;
 		fflush(stdout);
 		pid = fork();
