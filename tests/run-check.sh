@@ -204,6 +204,10 @@ stage_script() { # stage_script NAME TIMEOUT SCRIPT [ARGS...]
 #   45-link-delete, 47-link-netdev, 50-unload    device and netdev removal
 #                                                with users attached
 #   60-admin-timeout                             a dead admin queue
+#   75-admin-faults                              every admin command of the
+#                                                verbs calls failed in turn,
+#                                                and one completing after
+#                                                the queue was declared dead
 #   74-objects, 76-udata-raw                     every object's bad inputs,
 #                                                hostile udata
 #   77-fail-nth                                  every kernel allocation of
@@ -245,10 +249,10 @@ stage_script() { # stage_script NAME TIMEOUT SCRIPT [ARGS...]
 # twice through ib_umem on every DMA-mapping RDMA device.  KASAN,
 # lockdep, kmemleak and DEBUG_OBJECTS stay on.
 E2E_DEBUG_TESTS=(45-link-delete 47-link-netdev 50-unload 60-admin-timeout
-	74-objects 76-udata-raw 77-fail-nth 78-kverbs 79-hostile-rings
-	81-kill-storm 83-map-abuse 85-uverbs-fuzz 110-dp-errors 140-dp-threads
-	180-cm-tools 185-nvmeof 186-nfs-rdma 187-cm-kill 212-ev-async-fatal
-	315-wire-teardown)
+	74-objects 75-admin-faults 76-udata-raw 77-fail-nth 78-kverbs
+	79-hostile-rings 81-kill-storm 83-map-abuse 85-uverbs-fuzz 110-dp-errors
+	140-dp-threads 180-cm-tools 185-nvmeof 186-nfs-rdma 187-cm-kill
+	212-ev-async-fatal 315-wire-teardown)
 E2E_DEBUG_TESTS=("${E2E_DEBUG_TESTS[@]/%/.t}")
 E2E_DEBUG=(tests/harness/run-e2e.sh
 	--debug-kernel --timeout 2400 --test-timeout 600
@@ -296,12 +300,13 @@ fi
 # (the pair stage runs NVMe-oF and NFS/RDMA on the stock kernel too),
 # and 81-kill-storm: 300 kills on the stock kernel, three times what
 # the debug kernel has time for (a thousand took over 300 s beside the
-# e2e-debug guest; make soak runs the thousand).
+# e2e-debug guest; make soak runs the thousand), and 75-admin-faults
+# (10 s: orca_soft's admin faults are the same on both kernels).
 E2E_ARGS=(--timeout 2400 --env ORCA_KILLS=300)
 if [ -n "${IN_BG[e2e-debug]:-}" ] || [[ " ${stages[*]} " == *" e2e-debug "* ]]; then
 	for t in "${E2E_DEBUG_TESTS[@]}"; do
 		case "$t" in
-		81-*|185-*|186-*|187-*) ;;
+		75-*|81-*|185-*|186-*|187-*) ;;
 		*) E2E_ARGS+=(--exclude "$t") ;;
 		esac
 	done

@@ -367,6 +367,7 @@ int orca_admin_exec(struct orca_dev *dev, union orca_aq_cmd *cmd,
 		    const void *in, size_t in_len, void *out, size_t out_len,
 		    u64 *result);
 int orca_aq_status_to_errno(u8 status);
+bool orca_admin_unanswered(struct orca_dev *dev, int ret);
 const char *orca_aq_opcode_name(u8 opcode);
 
 /* orca_eq.c */
@@ -434,7 +435,7 @@ void orca_qmem_unexpose(struct orca_mmap_entry *mentry);
 int orca_destroy_queue(struct orca_dev *dev, struct xarray *xa, u32 handle,
 		       void *obj, int (*destroy)(struct orca_dev *, u32),
 		       struct orca_qmem *qmem, struct orca_mmap_entry *mentry,
-		       const char *what);
+		       const char *what, bool user);
 
 /* orca_cq.c */
 int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,

@@ -116,6 +116,21 @@ int orca_aq_status_to_errno(u8 status)
 	}
 }
 
+/**
+ * orca_admin_unanswered - may a failed command still run on the device?
+ * @dev: the device
+ * @ret: what orca_admin_exec() returned for it
+ *
+ * A command the device answered with a failure had no effect: what it
+ * named may be freed, and the object it was to destroy still exists.
+ * Only a command that got no answer (the queue is then dead) may still
+ * be executed later.  Every failure on a dead queue counts as that.
+ */
+bool orca_admin_unanswered(struct orca_dev *dev, int ret)
+{
+	return ret == -EIO && READ_ONCE(dev->aq.dead);
+}
+
 int orca_admin_init(struct orca_dev *dev)
 {
 	struct orca_admin *aq = &dev->aq;

@@ -98,7 +98,8 @@ int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 				 cq->log2_depth, cq->eqn, &cq->cqn);
 	if (ret) {
 		/* Unanswered, it may still run: keep what it names. */
-		orca_qmem_destroyed(dev, cq->qmem, ret != -EIO);
+		orca_qmem_destroyed(dev, cq->qmem,
+				    !orca_admin_unanswered(dev, ret));
 		return ret;
 	}
 
@@ -230,7 +231,8 @@ err_unexpose:
 		orca_qmem_unexpose(mentry);
 err_free:
 	/* A device that did not answer may have started using it. */
-	orca_qmem_destroyed(dev, qmem, ret != -EIO);
+	orca_qmem_destroyed(dev, qmem,
+			    !orca_admin_unanswered(dev, ret));
 	return ret;
 }
 
@@ -242,7 +244,7 @@ int orca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	/* BUSY: ib_core counts its users, and the device agrees. */
 	return orca_destroy_queue(dev, &dev->cq_xa, cq->cqn, cq,
 				  orca_cmd_destroy_cq, cq->qmem, cq->mentry,
-				  "CQ");
+				  "CQ", !!udata);
 }
 
 static bool orca_cqe_valid(struct orca_cq *cq, u32 idx, u32 *status_owner)

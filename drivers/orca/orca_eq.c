@@ -452,6 +452,13 @@ int orca_ceqs_create(struct orca_dev *dev)
 			dev_err(orca_device(dev),
 				"CREATE_EQ on vector %u failed: %d\n",
 				ceq->vector, ret);
+			/*
+			 * Unanswered, it may still create the EQ: keep the
+			 * ring until the device stops (the queue is dead, so
+			 * the DESTROY_EQ that follows fails at once).
+			 */
+			if (orca_admin_unanswered(dev, ret))
+				ceq->created = true;
 			goto err;
 		}
 		ceq->created = true;

@@ -223,7 +223,8 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	ret = orca_cmd_create_qp(dev, &hw, &qp->qpn);
 	if (ret) {
 		/* Unanswered, it may still run: keep what it names. */
-		orca_qmem_destroyed(dev, qp->qmem, ret != -EIO);
+		orca_qmem_destroyed(dev, qp->qmem,
+				    !orca_admin_unanswered(dev, ret));
 		return ret;
 	}
 	/* QPN 1 is the GSI QP, and only it. */
@@ -286,10 +287,9 @@ int orca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct orca_dev *dev = to_odev(ibqp->device);
 	struct orca_qp *qp = to_oqp(ibqp);
 
-	/* BUSY: still attached to a multicast group. */
 	return orca_destroy_queue(dev, &dev->qp_xa, qp->qpn, qp,
 				  orca_cmd_destroy_qp, qp->qmem, qp->mentry,
-				  "QP");
+				  "QP", !!udata);
 }
 
 /* ib_core attribute mask bits and the device's, one for one. */
@@ -747,7 +747,8 @@ int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 	ret = orca_cmd_create_srq(dev, &hw, &srq->srqn);
 	if (ret) {
 		/* Unanswered, it may still run: keep what it names. */
-		orca_qmem_destroyed(dev, srq->qmem, ret != -EIO);
+		orca_qmem_destroyed(dev, srq->qmem,
+				    !orca_admin_unanswered(dev, ret));
 		return ret;
 	}
 
@@ -834,5 +835,5 @@ int orca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 
 	return orca_destroy_queue(dev, &dev->srq_xa, srq->srqn, srq,
 				  orca_cmd_destroy_srq, srq->qmem, srq->mentry,
-				  "SRQ");
+				  "SRQ", !!udata);
 }

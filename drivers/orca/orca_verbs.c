@@ -315,10 +315,14 @@ static int orca_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	int ret;
 
 	/*
-	 * The PD is gone for the host whatever the device says: a failure
-	 * here means the device is unreachable, and its state with it.
+	 * A PD names no memory: one the device did not answer for, or a
+	 * kernel PD (whose release cannot fail), is gone for the host
+	 * whatever the device says.
 	 */
 	ret = orca_cmd_dealloc_pd(dev, pd->pdn);
+	/* A user's PD the device still holds: ib_core may retry. */
+	if (ret && udata && !orca_admin_unanswered(dev, ret))
+		return ret;
 	if (ret)
 		ibdev_warn(ibpd->device, "DEALLOC_PD %u failed: %d\n",
 			   pd->pdn, ret);
@@ -412,23 +416,27 @@ void orca_qmem_put(struct orca_qmem *qmem)
  * @qmem: the object's queue memory
  * @mentry: its user mapping, or NULL
  * @what: "CQ", "QP" or "SRQ", for messages
+ * @user: a user object (ib_core may retry its destroy)
  *
  * The object is unpublished first, so no event handler runs for it once
- * the device has destroyed it.  BUSY from the device (the object is still
- * in use) is returned and the object published again.  Any other failure
- * means the device is unreachable: toward ib_core the object is gone, and
- * its memory is kept until the device is disabled.
+ * the device has destroyed it.  A refusal from the device leaves the
+ * object whole on it: BUSY (the object is still in use), and for a user
+ * object any other answered failure, is returned and the object
+ * published again.  A kernel object's destroy cannot fail, and neither
+ * can one the device did not answer: toward ib_core the object is gone,
+ * and its memory is kept until the device is disabled.
  */
 int orca_destroy_queue(struct orca_dev *dev, struct xarray *xa, u32 handle,
 		       void *obj, int (*destroy)(struct orca_dev *, u32),
 		       struct orca_qmem *qmem, struct orca_mmap_entry *mentry,
-		       const char *what)
+		       const char *what, bool user)
 {
 	int ret;
 
 	xa_erase_irq(xa, handle);
 	ret = destroy(dev, handle);
-	if (ret == -EBUSY) {
+	if (ret == -EBUSY ||
+	    (ret && user && !orca_admin_unanswered(dev, ret))) {
 		if (xa_insert_irq(xa, handle, obj, GFP_KERNEL))
 			ibdev_warn(&dev->ibdev, "%s %u lost its events\n",
 				   what, handle);
@@ -635,12 +643,25 @@ static int orca_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 			      gid->raw, to_oqp(ibqp)->qpn);
 }
 
+/*
+ * ib_core has already forgotten the attachment when it calls here, and
+ * it keeps the QP's use count if this fails: a failed detach would leave
+ * a QP that can never be destroyed.  So a detach the device refuses is
+ * logged and succeeds; the device drops the attachment with the QP.
+ */
 static int orca_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 {
+	int ret;
+
 	if (ibqp->qp_type != IB_QPT_UD)
 		return -EINVAL;
-	return orca_cmd_mcast(to_odev(ibqp->device), ORCA_CMD_DETACH_MCAST,
-			      gid->raw, to_oqp(ibqp)->qpn);
+	ret = orca_cmd_mcast(to_odev(ibqp->device), ORCA_CMD_DETACH_MCAST,
+			     gid->raw, to_oqp(ibqp)->qpn);
+	if (ret)
+		ibdev_warn_ratelimited(ibqp->device,
+				       "DETACH_MCAST of QP %u failed: %d; the QP stays attached until destroyed\n",
+				       to_oqp(ibqp)->qpn, ret);
+	return 0;
 }
 
 /* The AH count comes from the driver, at the device's "ahs" slot. */

@@ -599,6 +599,8 @@ u8 orca_soft_del_gid(struct orca_soft_dev *sdev,
 		     const union orca_aq_cmd *cmd);
 u8 orca_soft_attach_mcast(struct orca_soft_dev *sdev,
 			  const union orca_aq_cmd *cmd);
+void orca_soft_mcast_detach_qp(struct orca_soft_dev *sdev,
+			       struct orca_soft_qp *qp);
 u8 orca_soft_detach_mcast(struct orca_soft_dev *sdev,
 			  const union orca_aq_cmd *cmd);
 bool orca_soft_sgid_ok(struct orca_soft_dev *sdev, u32 sgid_index);

@@ -11,9 +11,11 @@
  */
 
 #include <linux/bitfield.h>
+#include <linux/delay.h>
 #include <linux/ethtool.h>
 #include <linux/etherdevice.h>
 #include <linux/if_vlan.h>
+#include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <net/addrconf.h>
@@ -359,6 +361,89 @@ static int orca_soft_post_completion(struct orca_soft_dev *sdev, u16 cmd_id,
 	return 0;
 }
 
+/*
+ * Fault injection for tests, per command: fault_admin_nth = N makes the
+ * N-th admin command executed from now on fail with fault_admin_status
+ * and no effect; the parameter then reads 0 and fault_admin_fired holds
+ * the opcode that failed.  fault_admin_hold_nth = N holds the N-th
+ * command back before executing it: fault_admin_held reads Y until the
+ * test writes N to it (or a minute has passed), and the command then
+ * runs and completes, after the driver may have given up on it.  The
+ * counters are read and written under the module's parameter lock, as
+ * sysfs writes them.
+ */
+static int fault_admin_nth;
+module_param(fault_admin_nth, int, 0644);
+MODULE_PARM_DESC(fault_admin_nth,
+		 "Test only: fail the N-th admin command from now on (0: off)");
+
+static uint fault_admin_status = ORCA_AQ_STS_NO_RESOURCES;
+module_param(fault_admin_status, uint, 0644);
+MODULE_PARM_DESC(fault_admin_status,
+		 "Test only: the status fault_admin_nth fails a command with (default 3, NO_RESOURCES)");
+
+static uint fault_admin_fired;
+module_param(fault_admin_fired, uint, 0444);
+MODULE_PARM_DESC(fault_admin_fired,
+		 "Test only: the opcode fault_admin_nth failed last");
+
+static int fault_admin_hold_nth;
+module_param(fault_admin_hold_nth, int, 0644);
+MODULE_PARM_DESC(fault_admin_hold_nth,
+		 "Test only: hold the N-th admin command from now on until fault_admin_held is cleared (0: off)");
+
+static bool fault_admin_held;
+module_param(fault_admin_held, bool, 0644);
+MODULE_PARM_DESC(fault_admin_held,
+		 "Test only: Y while a command is held; write N to let it run");
+
+#define ORCA_SOFT_HOLD_MAX_MS	60000
+
+/* Count @counter down; true when it reaches zero now. */
+static bool orca_soft_fault_countdown(int *counter)
+{
+	bool hit = false;
+
+	kernel_param_lock(THIS_MODULE);
+	if (*counter > 0) {
+		(*counter)--;
+		hit = !*counter;
+	}
+	kernel_param_unlock(THIS_MODULE);
+	return hit;
+}
+
+static void orca_soft_fault_set_held(bool held)
+{
+	kernel_param_lock(THIS_MODULE);
+	fault_admin_held = held;
+	kernel_param_unlock(THIS_MODULE);
+}
+
+/* The status an injected failure gives @opcode, or OK for none. */
+static u8 orca_soft_fault_admin(u8 opcode)
+{
+	unsigned long until;
+	uint status;
+
+	if (orca_soft_fault_countdown(&fault_admin_hold_nth)) {
+		until = jiffies + msecs_to_jiffies(ORCA_SOFT_HOLD_MAX_MS);
+		orca_soft_fault_set_held(true);
+		while (READ_ONCE(fault_admin_held) &&
+		       time_before(jiffies, until))
+			msleep(20);
+		orca_soft_fault_set_held(false);
+	}
+	if (!orca_soft_fault_countdown(&fault_admin_nth))
+		return ORCA_AQ_STS_OK;
+	kernel_param_lock(THIS_MODULE);
+	status = fault_admin_status;
+	fault_admin_fired = opcode;
+	kernel_param_unlock(THIS_MODULE);
+	/* A fault must fail the command. */
+	return status && status <= U8_MAX ? status : ORCA_AQ_STS_INTERNAL;
+}
+
 void orca_soft_admin_process(struct orca_soft_dev *sdev)
 {
 	u32 prod = orca_soft_reg_read(sdev, ORCA_REG_AQ_SQ_DB);
@@ -384,10 +469,14 @@ void orca_soft_admin_process(struct orca_soft_dev *sdev)
 		}
 		sdev->aq_sq_cons++;
 
-		/* Commands and data-path batches exclude each other. */
-		mutex_lock(&sdev->eng_mutex);
-		status = orca_soft_exec(sdev, &cmd, &out);
-		mutex_unlock(&sdev->eng_mutex);
+		status = orca_soft_fault_admin(FIELD_GET(ORCA_AQ_HDR_OPCODE,
+							 le32_to_cpu(cmd.hdr.op)));
+		if (status == ORCA_AQ_STS_OK) {
+			/* Commands and data-path batches exclude each other. */
+			mutex_lock(&sdev->eng_mutex);
+			status = orca_soft_exec(sdev, &cmd, &out);
+			mutex_unlock(&sdev->eng_mutex);
+		}
 		if (status != ORCA_AQ_STS_OK) {
 			/* A failed command has no effect and no result. */
 			out.result = 0;

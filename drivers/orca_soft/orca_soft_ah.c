@@ -178,6 +178,17 @@ static void orca_soft_mcg_free(struct orca_soft_dev *sdev,
 	kfree(mcg);
 }
 
+/* Take @qp, at @pos in @mcg, out of it; an empty group goes. */
+static void orca_soft_mcg_remove(struct orca_soft_dev *sdev,
+				 struct orca_soft_mcg *mcg, u32 pos,
+				 struct orca_soft_qp *qp)
+{
+	mcg->qpn[pos] = mcg->qpn[--mcg->nr_qps];
+	qp->mcast_attached--;
+	if (!mcg->nr_qps)
+		orca_soft_mcg_free(sdev, mcg);
+}
+
 u8 orca_soft_detach_mcast(struct orca_soft_dev *sdev,
 			  const union orca_aq_cmd *cmd)
 {
@@ -194,11 +205,24 @@ u8 orca_soft_detach_mcast(struct orca_soft_dev *sdev,
 	pos = mcg ? orca_soft_mcg_pos(mcg, qp->qpn) : -1;
 	if (pos < 0)
 		return ORCA_AQ_STS_BAD_PARAM;
-	mcg->qpn[pos] = mcg->qpn[--mcg->nr_qps];
-	qp->mcast_attached--;
-	if (!mcg->nr_qps)
-		orca_soft_mcg_free(sdev, mcg);
+	orca_soft_mcg_remove(sdev, mcg, pos, qp);
 	return ORCA_AQ_STS_OK;
+}
+
+/* Detach @qp from every group it is still attached to. */
+void orca_soft_mcast_detach_qp(struct orca_soft_dev *sdev,
+			       struct orca_soft_qp *qp)
+{
+	struct orca_soft_mcg *mcg, *tmp;
+	int pos;
+
+	list_for_each_entry_safe(mcg, tmp, &sdev->mcgs, list) {
+		if (!qp->mcast_attached)
+			break;
+		pos = orca_soft_mcg_pos(mcg, qp->qpn);
+		if (pos >= 0)
+			orca_soft_mcg_remove(sdev, mcg, pos, qp);
+	}
 }
 
 /* Reset: multicast groups (their QPs are already gone), GIDs. */

@@ -408,8 +408,8 @@ u8 orca_soft_destroy_qp(struct orca_soft_dev *sdev,
 	qp = orca_soft_qp_find(sdev, le32_to_cpu(c->handle));
 	if (!qp)
 		return ORCA_AQ_STS_BAD_HANDLE;
-	if (qp->mcast_attached)
-		return ORCA_AQ_STS_BUSY;
+	/* ib_core may have forgotten an attachment whose detach failed. */
+	orca_soft_mcast_detach_qp(sdev, qp);
 	/*
 	 * A doorbell written before the command is seen before it: the
 	 * datagrams a UD or GSI QP had posted are sent first.  Connected

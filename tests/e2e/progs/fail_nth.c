@@ -21,6 +21,14 @@
  * Needs a kernel with CONFIG_FAULT_INJECTION, FAILSLAB and
  * FAIL_PAGE_ALLOC, with their ignore-gfp-wait off (77-fail-nth.t sets
  * that up).
+ *
+ * fail_nth DEVICE admin: the same walks over the device's admin
+ * commands instead (75-admin-faults.t): orca_soft's fault_admin_nth
+ * fails the N-th command from now on with fault_admin_status and no
+ * effect, reads 0 once it did, and fault_admin_fired names the opcode.
+ * Each step also checks the device's own object counts (the pds, mrs,
+ * cqs, qps and srqs of its hw_counters) against where they were before
+ * the walk: a failure must leave nothing half-made on the device either.
  */
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -32,10 +40,63 @@
 #define FN_BUF		(4 * 4096)
 
 static int fn_fd = -1;
+static int fn_admin;
+static char fn_counters[256];
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
 static struct ibv_cq *cq;
 static void *buf;
+
+#define FN_PARAMS	"/sys/module/orca_soft/parameters/"
+
+/* One line of a small sysfs file, as a number (-1 if unreadable). */
+static long fn_read_num(const char *path)
+{
+	char s[32] = "";
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, s, sizeof(s) - 1);
+	close(fd);
+	return n > 0 ? strtol(s, NULL, 0) : -1;
+}
+
+/*
+ * The device's object counts, as one string.  Reading them is an admin
+ * command (QUERY_STATS): only with nothing armed.
+ */
+static void fn_dev_objects(char *out, size_t len)
+{
+	static const char *const names[] = { "pds", "mrs", "cqs", "qps", "srqs" };
+	size_t i, used = 0;
+
+	out[0] = 0;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char path[320];
+
+		snprintf(path, sizeof(path), "%s/ports/1/hw_counters/%s",
+			 fn_counters, names[i]);
+		used += snprintf(out + used, len - used, "%s%s %ld",
+				 i ? " " : "", names[i], fn_read_num(path));
+		if (used >= len)
+			break;
+	}
+}
+
+/* The device's objects are what they were before the walk. */
+static int fn_dev_same(const char *before, const char *what, unsigned int n)
+{
+	char now[128];
+
+	fn_dev_objects(now, sizeof(now));
+	if (!strcmp(now, before))
+		return 1;
+	diag("%s, step %u: the device holds %s, before the walk %s",
+	     what, n, now, before);
+	return 0;
+}
 
 /* Arm the N-th fault point of this thread (0 disarms). */
 static int fn_arm(unsigned int n)
@@ -46,14 +107,45 @@ static int fn_arm(unsigned int n)
 	return pwrite(fn_fd, s, len, 0) == len ? 0 : -1;
 }
 
-/* After an operation: was the armed point reached (and failed)? */
-static int fn_fired(void)
+/*
+ * After an operation: was the armed point reached (and failed)?  In
+ * admin mode, the opcode that failed is added to @ops (a bit each).
+ */
+struct fn_opset {
+	uint64_t bits[4];
+};
+
+static int fn_fired_ops(struct fn_opset *ops)
 {
 	char s[16] = "";
 	ssize_t n = pread(fn_fd, s, sizeof(s) - 1, 0);
+	int fired = n > 0 && atoi(s) == 0;
+	long op;
 
 	fn_arm(0);
-	return n > 0 && atoi(s) == 0;
+	if (fired && fn_admin && ops) {
+		op = fn_read_num(FN_PARAMS "fault_admin_fired");
+		if (op >= 0 && op < 256)
+			ops->bits[op / 64] |= 1ULL << (op % 64);
+	}
+	return fired;
+}
+
+/* The opcodes in @ops, as "0x0a 0x0b". */
+static const char *fn_opcodes(const struct fn_opset *ops)
+{
+	static char bufs[2][128];
+	static int turn;
+	char *s = bufs[turn++ & 1];
+	size_t used = 0;
+	int i;
+
+	s[0] = 0;
+	for (i = 0; i < 256 && used < sizeof(bufs[0]) - 8; i++)
+		if (ops->bits[i / 64] & (1ULL << (i % 64)))
+			used += snprintf(s + used, sizeof(bufs[0]) - used, "%s0x%02x",
+					 used ? " " : "", i);
+	return used ? s : "none";
 }
 
 struct fn_op {
@@ -172,6 +264,99 @@ static int modify_ud_rts(struct ibv_qp *qp)
 	return ret ? : ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
 }
 
+/* A CQ made and then resized: CREATE_CQ, then RESIZE_CQ. */
+static int make_cq_resized(void **obj)
+{
+	struct ibv_cq *c = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	int ret;
+
+	if (!c)
+		return errno ? errno : EIO;
+	ret = ibv_resize_cq(c, 256);
+	if (ret) {
+		ibv_destroy_cq(c);
+		return ret;
+	}
+	*obj = c;
+	return 0;
+}
+
+/* An SRQ made, then armed with a limit: CREATE_SRQ, then MODIFY_SRQ. */
+static int make_srq_limited(void **obj)
+{
+	struct ibv_srq_attr lim = { .srq_limit = 8 };
+	struct ibv_srq *srq;
+	int ret;
+
+	ret = make_srq((void **)&srq);
+	if (ret)
+		return ret;
+	ret = ibv_modify_srq(srq, &lim, IBV_SRQ_LIMIT);
+	if (ret) {
+		ibv_destroy_srq(srq);
+		return ret;
+	}
+	*obj = srq;
+	return 0;
+}
+
+static const union ibv_gid fn_mgid = {
+	.raw = { 0xff, 0x0e, [15] = 0x42 },
+};
+
+struct fn_mcast {
+	struct ibv_qp *qp;
+	int attached;
+};
+
+/* A UD QP attached to a group: CREATE_QP, ATTACH_MCAST. */
+static int make_mcast(void **obj)
+{
+	struct fn_mcast *m = calloc(1, sizeof(*m));
+	int ret;
+
+	if (!m)
+		return ENOMEM;
+	ret = make_ud_qp((void **)&m->qp);
+	if (ret) {
+		free(m);
+		return ret;
+	}
+	ret = ibv_attach_mcast(m->qp, &fn_mgid, 0);
+	if (ret) {
+		ibv_destroy_qp(m->qp);
+		free(m);
+		return ret;
+	}
+	m->attached = 1;
+	*obj = m;
+	return 0;
+}
+
+/*
+ * DETACH_MCAST, then DESTROY_QP.  ib_core forgets an attachment before
+ * the driver detaches it, so a detach is never retried: orca.ko lets
+ * one the device refused succeed, and the device must drop the
+ * attachment with the QP.
+ */
+static int destroy_mcast(void *obj)
+{
+	struct fn_mcast *m = obj;
+	int ret;
+
+	if (m->attached) {
+		m->attached = 0;
+		ret = ibv_detach_mcast(m->qp, &fn_mgid, 0);
+		if (ret)
+			return ret;
+	}
+	ret = ibv_destroy_qp(m->qp);
+	if (ret)
+		return ret;
+	free(m);
+	return 0;
+}
+
 static const struct fn_op ops[] = {
 	{ "ibv_open_device", make_ctx, destroy_ctx },
 	{ "ibv_alloc_pd", make_pd, destroy_pd },
@@ -180,7 +365,13 @@ static const struct fn_op ops[] = {
 	{ "ibv_create_srq", make_srq, destroy_srq },
 	{ "ibv_create_qp (RC)", make_rc_qp, destroy_qp },
 	{ "ibv_create_qp (UD)", make_ud_qp, destroy_qp },
+	/* Admin mode only: their kernel allocations are the ones above. */
+	{ "ibv_resize_cq", make_cq_resized, destroy_cq },
+	{ "ibv_modify_srq (limit)", make_srq_limited, destroy_srq },
+	{ "ibv_attach_mcast (UD)", make_mcast, destroy_mcast },
 };
+
+#define FN_ALLOC_OPS	7
 
 /*
  * Walk the fault points of making one object, then of destroying one.
@@ -189,7 +380,11 @@ static const struct fn_op ops[] = {
 static int fn_walk(const struct fn_op *op)
 {
 	unsigned int n, made_ok = 0, failed = 0, dn, dfail = 0;
+	struct fn_opset mops = {}, dops = {};
+	char dev0[128];
 	int bad = 0;
+
+	fn_dev_objects(dev0, sizeof(dev0));
 
 	for (n = 1; n <= FN_MAX_STEPS; n++) {
 		void *obj = NULL;
@@ -201,7 +396,7 @@ static int fn_walk(const struct fn_op *op)
 			return -1;
 		}
 		ret = op->make(&obj);
-		fired = fn_fired();
+		fired = fn_fired_ops(&mops);
 		if (ret) {
 			if (!fired) {
 				diag("%s: failed with %s, and not at fault point %u",
@@ -210,6 +405,8 @@ static int fn_walk(const struct fn_op *op)
 				break;
 			}
 			failed++;
+			if (!fn_dev_same(dev0, op->name, n))
+				bad = 1;
 			continue;
 		}
 		if (fired)
@@ -220,6 +417,8 @@ static int fn_walk(const struct fn_op *op)
 			     op->name, n, strerror(ret));
 			bad = 1;
 		}
+		if (!fn_dev_same(dev0, op->name, n))
+			bad = 1;
 		if (!fired)
 			break;
 	}
@@ -239,7 +438,7 @@ static int fn_walk(const struct fn_op *op)
 		}
 		fn_arm(dn);
 		ret = op->destroy(obj);
-		fired = fn_fired();
+		fired = fn_fired_ops(&dops);
 		if (ret) {
 			dfail++;
 			if (!fired) {
@@ -255,12 +454,20 @@ static int fn_walk(const struct fn_op *op)
 				break;
 			}
 		}
+		if (!fn_dev_same(dev0, op->name, dn))
+			bad = 1;
 		if (!fired)
 			break;
 	}
-	ok(!bad,
-	   "%s: %u fault points made it fail with an errno, %u were survived; destroying: %u fault points, %u failed and the retry succeeded; nothing left",
-	   op->name, failed, made_ok, dn - 1, dfail);
+	if (fn_admin)
+		ok(!bad,
+		   "%s: %u admin commands (opcodes %s) failed in turn: %u made it fail with an errno, %u were survived; destroying: %u commands (%s), %u failed and the retry succeeded; nothing left on the host or the device",
+		   op->name, n - 1, fn_opcodes(&mops), failed, made_ok,
+		   dn - 1, fn_opcodes(&dops), dfail);
+	else
+		ok(!bad,
+		   "%s: %u fault points made it fail with an errno, %u were survived; destroying: %u fault points, %u failed and the retry succeeded; nothing left",
+		   op->name, failed, made_ok, dn - 1, dfail);
 	return bad ? -1 : 0;
 }
 
@@ -268,7 +475,11 @@ static int fn_walk(const struct fn_op *op)
 static void fn_walk_modify(void)
 {
 	unsigned int n, failed = 0;
+	struct fn_opset mops = {};
+	char dev0[128];
 	int bad = 0;
+
+	fn_dev_objects(dev0, sizeof(dev0));
 
 	for (n = 1; n <= FN_MAX_STEPS; n++) {
 		void *obj;
@@ -281,7 +492,7 @@ static void fn_walk_modify(void)
 		}
 		fn_arm(n);
 		ret = modify_ud_rts(obj);
-		fired = fn_fired();
+		fired = fn_fired_ops(&mops);
 		if (ret) {
 			failed++;
 			if (!fired) {
@@ -294,11 +505,14 @@ static void fn_walk_modify(void)
 			diag("modify: the QP would not go after step %u", n);
 			bad = 1;
 		}
+		if (!fn_dev_same(dev0, "modify", n))
+			bad = 1;
 		if (!fired || bad)
 			break;
 	}
-	ok(!bad, "ibv_modify_qp (UD, RESET to RTS): %u of %u fault points made it fail with an errno; the QP always destroyed",
-	   failed, n - 1);
+	ok(!bad, "ibv_modify_qp (UD, RESET to RTS): %u of %u %s (opcodes %s) made it fail with an errno; the QP always destroyed",
+	   failed, n - 1, fn_admin ? "admin commands" : "fault points",
+	   fn_opcodes(&mops));
 }
 
 /*
@@ -317,21 +531,30 @@ int main(int argc, char **argv)
 	size_t i;
 
 	ctx = tap_start(argc, argv);
+	fn_admin = argc > 2 && !strcmp(argv[2], "admin");
+	snprintf(fn_counters, sizeof(fn_counters), "/sys/class/infiniband/%s",
+		 argv[1]);
 	pd = ibv_alloc_pd(ctx);
 	cq = pd ? ibv_create_cq(ctx, 64, NULL, NULL, 0) : NULL;
 	buf = aligned_alloc(4096, FN_BUF);
 	if (!ok(pd && cq && buf, "a PD, a CQ and a buffer for the objects"))
 		return tap_end();
 	memset(buf, 0, FN_BUF);
-	fn_grow_stack();
-	if (!ok(!mlockall(MCL_CURRENT | MCL_FUTURE),
-		"mlockall: no page fault of the process meets a fault point"))
-		return tap_end();
-	fn_fd = open("/proc/thread-self/fail-nth", O_RDWR);
-	if (!ok(fn_fd >= 0, "/proc/thread-self/fail-nth opens (a kernel with fault injection)"))
-		return tap_end();
+	if (fn_admin) {
+		fn_fd = open(FN_PARAMS "fault_admin_nth", O_RDWR);
+		if (!ok(fn_fd >= 0, "orca_soft's fault_admin_nth opens"))
+			return tap_end();
+	} else {
+		fn_grow_stack();
+		if (!ok(!mlockall(MCL_CURRENT | MCL_FUTURE),
+			"mlockall: no page fault of the process meets a fault point"))
+			return tap_end();
+		fn_fd = open("/proc/thread-self/fail-nth", O_RDWR);
+		if (!ok(fn_fd >= 0, "/proc/thread-self/fail-nth opens (a kernel with fault injection)"))
+			return tap_end();
+	}
 
-	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+	for (i = 0; i < (fn_admin ? sizeof(ops) / sizeof(ops[0]) : FN_ALLOC_OPS); i++)
 		fn_walk(&ops[i]);
 	fn_walk_modify();
 
