@@ -18,6 +18,11 @@
 #   leak loops, perftest's bandwidth and latency runs, the middleware,
 #   and the wire tests of the part above.  40 to 45 minutes.
 #
+#   87-many-users.t for SOAK_MANY_LAPS laps (default 40, about 10
+#   minutes) on the stock kernel: 64 processes with 1024 QPs between
+#   them, made, used and destroyed in every lap (make check runs 2 laps;
+#   the e2e-debug part above runs 2 on the debug kernel).
+#
 #   tests/soak/wire-soak.t in one stock-kernel guest: RoCEv2 over a veth
 #   pair with netem loss (1%, 10%), duplication, reordering and
 #   corruption, Orca against Orca and against rxe, every byte checked
@@ -25,7 +30,7 @@
 #
 # Expect hours: one stock stress run takes 40 s on a quiet 2-core host and
 # up to 500 s on a loaded one; a debug run about 60 s.  SOAK_PARTS="stress
-# e2e-debug wire-debug wire" selects the parts, SOAK_KERNELS="stock debug" the kernels of the
+# e2e-debug wire-debug many wire" selects the parts, SOAK_KERNELS="stock debug" the kernels of the
 # stress part.  Prints TAP and ends with "N passed, N failed"; the exit
 # status is non-zero if anything failed.  Logs and guest artifacts are in
 # build/soak/.
@@ -37,7 +42,7 @@ BUILD_DIR=${BUILD_DIR:-$REPO/build}
 OUT=$BUILD_DIR/soak
 RUNS=${SOAK_STRESS_RUNS:-50}
 KERNELS=${SOAK_KERNELS:-stock debug}
-PARTS=${SOAK_PARTS:-stress e2e-debug wire-debug wire}
+PARTS=${SOAK_PARTS:-stress e2e-debug wire-debug many wire}
 
 rm -rf "$OUT"
 mkdir -p "$OUT"
@@ -114,6 +119,16 @@ case " $PARTS " in
 		-- "$REPO"/tests/e2e/30?-wire-*.t "$REPO"/tests/e2e/310-wire-*.t \
 		>"$OUT/wire-debug.tap" 2>&1
 	part_result wire-debug "the wire tests on the debug kernel" "$start"
+	;;
+esac
+case " $PARTS " in
+*" many "*)
+	start=$(date +%s)
+	"$REPO/tests/harness/run-e2e.sh" --out "$OUT/many" \
+		--env ORCA_MANY_LAPS="${SOAK_MANY_LAPS:-40}" \
+		--test-timeout 3600 --timeout 4200 \
+		-- "$REPO/tests/e2e/87-many-users.t" >"$OUT/many.tap" 2>&1
+	part_result many "87-many-users.t, ${SOAK_MANY_LAPS:-40} laps" "$start"
 	;;
 esac
 case " $PARTS " in
