@@ -4,11 +4,13 @@
 # 'make check': every test stage in order, as one TAP stream.
 #
 #   tests/run-check.sh [STAGE...]     STAGE: build style kunit selftest e2e
-#                                     e2e-debug pair install (default: all,
-#                                     in that order, except that kunit and
-#                                     e2e-debug run in the background from
-#                                     the start and their points come
-#                                     last, unless ORCA_CHECK_SERIAL=1)
+#                                     e2e-debug faults hostile pair install
+#                                     (default: all, in that order, except
+#                                     that kunit and the three debug-kernel
+#                                     stages run in the background from the
+#                                     start, the latter one after another,
+#                                     and their points come last, unless
+#                                     ORCA_CHECK_SERIAL=1)
 #
 # Each stage's test points are renumbered into one stream,
 # "ok N - <stage>: <description>"; a stage that is missing, exits non-zero
@@ -125,23 +127,43 @@ run_stage() {
 # starts it with its output held in a file, bg_finish waits for it and
 # then folds its points into the stream, so that the stream stays in
 # stage order.
-declare -A BG_PID BG_T0 BG_LIMIT
+# A background stage named in BG_AFTER starts only once that one ended
+# (its .done file exists: bg_finish keeps it, unlike the .rc file), so
+# that two debug guests never run at once; its time limit then counts
+# from its own start, within the budget.
+declare -A BG_PID BG_T0 BG_LIMIT BG_AFTER
 bg_start() { # bg_start NAME TIMEOUT SCRIPT [ARGS...]
-	local name=$1 limit
+	local name=$1 limit after=${BG_AFTER[$1]:-}
 	limit=$(stage_limit "$2")
 	shift 2
 	BG_LIMIT[$name]=$limit
 	BG_T0[$name]=$(date +%s)
-	rm -f "$LOGS/$name.log" "$LOGS/.$name.out" "$LOGS/.$name.rc"
+	rm -f "$LOGS/$name.log" "$LOGS/.$name.out" "$LOGS/.$name.rc" \
+		"$LOGS/.$name.done"
 	if [ "$limit" -le 0 ] || [ ! -x "$1" ]; then
 		BG_PID[$name]=''
 		return
 	fi
-	echo "# stage $name (in the background): $*"
+	# Only a stage this run started in the background is waited for.
+	[ -n "$after" ] && [ -n "${BG_PID[$after]:-}" ] || after=''
+	echo "# stage $name (in the background${after:+, after $after}): $*"
 	{
 		rc=0
-		timeout -k 30 "$limit" "$@" </dev/null >"$LOGS/.$name.out" 2>&1 || rc=$?
+		if [ -n "$after" ]; then
+			while [ ! -e "$LOGS/.$after.done" ]; do
+				sleep 5
+			done
+			echo "# started after $after, $(($(date +%s) - BG_T0[$name])) s after the stage was queued" >"$LOGS/.$name.out"
+			limit=$(stage_limit "$limit")
+		fi
+		if [ "$limit" -le 0 ]; then
+			echo "not ok 1 - not run, the time budget of $BUDGET s is spent" >>"$LOGS/.$name.out"
+			rc=1
+		else
+			timeout -k 30 "$limit" "$@" </dev/null >>"$LOGS/.$name.out" 2>&1 || rc=$?
+		fi
 		echo "$rc" >"$LOGS/.$name.rc"
+		: >"$LOGS/.$name.done"
 	} &
 	BG_PID[$name]=$!
 }
@@ -196,35 +218,16 @@ stage_script() { # stage_script NAME TIMEOUT SCRIPT [ARGS...]
 	run_stage "$name" "$limit" "$script" "$@"
 }
 
-# On the KUnit/debug kernel (KASAN, lockdep, kmemleak, DEBUG_OBJECTS),
-# with a kmemleak scan after every third .t: the .t files whose kernel
-# paths those checkers judge best, i.e. object lifetimes, teardown and
-# error unwinding, hostile input, concurrency and the kernel consumers:
+# Three stages run on the KUnit/debug kernel (KASAN, UBSAN, lockdep,
+# kmemleak, DEBUG_OBJECTS), each in its own guest, with a kmemleak scan
+# after every third .t.  e2e-debug holds the .t files whose kernel paths
+# those checkers judge best: object lifetimes, teardown and error
+# unwinding, concurrency and the kernel consumers:
 #
 #   45-link-delete, 47-link-netdev, 50-unload    device and netdev removal
 #                                                with users attached
-#   60-admin-timeout                             a dead admin queue
-#   75-admin-faults                              every admin command of the
-#                                                verbs calls failed in turn,
-#                                                and one completing after
-#                                                the queue was declared dead
 #   74-objects, 76-udata-raw                     every object's bad inputs,
 #                                                hostile udata
-#   77-fail-nth                                  every kernel allocation of
-#                                                the verbs calls failed in
-#                                                turn (fault injection: the
-#                                                debug kernel only)
-#   79-hostile-rings                             garbage in the mapped rings
-#                                                and records, foreign keys
-#   81-kill-storm                                SIGKILL in every stage of a
-#                                                process's life (100 kills
-#                                                here, 300 on the stock
-#                                                kernel, 1000 in make soak)
-#   83-map-abuse                                 munmap, mremap, mprotect,
-#                                                mmap and fork on the queue
-#                                                mappings, work in flight
-#   85-uverbs-fuzz                               random and mutated uverbs
-#                                                commands, ioctls and mmaps
 #   78-kverbs, 185-nvmeof, 186-nfs-rdma          kernel consumers (CQs polled
 #                                                in softirq and workqueue)
 #   180-cm-tools                                 librdmacm's tools: ib_cm,
@@ -237,6 +240,32 @@ stage_script() { # stage_script NAME TIMEOUT SCRIPT [ARGS...]
 #   315-wire-teardown                            the wire torn down under
 #                                                traffic
 #
+# faults, the failures injected under the driver (issue 12, item 3):
+#
+#   60-admin-timeout                             a dead admin queue
+#   75-admin-faults                              every admin command of the
+#                                                verbs calls failed in turn,
+#                                                and one completing after
+#                                                the queue was declared dead
+#   77-fail-nth                                  every kernel allocation of
+#                                                the verbs calls failed in
+#                                                turn (fault injection: the
+#                                                debug kernel only)
+#
+# hostile, a hostile userspace (issue 12, item 2):
+#
+#   79-hostile-rings                             garbage in the mapped rings
+#                                                and records, foreign keys
+#   81-kill-storm                                SIGKILL in every stage of a
+#                                                process's life (100 kills
+#                                                here, 300 on the stock
+#                                                kernel, 1000 in make soak)
+#   83-map-abuse                                 munmap, mremap, mprotect,
+#                                                mmap and fork on the queue
+#                                                mappings, work in flight
+#   85-uverbs-fuzz                               random and mutated uverbs
+#                                                commands, ioctls and mmaps
+#
 # The whole suite on the debug kernel takes 40 to 45 minutes on the
 # 2-core machine (1645 s measured quiet, 37 .t files; the rest are the
 # same userspace over paths these already take) and with the debug
@@ -248,40 +277,56 @@ stage_script() { # stage_script NAME TIMEOUT SCRIPT [ARGS...]
 # registering one user buffer in two MRs, which verbs allow, maps it
 # twice through ib_umem on every DMA-mapping RDMA device.  KASAN,
 # lockdep, kmemleak and DEBUG_OBJECTS stay on.
-E2E_DEBUG_TESTS=(45-link-delete 47-link-netdev 50-unload 60-admin-timeout
-	74-objects 75-admin-faults 76-udata-raw 77-fail-nth 78-kverbs
-	79-hostile-rings 81-kill-storm 83-map-abuse 85-uverbs-fuzz 110-dp-errors
-	140-dp-threads 180-cm-tools 185-nvmeof 186-nfs-rdma 187-cm-kill
-	212-ev-async-fatal 315-wire-teardown)
-E2E_DEBUG_TESTS=("${E2E_DEBUG_TESTS[@]/%/.t}")
-E2E_DEBUG=(tests/harness/run-e2e.sh
-	--debug-kernel --timeout 2400 --test-timeout 600
-	--kmemleak-every 3
-	--append dma_debug=off
-	--env ORCA_KILLS=100
-	-- "${E2E_DEBUG_TESTS[@]/#/$REPO/tests/e2e/}")
-# Both stages that boot the debug kernel, kunit and e2e-debug, start in
-# the background at once, before the first foreground stage: each asks
-# tests/kunit/build-kernel.sh for the kernel, the first builds it and
-# the other waits on its lock (with a warm cache neither waits).  A cold
-# build (15 to 25 minutes on 2 cores) thus overlaps build, style,
-# selftest and e2e instead of delaying them; e2e-debug, the longest
-# stage, then runs beside e2e, pair and install.  Their points follow
-# the foreground stages' in the stream.  The limits count the build.
-# The foreground stages run at nice 5 while they do: a cold kernel
-# build, then e2e-debug, is the longest chain.
-BG_ORDER=(kunit e2e-debug)
-declare -A BG_CMD_LIMIT=([kunit]=4200 [e2e-debug]=4200)
+E2E_DEBUG_TESTS=(45-link-delete 47-link-netdev 50-unload 74-objects
+	76-udata-raw 78-kverbs 110-dp-errors 140-dp-threads 180-cm-tools
+	185-nvmeof 186-nfs-rdma 187-cm-kill 212-ev-async-fatal
+	315-wire-teardown)
+FAULT_TESTS=(60-admin-timeout 75-admin-faults 77-fail-nth)
+HOSTILE_TESTS=(79-hostile-rings 81-kill-storm 83-map-abuse 85-uverbs-fuzz)
+# debug_e2e STAGE NAME...: the run-e2e.sh command for these .t files on
+# the debug kernel, its artifacts in $BUILD_DIR/STAGE.
+debug_e2e() {
+	local t out=$BUILD_DIR/$1
+	shift
+	CMD=(tests/harness/run-e2e.sh --out "$out"
+		--debug-kernel --timeout 2400 --test-timeout 600
+		--kmemleak-every 3
+		--append dma_debug=off
+		--env ORCA_KILLS=100 --)
+	for t in "$@"; do
+		CMD+=("$REPO/tests/e2e/$t.t")
+	done
+}
+# Every stage that boots the debug kernel (kunit, e2e-debug, faults,
+# hostile) starts in the background before the first foreground stage:
+# each asks tests/kunit/build-kernel.sh for the kernel, the first
+# builds it and the others wait on its lock (with a warm cache none
+# waits).  kunit and e2e-debug run at once; faults waits for e2e-debug
+# to end and hostile for faults, so that no two debug guests compete.
+# A cold build (15 to 25 minutes on 2 cores) thus overlaps build,
+# style, selftest and e2e instead of delaying them; the debug-kernel
+# chain, the longest, then runs beside e2e, pair and install.  Their
+# points follow the foreground stages' in the stream.  The limits count
+# the build (and, for faults and hostile, start when they do).
+# The foreground stages run at nice 5 meanwhile.
+BG_ORDER=(kunit e2e-debug faults hostile)
+declare -A BG_CMD_LIMIT=([kunit]=4200 [e2e-debug]=4200 [faults]=1200
+	[hostile]=1800)
+BG_AFTER=([faults]=e2e-debug [hostile]=faults)
 FG_NICE=0
 bg_command() { # bg_command NAME: set CMD to the stage's command
 	case "$1" in
 	kunit) CMD=(tests/kunit/run-kunit.sh) ;;
-	e2e-debug) CMD=("${E2E_DEBUG[@]}") ;;
+	e2e-debug) debug_e2e e2e-debug "${E2E_DEBUG_TESTS[@]}" ;;
+	faults) debug_e2e faults "${FAULT_TESTS[@]}" ;;
+	hostile) debug_e2e hostile "${HOSTILE_TESTS[@]}" ;;
 	esac
 }
 
 stages=("$@")
-[ "${#stages[@]}" -gt 0 ] || stages=(build style kunit selftest e2e e2e-debug pair install)
+[ "${#stages[@]}" -gt 0 ] ||
+	stages=(build style kunit selftest e2e e2e-debug faults hostile pair
+		install)
 declare -A IN_BG=()
 if [ "${ORCA_CHECK_SERIAL:-0}" != 1 ]; then
 	for s in "${BG_ORDER[@]}"; do
@@ -294,8 +339,8 @@ if [ "${ORCA_CHECK_SERIAL:-0}" != 1 ]; then
 		esac
 	done
 fi
-# With e2e-debug in the same run, the stock e2e leaves out the .t files
-# that e2e-debug runs, except the kernel consumers 185, 186 and 187,
+# The stock e2e leaves out the .t files that the debug-kernel stages of
+# the same run take, except the kernel consumers 185, 186 and 187,
 # which also run on Debian's own NVMe, NFS and rdma_cm modules there
 # (the pair stage runs NVMe-oF and NFS/RDMA on the stock kernel too),
 # and 81-kill-storm: 300 kills on the stock kernel, three times what
@@ -303,14 +348,19 @@ fi
 # e2e-debug guest; make soak runs the thousand), and 75-admin-faults
 # (10 s: orca_soft's admin faults are the same on both kernels).
 E2E_ARGS=(--timeout 2400 --env ORCA_KILLS=300)
-if [ -n "${IN_BG[e2e-debug]:-}" ] || [[ " ${stages[*]} " == *" e2e-debug "* ]]; then
-	for t in "${E2E_DEBUG_TESTS[@]}"; do
+declare -A DEBUG_LIST=([e2e-debug]=E2E_DEBUG_TESTS [faults]=FAULT_TESTS
+	[hostile]=HOSTILE_TESTS)
+for s in e2e-debug faults hostile; do
+	[[ " ${stages[*]} " == *" $s "* ]] || continue
+	declare -n list=${DEBUG_LIST[$s]}
+	for t in "${list[@]}"; do
 		case "$t" in
 		75-*|81-*|185-*|186-*|187-*) ;;
-		*) E2E_ARGS+=(--exclude "$t") ;;
+		*) E2E_ARGS+=(--exclude "$t.t") ;;
 		esac
 	done
-fi
+	unset -n list
+done
 for s in "${stages[@]}"; do
 	[ -z "${IN_BG[$s]:-}" ] || continue
 	rm -f "$LOGS/$s.log"
@@ -340,7 +390,9 @@ for s in "${stages[@]}"; do
 	# make deb, 413 s for apt-get install with its DKMS build, 520 s in
 	# all, beside another guest.
 	install) stage_script install 1200 tests/packaging/run-install.sh --timeout 1100 ;;
-	e2e-debug) stage_script e2e-debug 2600 "${E2E_DEBUG[@]}" ;;
+	e2e-debug|faults|hostile)
+		bg_command "$s"
+		stage_script "$s" 2600 "${CMD[@]}" ;;
 	*) point FAIL "unknown stage $s" ;;
 	esac
 done
