@@ -188,6 +188,7 @@ struct orca_ucontext {
 struct orca_pd {
 	struct ib_pd ibpd;
 	u32 pdn;
+	bool refused;		/* the device refused a DEALLOC_PD once */
 };
 
 struct orca_cq {
@@ -196,6 +197,7 @@ struct orca_cq {
 	u8 log2_depth;
 	u32 eqn;
 	bool user;
+	bool refused;		/* the device refused a DESTROY_CQ once */
 	struct orca_qmem *qmem;
 	struct orca_mmap_entry *mentry;	/* user CQs */
 	struct mutex resize_lock;	/* qmem, mentry, log2_depth */
@@ -239,6 +241,7 @@ struct orca_qp {
 	struct orca_wq_geom sq;
 	struct orca_wq_geom rq;	/* log2_depth 0 and no ring with an SRQ */
 	bool has_rq;
+	bool refused;		/* the device refused a DESTROY_QP once */
 	u32 sq_hdr;		/* bytes before a send WQE's SGEs */
 	u32 max_inline;
 	u32 db_offset;
@@ -255,6 +258,7 @@ struct orca_qp {
 struct orca_srq {
 	struct ib_srq ibsrq;
 	u32 srqn;
+	bool refused;		/* the device refused a DESTROY_SRQ once */
 	u32 max_sge;
 	struct orca_wq_geom wq;
 	u32 db_offset;
@@ -281,6 +285,7 @@ struct orca_pbl {
 struct orca_mr {
 	struct ib_mr ibmr;
 	u32 key;
+	bool refused;		/* the device refused a DEREG_MR once */
 	u32 flags;		/* ORCA_MR_FLAG_* */
 	u8 page_shift;
 	u32 num_pages;
@@ -367,7 +372,9 @@ int orca_admin_exec(struct orca_dev *dev, union orca_aq_cmd *cmd,
 		    const void *in, size_t in_len, void *out, size_t out_len,
 		    u64 *result);
 int orca_aq_status_to_errno(u8 status);
-bool orca_admin_unanswered(struct orca_dev *dev, int ret);
+bool orca_admin_effect_unknown(struct orca_dev *dev, int ret);
+bool orca_destroy_refused(struct orca_dev *dev, int ret, bool user,
+			  bool *refused);
 const char *orca_aq_opcode_name(u8 opcode);
 
 /* orca_eq.c */
@@ -435,7 +442,7 @@ void orca_qmem_unexpose(struct orca_mmap_entry *mentry);
 int orca_destroy_queue(struct orca_dev *dev, struct xarray *xa, u32 handle,
 		       void *obj, int (*destroy)(struct orca_dev *, u32),
 		       struct orca_qmem *qmem, struct orca_mmap_entry *mentry,
-		       const char *what, bool user);
+		       const char *what, bool user, bool *refused);
 
 /* orca_cq.c */
 int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,

@@ -117,18 +117,45 @@ int orca_aq_status_to_errno(u8 status)
 }
 
 /**
- * orca_admin_unanswered - may a failed command still run on the device?
+ * orca_admin_effect_unknown - may a failed command have an effect?
  * @dev: the device
- * @ret: what orca_admin_exec() returned for it
+ * @ret: what the command's orca_cmd_*() call returned
  *
  * A command the device answered with a failure had no effect: what it
  * named may be freed, and the object it was to destroy still exists.
- * Only a command that got no answer (the queue is then dead) may still
- * be executed later.  Every failure on a dead queue counts as that.
+ * Two failures are different: a command that got no answer (the queue
+ * is then dead; every failure on a dead queue counts as one) may still
+ * run later, and one answered OK with a result the driver cannot use
+ * (-EPROTO) made an object the driver cannot name.
  */
-bool orca_admin_unanswered(struct orca_dev *dev, int ret)
+bool orca_admin_effect_unknown(struct orca_dev *dev, int ret)
 {
-	return ret == -EIO && READ_ONCE(dev->aq.dead);
+	return ret == -EPROTO || (ret == -EIO && READ_ONCE(dev->aq.dead));
+}
+
+/**
+ * orca_destroy_refused - pass a destroy's failure on to ib_core?
+ * @dev: the device
+ * @ret: what the destroy command returned (not 0)
+ * @user: the object is a user's (ib_core may retry its destroy)
+ * @refused: the object's flag: the device refused its destroy before
+ *
+ * A user object's destroy that the device refuses (it answered, so the
+ * object is whole) fails once with the device's errno, and ib_core
+ * retries it, at the latest when the process closes the device.  A
+ * second refusal, a kernel object's (whose destroy cannot fail) and a
+ * destroy without a known effect succeed toward ib_core: a device that
+ * keeps refusing must not make ib_core give up on an object it still
+ * tracks.  The caller then keeps what the device may touch until it is
+ * disabled.
+ */
+bool orca_destroy_refused(struct orca_dev *dev, int ret, bool user,
+			  bool *refused)
+{
+	if (!user || *refused || orca_admin_effect_unknown(dev, ret))
+		return false;
+	*refused = true;
+	return true;
 }
 
 int orca_admin_init(struct orca_dev *dev)

@@ -17,11 +17,15 @@ static void orca_cmd_init(union orca_aq_cmd *cmd, u8 opcode)
 	cmd->hdr.op = cpu_to_le32(FIELD_PREP(ORCA_AQ_HDR_OPCODE, opcode));
 }
 
-/* A handle returned in the completion's result: a u32, never 0. */
+/*
+ * A handle returned in the completion's result: a u32, never 0.  A
+ * result the driver cannot use fails with -EPROTO: the device did make
+ * the object (orca_admin_effect_unknown()).
+ */
 static int orca_cmd_handle_result(u64 result, u32 *handle)
 {
 	if (!result || result > U32_MAX)
-		return -EIO;
+		return -EPROTO;
 	*handle = result;
 	return 0;
 }
@@ -113,7 +117,7 @@ int orca_cmd_alloc_pd(struct orca_dev *dev, u32 *pdn)
 	if (ret)
 		return ret;
 	if (result > U32_MAX)
-		return -EIO;
+		return -EPROTO;
 	*pdn = result;
 	return 0;
 }
@@ -139,7 +143,7 @@ int orca_cmd_reg_mr(struct orca_dev *dev, const struct orca_hw_reg_mr *in,
 	if (ret)
 		return ret;
 	if (result > U32_MAX || !FIELD_GET(ORCA_MR_KEY_INDEX, (u32)result))
-		return -EIO;
+		return -EPROTO;
 	*key = result;
 	return 0;
 }
@@ -195,7 +199,7 @@ int orca_cmd_create_qp(struct orca_dev *dev, const struct orca_hw_create_qp *in,
 	ret = orca_cmd_create_mbox(dev, ORCA_CMD_CREATE_QP, in, sizeof(*in),
 				   qpn);
 	if (!ret && *qpn >= BIT(24))
-		ret = -EIO;
+		ret = -EPROTO;
 	return ret;
 }
 

@@ -97,9 +97,9 @@ int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	ret = orca_cmd_create_cq(dev, cq->qmem->dma, cq->qmem->dma + ring_bytes,
 				 cq->log2_depth, cq->eqn, &cq->cqn);
 	if (ret) {
-		/* Unanswered, it may still run: keep what it names. */
+		/* It may still run, or have made what we cannot name. */
 		orca_qmem_destroyed(dev, cq->qmem,
-				    !orca_admin_unanswered(dev, ret));
+				    !orca_admin_effect_unknown(dev, ret));
 		return ret;
 	}
 
@@ -232,7 +232,7 @@ err_unexpose:
 err_free:
 	/* A device that did not answer may have started using it. */
 	orca_qmem_destroyed(dev, qmem,
-			    !orca_admin_unanswered(dev, ret));
+			    !orca_admin_effect_unknown(dev, ret));
 	return ret;
 }
 
@@ -244,7 +244,7 @@ int orca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	/* BUSY: ib_core counts its users, and the device agrees. */
 	return orca_destroy_queue(dev, &dev->cq_xa, cq->cqn, cq,
 				  orca_cmd_destroy_cq, cq->qmem, cq->mentry,
-				  "CQ", !!udata);
+				  "CQ", udata, &cq->refused);
 }
 
 static bool orca_cqe_valid(struct orca_cq *cq, u32 idx, u32 *status_owner)

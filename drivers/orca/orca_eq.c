@@ -457,7 +457,7 @@ int orca_ceqs_create(struct orca_dev *dev)
 			 * ring until the device stops (the queue is dead, so
 			 * the DESTROY_EQ that follows fails at once).
 			 */
-			if (orca_admin_unanswered(dev, ret))
+			if (orca_admin_effect_unknown(dev, ret))
 				ceq->created = true;
 			goto err;
 		}

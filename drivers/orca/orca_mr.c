@@ -227,7 +227,7 @@ struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	in.access = cpu_to_le32(orca_access_to_hw(access));
 	in.flags = cpu_to_le32(FIELD_PREP(ORCA_MR_PBL_LEVELS, mr->pbl.levels));
 	ret = orca_mr_register(dev, ibpd, mr, &in);
-	if (orca_admin_unanswered(dev, ret)) {
+	if (orca_admin_effect_unknown(dev, ret)) {
 		/* No answer: the device may still read the list and register. */
 		orca_mr_zombie(dev, mr);
 		return ERR_PTR(ret);
@@ -340,8 +340,7 @@ int orca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	int ret;
 
 	ret = orca_cmd_dereg_mr(dev, mr->key);
-	/* A user MR the device still holds: ib_core may retry. */
-	if (ret && udata && !orca_admin_unanswered(dev, ret))
+	if (ret && orca_destroy_refused(dev, ret, udata, &mr->refused))
 		return ret;
 	if (ret) {
 		ibdev_warn_ratelimited(ibmr->device,

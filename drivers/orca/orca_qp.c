@@ -222,9 +222,9 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	}
 	ret = orca_cmd_create_qp(dev, &hw, &qp->qpn);
 	if (ret) {
-		/* Unanswered, it may still run: keep what it names. */
+		/* It may still run, or have made what we cannot name. */
 		orca_qmem_destroyed(dev, qp->qmem,
-				    !orca_admin_unanswered(dev, ret));
+				    !orca_admin_effect_unknown(dev, ret));
 		return ret;
 	}
 	/* QPN 1 is the GSI QP, and only it. */
@@ -289,7 +289,7 @@ int orca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	return orca_destroy_queue(dev, &dev->qp_xa, qp->qpn, qp,
 				  orca_cmd_destroy_qp, qp->qmem, qp->mentry,
-				  "QP", !!udata);
+				  "QP", udata, &qp->refused);
 }
 
 /* ib_core attribute mask bits and the device's, one for one. */
@@ -746,9 +746,9 @@ int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 	hw.db_addr = cpu_to_le64(srq->qmem->dma + ring_bytes);
 	ret = orca_cmd_create_srq(dev, &hw, &srq->srqn);
 	if (ret) {
-		/* Unanswered, it may still run: keep what it names. */
+		/* It may still run, or have made what we cannot name. */
 		orca_qmem_destroyed(dev, srq->qmem,
-				    !orca_admin_unanswered(dev, ret));
+				    !orca_admin_effect_unknown(dev, ret));
 		return ret;
 	}
 
@@ -835,5 +835,5 @@ int orca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 
 	return orca_destroy_queue(dev, &dev->srq_xa, srq->srqn, srq,
 				  orca_cmd_destroy_srq, srq->qmem, srq->mentry,
-				  "SRQ", !!udata);
+				  "SRQ", udata, &srq->refused);
 }

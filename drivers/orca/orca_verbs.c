@@ -320,8 +320,7 @@ static int orca_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	 * whatever the device says.
 	 */
 	ret = orca_cmd_dealloc_pd(dev, pd->pdn);
-	/* A user's PD the device still holds: ib_core may retry. */
-	if (ret && udata && !orca_admin_unanswered(dev, ret))
+	if (ret && orca_destroy_refused(dev, ret, udata, &pd->refused))
 		return ret;
 	if (ret)
 		ibdev_warn(ibpd->device, "DEALLOC_PD %u failed: %d\n",
@@ -417,26 +416,25 @@ void orca_qmem_put(struct orca_qmem *qmem)
  * @mentry: its user mapping, or NULL
  * @what: "CQ", "QP" or "SRQ", for messages
  * @user: a user object (ib_core may retry its destroy)
+ * @refused: the object's flag for orca_destroy_refused()
  *
  * The object is unpublished first, so no event handler runs for it once
- * the device has destroyed it.  A refusal from the device leaves the
- * object whole on it: BUSY (the object is still in use), and for a user
- * object any other answered failure, is returned and the object
- * published again.  A kernel object's destroy cannot fail, and neither
- * can one the device did not answer: toward ib_core the object is gone,
- * and its memory is kept until the device is disabled.
+ * the device has destroyed it.  A refusal from the device (BUSY, the
+ * object still in use, or any other answered failure) leaves the object
+ * whole on it: the first refusal of a user object's destroy is returned
+ * and the object published again.  Otherwise the object is gone toward
+ * ib_core, and its memory is kept until the device is disabled.
  */
 int orca_destroy_queue(struct orca_dev *dev, struct xarray *xa, u32 handle,
 		       void *obj, int (*destroy)(struct orca_dev *, u32),
 		       struct orca_qmem *qmem, struct orca_mmap_entry *mentry,
-		       const char *what, bool user)
+		       const char *what, bool user, bool *refused)
 {
 	int ret;
 
 	xa_erase_irq(xa, handle);
 	ret = destroy(dev, handle);
-	if (ret == -EBUSY ||
-	    (ret && user && !orca_admin_unanswered(dev, ret))) {
+	if (ret && orca_destroy_refused(dev, ret, user, refused)) {
 		if (xa_insert_irq(xa, handle, obj, GFP_KERNEL))
 			ibdev_warn(&dev->ibdev, "%s %u lost its events\n",
 				   what, handle);

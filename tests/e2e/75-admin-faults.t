@@ -10,7 +10,9 @@
 #    error (status 9) would answer.  Each call fails with an errno or
 #    succeeds; a destroy that fails succeeds when retried; every object
 #    made goes, on the host (rdma resource show) and on the device (its
-#    object counters) alike.
+#    object counters) alike.  A destroy the device refuses twice
+#    succeeds the second time, the object left on the device (until the
+#    reload in part 2).
 # 2. A late completion (fault_admin_hold_nth): a process with RDMA
 #    WRITEs in flight is killed, and the device holds the first command
 #    of its teardown until the driver has timed it out and declared the
@@ -34,6 +36,12 @@ for status in 3 9; do
 done
 echo 3 >$P/fault_admin_status
 leak_check "$before"
+
+# A device that refuses the same destroy twice: the second refusal
+# succeeds toward ib_core and the object stays on the device until the
+# driver is reloaded below.
+run_prog fail_nth "$ORCA_DEV" admin refuse-twice
+echo 0 >$P/fault_admin_nth
 
 # ---- 2: a completion after the queue is declared dead ----------------
 dmesg -C

@@ -29,9 +29,12 @@
  * Each step also checks the device's own object counts (the pds, mrs,
  * cqs, qps and srqs of its hw_counters) against where they were before
  * the walk: a failure must leave nothing half-made on the device either.
+ * fail_nth DEVICE admin refuse-twice: fn_refused_twice() for each object
+ * instead, which leaves objects on the device.
  */
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "e2e_tap.h"
@@ -64,14 +67,25 @@ static long fn_read_num(const char *path)
 }
 
 /*
- * The device's object counts, as one string.  Reading them is an admin
- * command (QUERY_STATS): only with nothing armed.
+ * ib_core keeps the hw_counters it read for the port's "lifespan" (10 ms
+ * by default) and answers from that copy until a jiffy after it: wait
+ * 30 ms, at least two jiffies at any HZ, and the next read asks the
+ * device (QUERY_STATS, an admin command: only with nothing armed).
  */
+static void fn_counters_fresh(void)
+{
+	struct timespec ts = { 0, 30 * 1000 * 1000 };
+
+	nanosleep(&ts, NULL);
+}
+
+/* The device's object counts, as one string. */
 static void fn_dev_objects(char *out, size_t len)
 {
 	static const char *const names[] = { "pds", "mrs", "cqs", "qps", "srqs" };
 	size_t i, used = 0;
 
+	fn_counters_fresh();
 	out[0] = 0;
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		char path[320];
@@ -83,6 +97,17 @@ static void fn_dev_objects(char *out, size_t len)
 		if (used >= len)
 			break;
 	}
+}
+
+/* One of the device's object counters (-1 if unreadable). */
+static long fn_dev_count(const char *name)
+{
+	char path[320];
+
+	snprintf(path, sizeof(path), "%s/ports/1/hw_counters/%s",
+		 fn_counters, name);
+	fn_counters_fresh();
+	return fn_read_num(path);
 }
 
 /* The device's objects are what they were before the walk. */
@@ -154,6 +179,8 @@ struct fn_op {
 	int (*make)(void **obj);
 	/* Destroy it: 0, or an errno. */
 	int (*destroy)(void *obj);
+	/* The device's counter of such objects (hw_counters), or NULL. */
+	const char *counter;
 };
 
 static int make_ctx(void **obj)
@@ -358,17 +385,17 @@ static int destroy_mcast(void *obj)
 }
 
 static const struct fn_op ops[] = {
-	{ "ibv_open_device", make_ctx, destroy_ctx },
-	{ "ibv_alloc_pd", make_pd, destroy_pd },
-	{ "ibv_reg_mr", make_mr, destroy_mr },
-	{ "ibv_create_cq", make_cq, destroy_cq },
-	{ "ibv_create_srq", make_srq, destroy_srq },
-	{ "ibv_create_qp (RC)", make_rc_qp, destroy_qp },
-	{ "ibv_create_qp (UD)", make_ud_qp, destroy_qp },
+	{ "ibv_open_device", make_ctx, destroy_ctx, NULL },
+	{ "ibv_alloc_pd", make_pd, destroy_pd, "pds" },
+	{ "ibv_reg_mr", make_mr, destroy_mr, "mrs" },
+	{ "ibv_create_cq", make_cq, destroy_cq, "cqs" },
+	{ "ibv_create_srq", make_srq, destroy_srq, "srqs" },
+	{ "ibv_create_qp (RC)", make_rc_qp, destroy_qp, "qps" },
+	{ "ibv_create_qp (UD)", make_ud_qp, destroy_qp, "qps" },
 	/* Admin mode only: their kernel allocations are the ones above. */
-	{ "ibv_resize_cq", make_cq_resized, destroy_cq },
-	{ "ibv_modify_srq (limit)", make_srq_limited, destroy_srq },
-	{ "ibv_attach_mcast (UD)", make_mcast, destroy_mcast },
+	{ "ibv_resize_cq", make_cq_resized, destroy_cq, "cqs" },
+	{ "ibv_modify_srq (limit)", make_srq_limited, destroy_srq, "srqs" },
+	{ "ibv_attach_mcast (UD)", make_mcast, destroy_mcast, "qps" },
 };
 
 #define FN_ALLOC_OPS	7
@@ -471,6 +498,40 @@ static int fn_walk(const struct fn_op *op)
 	return bad ? -1 : 0;
 }
 
+/*
+ * Admin mode, last: a device that refuses an object's destroy twice.
+ * The first refusal fails the call with the device's errno; the second
+ * succeeds toward ib_core (orca.ko must not let ib_core give up on an
+ * object it still tracks), and the object stays on the device, counted,
+ * until the driver disables it (75-admin-faults.t reloads orca.ko
+ * before its last leak check).
+ */
+static void fn_refused_twice(const struct fn_op *op)
+{
+	long before, after;
+	void *obj = NULL;
+	int r1, r2, f1, f2;
+
+	before = fn_dev_count(op->counter);
+	if (op->make(&obj)) {
+		ok(0, "%s: refused twice: cannot make one", op->name);
+		return;
+	}
+	fn_arm(1);
+	r1 = op->destroy(obj);
+	f1 = fn_fired_ops(NULL);
+	fn_arm(1);
+	r2 = f1 && r1 ? op->destroy(obj) : -1;
+	f2 = fn_fired_ops(NULL);
+	after = fn_dev_count(op->counter);
+	if (!r1)
+		diag("%s: the first refused destroy succeeded", op->name);
+	ok(f1 && r1 && f2 && !r2 && after == before + 1,
+	   "%s: the device refuses its destroy twice: the first fails with %s, the second succeeds, and the device keeps the object (%s %ld, was %ld)",
+	   op->name, r1 ? strerror(r1) : "no error", op->counter, after,
+	   before);
+}
+
 /* MODIFY_QP RESET -> RTS under each fault point; the QP always goes. */
 static void fn_walk_modify(void)
 {
@@ -554,9 +615,16 @@ int main(int argc, char **argv)
 			return tap_end();
 	}
 
-	for (i = 0; i < (fn_admin ? sizeof(ops) / sizeof(ops[0]) : FN_ALLOC_OPS); i++)
-		fn_walk(&ops[i]);
-	fn_walk_modify();
+	if (fn_admin && argc > 3 && !strcmp(argv[3], "refuse-twice")) {
+		/* Leaves objects on the device: on its own. */
+		for (i = 1; i < FN_ALLOC_OPS; i++)
+			fn_refused_twice(&ops[i]);
+	} else {
+		for (i = 0; i < (fn_admin ? sizeof(ops) / sizeof(ops[0]) :
+				 FN_ALLOC_OPS); i++)
+			fn_walk(&ops[i]);
+		fn_walk_modify();
+	}
 
 	close(fn_fd);
 	ibv_destroy_cq(cq);

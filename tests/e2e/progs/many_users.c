@@ -209,11 +209,17 @@ static int mu_child(const char *name, unsigned int id)
 	return bad;
 }
 
+/*
+ * The device's QP counter.  ib_core answers from the copy it read last
+ * for the port's lifespan (10 ms) and a jiffy: wait 30 ms first.
+ */
 static long mu_dev_qps(const char *name)
 {
+	struct timespec ts = { 0, 30 * 1000 * 1000 };
 	char path[256], s[32] = "";
 	FILE *f;
 
+	nanosleep(&ts, NULL);
 	snprintf(path, sizeof(path),
 		 "/sys/class/infiniband/%s/ports/1/hw_counters/qps", name);
 	f = fopen(path, "r");
