@@ -32,6 +32,7 @@ BUILD_DIR=${BUILD_DIR:-$REPO/build}
 export BUILD_DIR
 LOGS=$BUILD_DIR/check
 mkdir -p "$LOGS"
+rm -f "$LOGS/.build.done"
 
 N=0
 PASSED=0
@@ -130,7 +131,10 @@ run_stage() {
 # A background stage named in BG_AFTER starts only once that one ended
 # (its .done file exists: bg_finish keeps it, unlike the .rc file), so
 # that two debug guests never run at once; its time limit then counts
-# from its own start, within the budget.
+# from its own start, within the budget.  BG_AFTER may name the
+# foreground stage build: the debug guests use liborca and the e2e
+# programs that 'make' builds, and run-e2e.sh would build the programs
+# at the same time in the same tree.
 declare -A BG_PID BG_T0 BG_LIMIT BG_AFTER
 bg_start() { # bg_start NAME TIMEOUT SCRIPT [ARGS...]
 	local name=$1 limit after=${BG_AFTER[$1]:-}
@@ -144,8 +148,12 @@ bg_start() { # bg_start NAME TIMEOUT SCRIPT [ARGS...]
 		BG_PID[$name]=''
 		return
 	fi
-	# Only a stage this run started in the background is waited for.
-	[ -n "$after" ] && [ -n "${BG_PID[$after]:-}" ] || after=''
+	# Only a stage this run has is waited for.
+	if [ "$after" = build ]; then
+		[[ " ${stages[*]} " == *" build "* ]] || after=''
+	elif [ -z "${BG_PID[$after]:-}" ]; then
+		after=''
+	fi
 	echo "# stage $name (in the background${after:+, after $after}): $*"
 	{
 		rc=0
@@ -203,6 +211,7 @@ stage_build() {
 	else
 		point OK "build: no compiler warnings"
 	fi
+	: >"$LOGS/.build.done"
 	echo "# stage build: $(($(date +%s) - t0)) s"
 }
 
@@ -301,8 +310,10 @@ debug_e2e() {
 # hostile) starts in the background before the first foreground stage:
 # each asks tests/kunit/build-kernel.sh for the kernel, the first
 # builds it and the others wait on its lock (with a warm cache none
-# waits).  kunit and e2e-debug run at once; faults waits for e2e-debug
-# to end and hostile for faults, so that no two debug guests compete.
+# waits).  kunit starts at once; e2e-debug waits for the foreground
+# build stage (it needs liborca and the e2e programs), faults for
+# e2e-debug to end and hostile for faults, so that no two debug guests
+# compete.
 # A cold build (15 to 25 minutes on 2 cores) thus overlaps build,
 # style, selftest and e2e instead of delaying them; the debug-kernel
 # chain, the longest, then runs beside e2e, pair and install.  Their
@@ -312,7 +323,7 @@ debug_e2e() {
 BG_ORDER=(kunit e2e-debug faults hostile)
 declare -A BG_CMD_LIMIT=([kunit]=4200 [e2e-debug]=4200 [faults]=1200
 	[hostile]=1800)
-BG_AFTER=([faults]=e2e-debug [hostile]=faults)
+BG_AFTER=([e2e-debug]=build [faults]=e2e-debug [hostile]=faults)
 FG_NICE=0
 bg_command() { # bg_command NAME: set CMD to the stage's command
 	case "$1" in
