@@ -151,7 +151,7 @@ bg_start() { # bg_start NAME TIMEOUT SCRIPT [ARGS...]
 	# Only a stage this run has is waited for.
 	if [ "$after" = build ]; then
 		[[ " ${stages[*]} " == *" build "* ]] || after=''
-	elif [ -z "${BG_PID[$after]:-}" ]; then
+	elif [ -n "$after" ] && [ -z "${BG_PID[$after]:-}" ]; then
 		after=''
 	fi
 	echo "# stage $name (in the background${after:+, after $after}): $*"
