@@ -453,9 +453,10 @@ int orca_ceqs_create(struct orca_dev *dev)
 				"CREATE_EQ on vector %u failed: %d\n",
 				ceq->vector, ret);
 			/*
-			 * Unanswered, it may still create the EQ: keep the
-			 * ring until the device stops (the queue is dead, so
-			 * the DESTROY_EQ that follows fails at once).
+			 * Unanswered, it may still create the EQ; answered
+			 * with an unusable EQN, it made one: either way keep
+			 * the ring until the device stops (the DESTROY_EQ
+			 * that follows fails, and leaves it created).
 			 */
 			if (orca_admin_effect_unknown(dev, ret))
 				ceq->created = true;

@@ -571,9 +571,12 @@ static void fn_walk_modify(void)
 		if (!fired || bad)
 			break;
 	}
-	ok(!bad, "ibv_modify_qp (UD, RESET to RTS): %u of %u %s (opcodes %s) made it fail with an errno; the QP always destroyed",
-	   failed, n - 1, fn_admin ? "admin commands" : "fault points",
-	   fn_opcodes(&mops));
+	if (fn_admin)
+		ok(!bad, "ibv_modify_qp (UD, RESET to RTS): %u of %u admin commands (opcodes %s) made it fail with an errno; the QP always destroyed",
+		   failed, n - 1, fn_opcodes(&mops));
+	else
+		ok(!bad, "ibv_modify_qp (UD, RESET to RTS): %u of %u fault points made it fail with an errno; the QP always destroyed",
+		   failed, n - 1);
 }
 
 /*
