@@ -100,6 +100,7 @@ ok $? "rdma_xserver/rdma_xclient -c r: both end 0"
 # cm_perftest_pair NAME PORT TOOL BYTES ITERS: one run, server and client.
 cm_perftest_pair() {
 	local args=(-R -d "$ORCA_DEV" -s "$4" -n "$5" -p "$2" -F)
+	[[ "$3" == *_lat ]] && args+=("$TOOLS_LAT_CYCLES")
 	tools_pair "$1" "$2" "$3" "${args[@]}" -- "$3" "${args[@]}" "$ip"
 }
 cm_perftest() {

@@ -105,7 +105,7 @@ wire_perf send-bw ib_send_bw -s 65536 -n 100
 wire_perf write-bw ib_write_bw -s 65536 -n 100
 wire_perf read-bw ib_read_bw -s 65536 -n 100
 wire_perf atomic-bw ib_atomic_bw -n 100
-wire_perf write-lat ib_write_lat -s 2 -n 100
+wire_perf write-lat ib_write_lat -s 2 -n 100 "$TOOLS_LAT_CYCLES"
 
 tx1=$(wire_stat $A tx_packets)
 rx1=$(wire_stat $B rx_packets)

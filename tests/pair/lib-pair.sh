@@ -308,6 +308,7 @@ pair_perftest() {
 	shift 9
 	TOOLS_PORT=$((TOOLS_PORT + 1))
 	local args=("$@" -s "$bytes" -n "$iters" -F)
+	[ "$kind" = lat ] && args+=("$TOOLS_LAT_CYCLES")
 	before=$(res_summary)
 	eth1_tx tx0
 	pair_tool "$name" "$srv_role" "$ready" "$port" "$tool" "${args[@]}" -p "$port" -- \
