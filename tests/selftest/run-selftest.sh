@@ -130,12 +130,23 @@ else
 	tap FAIL "harness kills and reports a hung guest" "$OUT/hang.diag"
 fi
 
-# 7. Two guests on one Ethernet segment.
-guest pair --timeout 240 --pair \
-	--cmd-a 'for i in $(seq 30); do busybox ping -c 1 -W 2 "$ORCA_PEER_IP" >/dev/null && { echo "reached $ORCA_PEER_IP"; exit 0; }; sleep 1; done; exit 1' \
-	--cmd-b 'for i in $(seq 30); do busybox ping -c 1 -W 2 "$ORCA_PEER_IP" >/dev/null && { echo "reached $ORCA_PEER_IP"; exit 0; }; sleep 1; done; exit 1'
+# 7. Two guests on one Ethernet segment.  Each side pings the other, then
+# tells it so over TCP and waits to be told the same: a side that only
+# pinged and exited could power off before its peer, slower to boot on a
+# busy host, had pinged it (seen in CI, 2026-11-26).  The loops are
+# bounded; the guest timeout bounds the wait.
+PAIR_CMD='busybox nc -l -p 7001 >/tmp/peer-said & l=$!
+r=0; for i in $(seq 120); do busybox ping -c 1 -W 2 "$ORCA_PEER_IP" >/dev/null && { r=1; break; }; sleep 1; done
+[ "$r" = 1 ] || exit 1
+echo "reached $ORCA_PEER_IP"
+r=0; for i in $(seq 120); do echo "reached by $ORCA_SELF_IP" | busybox nc -w 2 "$ORCA_PEER_IP" 7001 && { r=1; break; }; sleep 1; done
+[ "$r" = 1 ] || exit 1
+wait "$l"; cat /tmp/peer-said; grep -qx "reached by $ORCA_PEER_IP" /tmp/peer-said'
+guest pair --timeout 300 --pair --cmd-a "$PAIR_CMD" --cmd-b "$PAIR_CMD"
 if [ "$RC" -eq 0 ] && grep -q '^reached 10.99.0.2$' "$OUT/pair/a/share/stdout" &&
-	grep -q '^reached 10.99.0.1$' "$OUT/pair/b/share/stdout"; then
+	grep -q '^reached by 10.99.0.2$' "$OUT/pair/a/share/stdout" &&
+	grep -q '^reached 10.99.0.1$' "$OUT/pair/b/share/stdout" &&
+	grep -q '^reached by 10.99.0.1$' "$OUT/pair/b/share/stdout"; then
 	tap OK "pair: two guests reach each other on eth1"
 else
 	tap FAIL "pair: two guests reach each other on eth1" "$OUT/pair.diag"
