@@ -208,10 +208,11 @@ tools_perftest_bw_ok() {
 # The latency tests report in TSC cycles (-C).  In microseconds, perftest
 # 4.5 first measures the TSC against gettimeofday() and gives up when the
 # samples do not fit a line (r^2 < 0.9), which a busy TCG host can cause:
-# every column then reads inf whatever the device did (seen in CI,
-# 2026-11-26).  A result in cycles needs no such measurement, and
-# absolute times under TCG mean nothing anyway.  TOOLS_LAT_CYCLES names
-# the option for callers that build their own command lines.
+# it then prints that instead of a usable result, whatever the device did
+# (seen in CI, 2026-11-26: "Correlation coefficient r^2: 0.81 < 0.9").
+# A result in cycles needs no such measurement, and absolute times under
+# TCG mean nothing anyway.  TOOLS_LAT_CYCLES names the option for
+# callers that build their own command lines.
 TOOLS_LAT_CYCLES=-C
 
 # tools_perftest_lat_ok LINE BYTES ITERS: a latency result line for
@@ -228,8 +229,9 @@ tools_perftest_lat_ok() {
 # tools_perftest NAME KIND BYTES ITERS SERVER_REPORTS TOOL ARGS...: run a
 # perftest TOOL (e.g. ib_write_bw) with ARGS plus -s BYTES -n ITERS
 # -p PORT -F; KIND is bw or lat, and lat adds -C (TOOLS_LAT_CYCLES).
-# Checks both exit 0 and the client's result line; with SERVER_REPORTS=1 (the send tests, where the server
-# receives and counts every message) the server's result line too.
+# Checks both exit 0 and the client's result line; with SERVER_REPORTS=1
+# (the send tests, where the server receives and counts every message)
+# the server's result line too.
 tools_perftest() {
 	local name=$1 kind=$2 bytes=$3 iters=$4 srv_reports=$5 tool=$6 port=$TOOLS_PORT
 	local side file line sides=client
