@@ -287,6 +287,7 @@ struct orca_mr {
 	u32 key;
 	bool refused;		/* the device refused a DEREG_MR once */
 	u32 flags;		/* ORCA_MR_FLAG_* */
+	int access;		/* IB_ACCESS_*, user MRs (for rereg) */
 	u8 page_shift;
 	u32 num_pages;
 	struct ib_umem *umem;
@@ -487,6 +488,9 @@ int orca_wq_geom(u32 max_wr, u32 max_sge, u32 hdr, u32 min_stride,
 struct ib_mr *orca_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			       u64 virt, int access, struct ib_udata *udata);
+struct ib_mr *orca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				 u64 length, u64 virt, int access,
+				 struct ib_pd *ibpd, struct ib_udata *udata);
 struct ib_mr *orca_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 			    u32 max_num_sg);
 int orca_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,

@@ -180,8 +180,12 @@ err:
 	return ret;
 }
 
-struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
-			       u64 virt, int access, struct ib_udata *udata)
+/*
+ * Pin [start, start + length), hand the device its page list and
+ * register it at @virt in @ibpd: a new MR with a new key.
+ */
+static struct orca_mr *orca_mr_create_user(struct ib_pd *ibpd, u64 start,
+					   u64 length, u64 virt, int access)
 {
 	struct orca_dev *dev = to_odev(ibpd->device);
 	struct orca_hw_reg_mr in = {};
@@ -189,11 +193,6 @@ struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	struct orca_mr *mr;
 	int ret;
 
-	if (udata) {
-		ret = orca_udata_no_req(udata);
-		if (ret)
-			return ERR_PTR(ret);
-	}
 	ret = orca_mr_check_access(access);
 	if (ret)
 		return ERR_PTR(ret);
@@ -203,6 +202,7 @@ struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	mr = orca_mr_alloc();
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
+	mr->access = access;
 	mr->umem = ib_umem_get(ibpd->device, start, length, access);
 	if (IS_ERR(mr->umem)) {
 		ret = PTR_ERR(mr->umem);
@@ -236,13 +236,71 @@ struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	orca_pbl_free(dev, &mr->pbl);
 	if (ret)
 		goto err_release;
-	return &mr->ibmr;
+	return mr;
 
 err_release:
 	ib_umem_release(mr->umem);
 err_free:
 	kfree(mr);
 	return ERR_PTR(ret);
+}
+
+struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+			       u64 virt, int access, struct ib_udata *udata)
+{
+	struct orca_mr *mr;
+	int ret;
+
+	if (udata) {
+		ret = orca_udata_no_req(udata);
+		if (ret)
+			return ERR_PTR(ret);
+	}
+	mr = orca_mr_create_user(ibpd, start, length, virt, access);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	return &mr->ibmr;
+}
+
+/*
+ * ibv_rereg_mr(3): a new registration with the old region's attributes
+ * for whatever @flags leaves unchanged.  ib_core puts the new MR in the
+ * old one's place and deregisters the old one; the keys change.  When
+ * the new registration fails, the old MR is unchanged and still valid.
+ */
+struct ib_mr *orca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				 u64 length, u64 virt, int access,
+				 struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct orca_mr *old = to_omr(ibmr);
+	struct orca_mr *mr;
+	int ret;
+
+	if (udata) {
+		ret = orca_udata_no_req(udata);
+		if (ret)
+			return ERR_PTR(ret);
+	}
+	if (flags & ~IB_MR_REREG_SUPPORTED)
+		return ERR_PTR(-EOPNOTSUPP);
+	/* Only what reg_user_mr registered: it has a umem. */
+	if (!old->umem)
+		return ERR_PTR(-EINVAL);
+	if (!(flags & IB_MR_REREG_TRANS)) {
+		start = old->umem->address;
+		length = old->umem->length;
+		virt = ibmr->iova;
+	}
+	if (!(flags & IB_MR_REREG_ACCESS))
+		access = old->access;
+
+	mr = orca_mr_create_user(ibpd, start, length, virt, access);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	/* ib_core sets these at reg_mr, but not for a rereg's new MR. */
+	mr->ibmr.iova = virt;
+	mr->ibmr.length = length;
+	return &mr->ibmr;
 }
 
 struct ib_mr *orca_get_dma_mr(struct ib_pd *ibpd, int access)

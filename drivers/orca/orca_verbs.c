@@ -783,6 +783,7 @@ const struct ib_device_ops orca_dev_ops = {
 	.query_srq = orca_query_srq,
 	.reg_user_mr = orca_reg_user_mr,
 	.req_notify_cq = orca_req_notify_cq,
+	.rereg_user_mr = orca_rereg_user_mr,
 	.resize_cq = orca_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, orca_ah, ibah),

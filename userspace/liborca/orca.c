@@ -65,6 +65,7 @@ static const struct verbs_context_ops orca_ctx_ops = {
 	.query_srq = orca_query_srq,
 	.reg_mr = orca_reg_mr,
 	.req_notify_cq = orca_req_notify_cq,
+	.rereg_mr = orca_rereg_mr,
 	.resize_cq = orca_resize_cq,
 };
 

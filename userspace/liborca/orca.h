@@ -174,6 +174,8 @@ struct ibv_pd *orca_alloc_pd(struct ibv_context *ibctx);
 int orca_dealloc_pd(struct ibv_pd *ibpd);
 struct ibv_mr *orca_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 			   uint64_t hca_va, int access);
+int orca_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		  void *addr, size_t length, int access);
 int orca_dereg_mr(struct verbs_mr *vmr);
 struct ibv_ah *orca_create_ah(struct ibv_pd *ibpd, struct ibv_ah_attr *attr);
 int orca_destroy_ah(struct ibv_ah *ibah);

@@ -122,6 +122,33 @@ struct ibv_mr *orca_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 	return &vmr->ibv_mr;
 }
 
+/*
+ * No udata either way.  The kernel registers anew with what @flags
+ * changes and the old MR's attributes for the rest, so the keys change;
+ * ibv_cmd_rereg_mr() copies the new ones.  On failure the old MR is
+ * untouched (ibv_rereg_mr(3) only promises less).
+ */
+int orca_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		  void *addr, size_t length, int access)
+{
+	struct ib_uverbs_rereg_mr_resp resp = {};
+	struct ibv_rereg_mr cmd = {};
+	int err;
+
+	err = ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr,
+			       access, pd, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (err)
+		return err;
+	/* ibv_dereg_mr() reads the access flags (IBV_ACCESS_ON_DEMAND). */
+	if (flags & IBV_REREG_MR_CHANGE_ACCESS)
+		vmr->access = access;
+	orca_dbg("mr handle %u rereg flags 0x%x: lkey 0x%x rkey 0x%x\n",
+		 vmr->ibv_mr.handle, flags, vmr->ibv_mr.lkey,
+		 vmr->ibv_mr.rkey);
+	return 0;
+}
+
 int orca_dereg_mr(struct verbs_mr *vmr)
 {
 	int err;

@@ -336,6 +336,18 @@ struct ibv_reg_mr {
 	__u32 access_flags;
 };
 
+struct ibv_rereg_mr {
+	struct ib_uverbs_cmd_hdr hdr;
+	__aligned_u64 response;
+	__u32 mr_handle;
+	__u32 flags;
+	__aligned_u64 start;
+	__aligned_u64 length;
+	__aligned_u64 hca_va;
+	__u32 pd_handle;
+	__u32 access_flags;
+};
+
 struct ibv_create_cq {
 	struct ib_uverbs_cmd_hdr hdr;
 	__aligned_u64 response;
@@ -483,6 +495,17 @@ int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		   uint64_t hca_va, int access, struct verbs_mr *vmr,
 		   struct ibv_reg_mr *cmd, size_t cmd_size,
 		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
+/*
+ * rereg_mr sends the handle, flags, range, access and (with
+ * IBV_REREG_MR_CHANGE_PD) the new PD's handle, and on success copies the
+ * answer's lkey and rkey into vmr->ibv_mr; ibv_rereg_mr() sets pd, addr
+ * and length after us.
+ */
+int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags, void *addr,
+		     size_t length, uint64_t hca_va, int access,
+		     struct ibv_pd *pd, struct ibv_rereg_mr *cmd,
+		     size_t cmd_sz, struct ib_uverbs_rereg_mr_resp *resp,
+		     size_t resp_sz);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
 
 /*
@@ -706,6 +729,14 @@ VERBS_CMD_FIELD(ibv_reg_mr, ib_uverbs_reg_mr, length);
 VERBS_CMD_FIELD(ibv_reg_mr, ib_uverbs_reg_mr, hca_va);
 VERBS_CMD_FIELD(ibv_reg_mr, ib_uverbs_reg_mr, pd_handle);
 VERBS_CMD_FIELD(ibv_reg_mr, ib_uverbs_reg_mr, access_flags);
+
+VERBS_CMD_CHECK(ibv_rereg_mr, ib_uverbs_rereg_mr, 56);
+VERBS_CMD_FIELD(ibv_rereg_mr, ib_uverbs_rereg_mr, mr_handle);
+VERBS_CMD_FIELD(ibv_rereg_mr, ib_uverbs_rereg_mr, flags);
+VERBS_CMD_FIELD(ibv_rereg_mr, ib_uverbs_rereg_mr, start);
+VERBS_CMD_FIELD(ibv_rereg_mr, ib_uverbs_rereg_mr, hca_va);
+VERBS_CMD_FIELD(ibv_rereg_mr, ib_uverbs_rereg_mr, pd_handle);
+VERBS_CMD_FIELD(ibv_rereg_mr, ib_uverbs_rereg_mr, access_flags);
 
 VERBS_CMD_CHECK(ibv_create_cq, ib_uverbs_create_cq, 40);
 VERBS_CMD_FIELD(ibv_create_cq, ib_uverbs_create_cq, user_handle);
