@@ -79,6 +79,22 @@ else
 	tap FAIL "harness passes a clean guest and returns its stdout" "$OUT/clean.diag"
 fi
 
+# 1b. The clean guest's clock runs at the host's rate: the TSC frequency
+#     it settled on (the last "Detected" or "Refined" line, the latter
+#     measured against the emulated HPET) is within 1% of the host's.
+#     Under TCG the guest's TSC is the host's; a guest that calibrated
+#     it wrong runs every timeout in it too fast or too slow.
+host_khz=$("$BUILD_DIR/harness/tsc-khz" 2>/dev/null || echo 0)
+guest_mhz=$(sed -n 's/.*tsc: \(Detected\|Refined TSC clocksource calibration:\) \([0-9.]*\) MHz.*/\2/p' \
+	"$OUT/clean/guest/console.log" 2>/dev/null | tail -n 1)
+echo "host TSC ${host_khz} kHz, guest TSC ${guest_mhz:-unknown} MHz" >>"$OUT/clean.diag"
+if awk -v h="$host_khz" -v g="${guest_mhz:-0}" \
+	'BEGIN { exit !(h > 0 && g * 1000 > h * 0.99 && g * 1000 < h * 1.01) }'; then
+	tap OK "the clean guest's TSC runs at the host's ${host_khz} kHz (it says ${guest_mhz} MHz)"
+else
+	tap FAIL "the clean guest's TSC runs at the host's ${host_khz} kHz (it says ${guest_mhz:-nothing})" "$OUT/clean.diag"
+fi
+
 # 2. Programs printing report-like text are not kernel reports; the exit
 #    status is passed through.
 guest usertext --timeout 180 --cmd '
