@@ -54,7 +54,10 @@ In the guest: eth0 is QEMU user networking (10.0.2.15/24, restricted: no
 route out of QEMU); /proc /sys /dev /sys/kernel/debug are mounted; the
 environment has ORCA_GUEST (guest|a|b), ORCA_RESULTS (a read-write
 directory whose files appear in the host's --out DIR/<guest>/share), and
-with --pair ORCA_SELF_IP and ORCA_PEER_IP.
+with --pair ORCA_SELF_IP and ORCA_PEER_IP.  The guest kernel is given the
+host's TSC frequency (tsc_early_khz=, measured by tests/harness/tsc-khz.c):
+under TCG the guest's TSC is the host's, and the kernel's own calibration
+against the emulated PIT can be far off on a busy host.
 
 Artifacts: DIR/<guest>/console.log, DIR/<guest>/share/{stdout,stderr,
 status,dmesg,unload.log,stage2.log}, DIR/findings.

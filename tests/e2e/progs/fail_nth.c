@@ -217,6 +217,31 @@ static int destroy_mr(void *obj)
 	return ibv_dereg_mr(obj);
 }
 
+/*
+ * ibv_reg_mr, then ibv_rereg_mr to the buffer's second half with other
+ * access: the fault points of both, in turn.  After a failed rereg the
+ * MR is deregistered all the same (ibv_rereg_mr(3)).
+ */
+static int make_mr_rereg(void **obj)
+{
+	int ret = make_mr(obj);
+
+	if (ret)
+		return ret;
+	errno = 0;
+	if (ibv_rereg_mr(*obj, IBV_REREG_MR_CHANGE_TRANSLATION |
+			 IBV_REREG_MR_CHANGE_ACCESS, NULL,
+			 (char *)buf + FN_BUF / 2, FN_BUF / 2,
+			 IBV_ACCESS_LOCAL_WRITE)) {
+		ret = errno ? errno : EIO;
+		if (ibv_dereg_mr(*obj))
+			diag("ibv_dereg_mr after a failed rereg: %s",
+			     strerror(errno));
+		*obj = NULL;
+	}
+	return ret;
+}
+
 static int make_cq(void **obj)
 {
 	*obj = ibv_create_cq(ctx, 64, NULL, NULL, 0);
@@ -399,6 +424,14 @@ static const struct fn_op ops[] = {
 };
 
 #define FN_ALLOC_OPS	7
+
+/*
+ * Kernel allocations only: in admin mode a refused DEREG_MR of the old
+ * MR leaves it to ib_core, which keeps it until the context closes.
+ */
+static const struct fn_op rereg_op = {
+	"ibv_rereg_mr", make_mr_rereg, destroy_mr, "mrs"
+};
 
 /*
  * Walk the fault points of making one object, then of destroying one.
@@ -626,6 +659,8 @@ int main(int argc, char **argv)
 		for (i = 0; i < (fn_admin ? sizeof(ops) / sizeof(ops[0]) :
 				 FN_ALLOC_OPS); i++)
 			fn_walk(&ops[i]);
+		if (!fn_admin)
+			fn_walk(&rereg_op);
 		fn_walk_modify();
 	}
 
