@@ -249,13 +249,9 @@ struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			       u64 virt, int access, struct ib_udata *udata)
 {
 	struct orca_mr *mr;
-	int ret;
 
-	if (udata) {
-		ret = orca_udata_no_req(udata);
-		if (ret)
-			return ERR_PTR(ret);
-	}
+	if (udata && orca_udata_no_req(udata))
+		return ERR_PTR(-EINVAL);
 	mr = orca_mr_create_user(ibpd, start, length, virt, access);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
@@ -274,13 +270,9 @@ struct ib_mr *orca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 {
 	struct orca_mr *old = to_omr(ibmr);
 	struct orca_mr *mr;
-	int ret;
 
-	if (udata) {
-		ret = orca_udata_no_req(udata);
-		if (ret)
-			return ERR_PTR(ret);
-	}
+	if (udata && orca_udata_no_req(udata))
+		return ERR_PTR(-EINVAL);
 	if (flags & ~IB_MR_REREG_SUPPORTED)
 		return ERR_PTR(-EOPNOTSUPP);
 	/* Only what reg_user_mr registered: it has a umem. */
