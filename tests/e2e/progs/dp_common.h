@@ -650,25 +650,27 @@ static int DP_UNUSED dp_end_connect(struct dp_end *e, const struct dp_qp_cfg *c,
 }
 
 /*
- * Create two QPs per @c (b may use @b_srq instead of c->srq) and connect
- * them to each other up to RTS.  Returns 0, or -1 with everything freed.
+ * Create two QPs per @c (b may use @b_srq instead of c->srq; a is in
+ * dp.pd, b in @b_pd) and connect them to each other up to RTS.  Returns
+ * 0, or -1 with everything freed.
  */
-static int DP_UNUSED dp_pair_make2(struct dp_pair *p, const struct dp_qp_cfg *c,
-				   struct ibv_srq *b_srq)
+static int DP_UNUSED dp_pair_make_in(struct dp_pair *p,
+				     const struct dp_qp_cfg *c,
+				     struct ibv_srq *b_srq, struct ibv_pd *b_pd)
 {
 	struct dp_qp_cfg cb = *c;
 
 	memset(p, 0, sizeof(*p));
 	p->cfg = *c;
 	cb.srq = b_srq;
-	if (dp_end_create(&p->a, c, dp.pd) || dp_end_create(&p->b, &cb, dp.pd))
+	if (dp_end_create(&p->a, c, dp.pd) || dp_end_create(&p->b, &cb, b_pd))
 		goto fail;
 	if (dp_end_connect(&p->a, c, p->b.qp->qp_num, IBV_QPS_RTS) ||
 	    dp_end_connect(&p->b, &cb, p->a.qp->qp_num, IBV_QPS_RTS))
 		goto fail;
 	if (c->type == IBV_QPT_UD) {
 		p->a.ah = dp_make_ah(dp.pd);
-		p->b.ah = dp_make_ah(dp.pd);
+		p->b.ah = dp_make_ah(b_pd);
 		if (!p->a.ah || !p->b.ah)
 			goto fail;
 	}
@@ -677,6 +679,12 @@ fail:
 	dp_end_destroy(&p->a);
 	dp_end_destroy(&p->b);
 	return -1;
+}
+
+static int DP_UNUSED dp_pair_make2(struct dp_pair *p, const struct dp_qp_cfg *c,
+				   struct ibv_srq *b_srq)
+{
+	return dp_pair_make_in(p, c, b_srq, dp.pd);
 }
 
 static int DP_UNUSED dp_pair_make(struct dp_pair *p, const struct dp_qp_cfg *c)

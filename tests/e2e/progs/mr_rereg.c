@@ -31,18 +31,7 @@ static uint32_t seed = 1;
 /* a in dp.pd, b (the responder) in @pd_b, connected to RTS. */
 static int pair_make(struct dp_pair *p, struct ibv_pd *pd_b)
 {
-	memset(p, 0, sizeof(*p));
-	p->cfg = cfg;
-	if (dp_end_create(&p->a, &cfg, dp.pd) ||
-	    dp_end_create(&p->b, &cfg, pd_b))
-		goto fail;
-	if (dp_end_connect(&p->a, &cfg, p->b.qp->qp_num, IBV_QPS_RTS) ||
-	    dp_end_connect(&p->b, &cfg, p->a.qp->qp_num, IBV_QPS_RTS))
-		goto fail;
-	return 0;
-fail:
-	dp_pair_destroy(p);
-	return -1;
+	return dp_pair_make_in(p, &cfg, NULL, pd_b);
 }
 
 /*
