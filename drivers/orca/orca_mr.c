@@ -273,8 +273,6 @@ struct ib_mr *orca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 
 	if (udata && orca_udata_no_req(udata))
 		return ERR_PTR(-EINVAL);
-	if (flags & ~IB_MR_REREG_SUPPORTED)
-		return ERR_PTR(-EOPNOTSUPP);
 	/* Only what reg_user_mr registered: it has a umem. */
 	if (!old->umem)
 		return ERR_PTR(-EINVAL);

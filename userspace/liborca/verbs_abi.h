@@ -734,6 +734,7 @@ VERBS_CMD_CHECK(ibv_rereg_mr, ib_uverbs_rereg_mr, 56);
 VERBS_CMD_FIELD(ibv_rereg_mr, ib_uverbs_rereg_mr, mr_handle);
 VERBS_CMD_FIELD(ibv_rereg_mr, ib_uverbs_rereg_mr, flags);
 VERBS_CMD_FIELD(ibv_rereg_mr, ib_uverbs_rereg_mr, start);
+VERBS_CMD_FIELD(ibv_rereg_mr, ib_uverbs_rereg_mr, length);
 VERBS_CMD_FIELD(ibv_rereg_mr, ib_uverbs_rereg_mr, hca_va);
 VERBS_CMD_FIELD(ibv_rereg_mr, ib_uverbs_rereg_mr, pd_handle);
 VERBS_CMD_FIELD(ibv_rereg_mr, ib_uverbs_rereg_mr, access_flags);
