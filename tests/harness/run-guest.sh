@@ -282,8 +282,10 @@ CMDLINE+=" no5lvl"
 TSC_KHZ_BIN=$BUILD_DIR/harness/tsc-khz
 if [ ! -x "$TSC_KHZ_BIN" ] || [ "$TSC_KHZ_BIN" -ot "$HERE/tsc-khz.c" ]; then
 	mkdir -p "$BUILD_DIR/harness"
-	${CC:-cc} -O2 -o "$TSC_KHZ_BIN.tmp" "$HERE/tsc-khz.c" &&
-		mv "$TSC_KHZ_BIN.tmp" "$TSC_KHZ_BIN"
+	# Guests of one make check start side by side: each builds its
+	# own copy and renames it into place (rename is atomic).
+	${CC:-cc} -O2 -o "$TSC_KHZ_BIN.$$" "$HERE/tsc-khz.c" &&
+		mv "$TSC_KHZ_BIN.$$" "$TSC_KHZ_BIN"
 fi
 if TSC_KHZ=$("$TSC_KHZ_BIN") && [ "$TSC_KHZ" -gt 0 ]; then
 	CMDLINE+=" tsc_early_khz=$TSC_KHZ"
