@@ -304,6 +304,13 @@ struct orca_mr {
 	struct list_head zombie;	/* on orca_dev.mr_zombies */
 };
 
+/* A memory window: a key of the device's key table, bound by WQEs. */
+struct orca_mw {
+	struct ib_mw ibmw;
+	u32 key;		/* as allocated; binding changes the variant */
+	bool refused;		/* the device refused a DEALLOC_MW once */
+};
+
 /* An address handle is its address vector, in host memory. */
 struct orca_ah {
 	struct ib_ah ibah;
@@ -338,6 +345,11 @@ static inline struct orca_srq *to_osrq(struct ib_srq *ibsrq)
 static inline struct orca_mr *to_omr(struct ib_mr *ibmr)
 {
 	return container_of(ibmr, struct orca_mr, ibmr);
+}
+
+static inline struct orca_mw *to_omw(struct ib_mw *ibmw)
+{
+	return container_of(ibmw, struct orca_mw, ibmw);
 }
 
 static inline struct orca_ah *to_oah(struct ib_ah *ibah)
@@ -405,6 +417,9 @@ int orca_cmd_destroy_eq(struct orca_dev *dev, u32 eqn);
 int orca_cmd_reg_mr(struct orca_dev *dev, const struct orca_hw_reg_mr *in,
 		    u32 *key);
 int orca_cmd_dereg_mr(struct orca_dev *dev, u32 key);
+int orca_cmd_alloc_mw(struct orca_dev *dev, u32 pdn, u32 type, u32 variant,
+		      u32 *key);
+int orca_cmd_dealloc_mw(struct orca_dev *dev, u32 key);
 int orca_cmd_create_cq(struct orca_dev *dev, dma_addr_t ring, dma_addr_t db,
 		       u8 log2_depth, u32 eqn, u32 *cqn);
 int orca_cmd_resize_cq(struct orca_dev *dev, u32 cqn, dma_addr_t ring,
@@ -496,6 +511,8 @@ struct ib_mr *orca_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 int orca_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		   unsigned int *sg_offset);
 int orca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+int orca_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int orca_dealloc_mw(struct ib_mw *ibmw);
 int orca_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
 void orca_mr_zombies_release(struct orca_dev *dev);
 

@@ -58,6 +58,10 @@ const char *orca_aq_opcode_name(u8 opcode)
 		return "REG_MR";
 	case ORCA_CMD_DEREG_MR:
 		return "DEREG_MR";
+	case ORCA_CMD_ALLOC_MW:
+		return "ALLOC_MW";
+	case ORCA_CMD_DEALLOC_MW:
+		return "DEALLOC_MW";
 	case ORCA_CMD_CREATE_CQ:
 		return "CREATE_CQ";
 	case ORCA_CMD_RESIZE_CQ:

@@ -153,6 +153,31 @@ int orca_cmd_dereg_mr(struct orca_dev *dev, u32 key)
 	return orca_cmd_on_handle(dev, ORCA_CMD_DEREG_MR, key);
 }
 
+int orca_cmd_alloc_mw(struct orca_dev *dev, u32 pdn, u32 type, u32 variant,
+		      u32 *key)
+{
+	union orca_aq_cmd cmd;
+	u64 result;
+	int ret;
+
+	orca_cmd_init(&cmd, ORCA_CMD_ALLOC_MW);
+	cmd.alloc_mw.pdn = cpu_to_le32(pdn);
+	cmd.alloc_mw.type = cpu_to_le32(type);
+	cmd.alloc_mw.key_variant = cpu_to_le32(variant);
+	ret = orca_admin_exec(dev, &cmd, NULL, 0, NULL, 0, &result);
+	if (ret)
+		return ret;
+	if (result > U32_MAX || !FIELD_GET(ORCA_MR_KEY_INDEX, (u32)result))
+		return -EPROTO;
+	*key = result;
+	return 0;
+}
+
+int orca_cmd_dealloc_mw(struct orca_dev *dev, u32 key)
+{
+	return orca_cmd_on_handle(dev, ORCA_CMD_DEALLOC_MW, key);
+}
+
 int orca_cmd_create_cq(struct orca_dev *dev, dma_addr_t ring, dma_addr_t db,
 		       u8 log2_depth, u32 eqn, u32 *cqn)
 {

@@ -47,7 +47,7 @@
 #define ORCA_VERSION_MAJOR		GENMASK(31, 16)
 #define ORCA_VERSION_MINOR		GENMASK(15, 0)
 #define ORCA_IFACE_VERSION_MAJOR	1
-#define ORCA_IFACE_VERSION_MINOR	2
+#define ORCA_IFACE_VERSION_MINOR	3
 
 #define ORCA_CAPS_NUM_VECTORS		GENMASK(7, 0)
 #define ORCA_CAPS_AQ_MAX_LOG2		GENMASK(15, 8)
@@ -113,6 +113,8 @@ enum orca_aq_opcode {
 	ORCA_CMD_DEALLOC_PD		= 0x11,
 	ORCA_CMD_REG_MR			= 0x12,
 	ORCA_CMD_DEREG_MR		= 0x13,
+	ORCA_CMD_ALLOC_MW		= 0x14,
+	ORCA_CMD_DEALLOC_MW		= 0x15,
 	ORCA_CMD_CREATE_CQ		= 0x20,
 	ORCA_CMD_RESIZE_CQ		= 0x21,
 	ORCA_CMD_DESTROY_CQ		= 0x22,
@@ -206,6 +208,21 @@ struct orca_cmd_modify_qp {
 	__le32 qpn;
 	u8 rsvd[ORCA_AQ_CMD_BODY_SIZE - 16];
 };
+
+/*
+ * ALLOC_MW (interface 1.3): a memory window of PD pdn, unbound; the
+ * completion's result carries its key (ORCA_MR_KEY_INDEX | key_variant).
+ */
+struct orca_cmd_alloc_mw {
+	struct orca_aq_hdr hdr;
+	__le32 pdn;
+	__le32 type;		/* ORCA_MW_TYPE_* */
+	__le32 key_variant;	/* low 8 bits used */
+	u8 rsvd[ORCA_AQ_CMD_BODY_SIZE - 12];
+};
+
+#define ORCA_MW_TYPE_1			1	/* bound by key, to a PD */
+#define ORCA_MW_TYPE_2			2	/* type 2B: bound to a QP */
 
 /* Commands that name one object by its handle (DESTROY_*, DEREG_MR, ...). */
 struct orca_cmd_handle {
@@ -320,6 +337,7 @@ union orca_aq_cmd {
 	struct orca_cmd_mbox_in mbox_in;
 	struct orca_cmd_modify_qp modify_qp;
 	struct orca_cmd_handle handle;
+	struct orca_cmd_alloc_mw alloc_mw;
 	struct orca_cmd_create_eq create_eq;
 	struct orca_cmd_create_cq create_cq;
 	struct orca_cmd_resize_cq resize_cq;
@@ -357,6 +375,7 @@ static_assert(sizeof(struct orca_aq_cqe) == ORCA_AQ_CQE_SIZE);
 #define ORCA_HW_DEV_CAP_FAST_REG	BIT(5)
 #define ORCA_HW_DEV_CAP_RNR_NAK		BIT(6)
 #define ORCA_HW_DEV_CAP_DETACH		BIT(7)
+#define ORCA_HW_DEV_CAP_MW		BIT(8)	/* memory windows, 1.3 */
 
 /* GUIDs are EUI-64 identifiers, stored in network byte order. */
 struct orca_hw_device_attr {
@@ -389,7 +408,8 @@ struct orca_hw_device_attr {
 	__le32 max_inline_data;
 	__le32 max_fast_reg_page_list_len;
 	__le32 max_pkeys;
-	u8 rsvd[120];
+	__le32 max_mw;		/* since 1.3 */
+	u8 rsvd[116];
 };
 
 #define ORCA_HW_DEVICE_ATTR_SIZE	256
@@ -430,6 +450,14 @@ static_assert(sizeof(struct orca_hw_port_attr) == ORCA_HW_PORT_ATTR_SIZE);
 #define ORCA_ACCESS_REMOTE_READ		BIT(2)
 #define ORCA_ACCESS_REMOTE_ATOMIC	BIT(3)
 #define ORCA_ACCESS_ALL			GENMASK(3, 0)
+/* MRs only (REG_MR, fast register): memory windows may be bound to it. */
+#define ORCA_ACCESS_MW_BIND		BIT(4)
+#define ORCA_MR_ACCESS_ALL		(ORCA_ACCESS_ALL | ORCA_ACCESS_MW_BIND)
+
+/* The rights a bind WQE grants a window are these bits (orca-abi.h). */
+static_assert(ORCA_BIND_ACCESS_REMOTE_WRITE == ORCA_ACCESS_REMOTE_WRITE);
+static_assert(ORCA_BIND_ACCESS_REMOTE_READ == ORCA_ACCESS_REMOTE_READ);
+static_assert(ORCA_BIND_ACCESS_REMOTE_ATOMIC == ORCA_ACCESS_REMOTE_ATOMIC);
 
 /* ---------------------------------------------------------------------
  * REG_MR input mailbox.  Result: the key, used both as lkey and rkey:
@@ -707,5 +735,6 @@ struct orca_wqe_reg_mr {
 #define ORCA_WQE_REG_MR_ACCESS		GENMASK(7, 0)	/* ORCA_ACCESS_* */
 #define ORCA_WQE_REG_MR_PAGE_SHIFT	GENMASK(15, 8)
 static_assert(sizeof(struct orca_wqe_reg_mr) == 32);
+static_assert(sizeof(struct orca_wqe_bind_mw) == 32);
 
 #endif /* ORCA_HW_H */

@@ -22,7 +22,8 @@
 #define ORCA_PBL_PAGE_SIZE	4096
 #define ORCA_PBL_ENTRIES	(ORCA_PBL_PAGE_SIZE / sizeof(__le64))
 #define ORCA_MR_IB_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
-				 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
+				 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
+				 IB_ACCESS_MW_BIND)
 
 static int orca_mr_check_access(int access)
 {
@@ -401,6 +402,58 @@ int orca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 		}
 	}
 	orca_mr_free(dev, mr);
+	return 0;
+}
+
+/*
+ * Memory windows (user only: ib_core has no kernel verb for them).  The
+ * device validates every bind; the driver only allocates the key.
+ */
+int orca_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
+{
+	struct orca_dev *dev = to_odev(ibmw->device);
+	struct orca_mw *mw = to_omw(ibmw);
+	u32 variant, type;
+	int ret;
+
+	if (!(le32_to_cpu(dev->hw_attr.cap_flags) & ORCA_HW_DEV_CAP_MW))
+		return -EOPNOTSUPP;
+	/* No driver request (zeroed bytes pass) and no driver response. */
+	if (udata && orca_udata_no_req(udata))
+		return -EINVAL;
+	switch (ibmw->type) {
+	case IB_MW_TYPE_1:
+		type = ORCA_MW_TYPE_1;
+		break;
+	case IB_MW_TYPE_2:
+		type = ORCA_MW_TYPE_2;
+		break;
+	default:
+		return -EINVAL;
+	}
+	variant = atomic_inc_return(&dev->mr_variant) & ORCA_MR_KEY_VARIANT;
+	ret = orca_cmd_alloc_mw(dev, to_opd(ibmw->pd)->pdn, type, variant,
+				&mw->key);
+	if (ret)
+		return ret;
+	ibmw->rkey = mw->key;
+	return 0;
+}
+
+int orca_dealloc_mw(struct ib_mw *ibmw)
+{
+	struct orca_dev *dev = to_odev(ibmw->device);
+	struct orca_mw *mw = to_omw(ibmw);
+	int ret;
+
+	ret = orca_cmd_dealloc_mw(dev, mw->key);
+	if (ret && orca_destroy_refused(dev, ret, true, &mw->refused))
+		return ret;
+	/* A window holds no host memory that the device could still use. */
+	if (ret)
+		ibdev_warn_ratelimited(ibmw->device,
+				       "DEALLOC_MW 0x%x failed: %d\n",
+				       mw->key, ret);
 	return 0;
 }
 

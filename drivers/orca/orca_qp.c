@@ -368,6 +368,9 @@ u32 orca_access_to_hw(int access)
 		hw |= ORCA_ACCESS_REMOTE_READ;
 	if (access & IB_ACCESS_REMOTE_ATOMIC)
 		hw |= ORCA_ACCESS_REMOTE_ATOMIC;
+	/* Regions only: a QP's access flags never carry it. */
+	if (access & IB_ACCESS_MW_BIND)
+		hw |= ORCA_ACCESS_MW_BIND;
 	return hw;
 }
 

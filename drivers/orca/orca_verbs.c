@@ -104,6 +104,8 @@ static u64 orca_device_cap_flags(const struct orca_dev *dev, u32 caps)
 		flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
 	if (caps & ORCA_HW_DEV_CAP_RNR_NAK)
 		flags |= IB_DEVICE_RC_RNR_NAK_GEN;
+	if ((caps & ORCA_HW_DEV_CAP_MW) && dev->hw_attr.max_mw)
+		flags |= IB_DEVICE_MEM_WINDOW | IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	return flags;
 }
 
@@ -151,6 +153,8 @@ static int orca_query_device(struct ib_device *ibdev,
 	props->max_fast_reg_page_list_len =
 		le32_to_cpu(hw->max_fast_reg_page_list_len);
 	props->max_pkeys = le32_to_cpu(hw->max_pkeys);
+	if (caps & ORCA_HW_DEV_CAP_MW)
+		props->max_mw = le32_to_cpu(hw->max_mw);
 	props->atomic_cap = (caps & ORCA_HW_DEV_CAP_ATOMIC) ?
 			    IB_ATOMIC_HCA : IB_ATOMIC_NONE;
 	props->device_cap_flags = orca_device_cap_flags(dev, caps);
@@ -742,6 +746,7 @@ const struct ib_device_ops orca_dev_ops = {
 	.add_gid = orca_add_gid,
 	.alloc_hw_port_stats = orca_alloc_hw_port_stats,
 	.alloc_mr = orca_alloc_mr,
+	.alloc_mw = orca_alloc_mw,
 	.alloc_pd = orca_alloc_pd,
 	.alloc_ucontext = orca_alloc_ucontext,
 	.attach_mcast = orca_attach_mcast,
@@ -750,6 +755,7 @@ const struct ib_device_ops orca_dev_ops = {
 	.create_qp = orca_create_qp,
 	.create_srq = orca_create_srq,
 	.create_user_ah = orca_create_ah,
+	.dealloc_mw = orca_dealloc_mw,
 	.dealloc_pd = orca_dealloc_pd,
 	.dealloc_ucontext = orca_dealloc_ucontext,
 	.del_gid = orca_del_gid,
@@ -788,6 +794,7 @@ const struct ib_device_ops orca_dev_ops = {
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, orca_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, orca_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, orca_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, orca_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, orca_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, orca_srq, ibsrq),

@@ -17,6 +17,8 @@
  *   orca_soft_admin.c  the admin command processor: dispatch, device,
  *                      port, statistics, protection domains, reset
  *   orca_soft_mr.c     memory regions (REG_MR/DEREG_MR, page lists)
+ *   orca_soft_mw.c     memory windows (ALLOC_MW/DEALLOC_MW, binding,
+ *                      invalidation, remote keys through windows)
  *   orca_soft_cq.c     completion event queues and completion queues
  *   orca_soft_qp.c     queue pairs (CREATE/MODIFY/QUERY/DESTROY_QP)
  *   orca_soft_qp_fsm.c the QP state table (pure, tested by KUnit)
@@ -135,6 +137,7 @@ struct orca_soft_counts {
 	u64 ud_drops;			/* datagrams no receive WQE took */
 	u32 pds;
 	u32 mrs;
+	u32 mws;
 	u32 cqs;
 	u32 qps;
 	u32 srqs;
@@ -142,7 +145,7 @@ struct orca_soft_counts {
 
 struct orca_soft_pd {
 	u32 pdn;
-	u32 users;			/* MRs, QPs, SRQs, AHs */
+	u32 users;			/* MRs, MWs, QPs, SRQs, AHs */
 };
 
 /*
@@ -318,6 +321,7 @@ struct orca_soft_qp {
 	u32 attr_set;			/* ORCA_QP_ATTR_* set since RESET */
 	struct orca_hw_qp_attr attr;	/* the values set, as MODIFY_QP gave them */
 	u32 mcast_attached;		/* groups this QP is attached to */
+	u32 windows;			/* type 2 windows bound through it */
 
 	/* Data path (under eng_mutex). */
 	struct orca_soft_req req;
@@ -330,17 +334,28 @@ struct orca_soft_qp {
 	bool sqd_notify;		/* SQD: QP_SQ_DRAINED owed once drained */
 };
 
+/*
+ * An entry of the key table: a memory region, or a memory window
+ * (mw_type 1 or 2).  A window is valid while bound; its iova and length
+ * are the range remote requests name (0-based for ZERO_BASED), base is
+ * where that range starts in the bound region's iova space.
+ */
 struct orca_soft_mr {
 	u32 key;
 	struct orca_soft_pd *pd;
 	u64 iova;
 	u64 length;
-	u32 access;			/* ORCA_ACCESS_* */
+	u32 access;			/* ORCA_ACCESS_*, ORCA_ACCESS_MW_BIND */
 	u32 flags;			/* ORCA_MR_FLAG_* */
 	u8 page_shift;
 	u32 num_pages;			/* FAST_REG: capacity of pages[] */
 	u64 *pages;			/* DMA address of each page */
 	bool valid;			/* FAST_REG: false until registered */
+	u32 windows;			/* region: windows bound to it */
+	u8 mw_type;			/* 0 for a region, else ORCA_MW_TYPE_* */
+	u64 base;			/* window: start in the region */
+	struct orca_soft_mr *region;	/* window: bound to, or NULL */
+	struct orca_soft_qp *mw_qp;	/* type 2 window: bound through */
 };
 
 struct orca_soft_gid {
@@ -489,6 +504,14 @@ u8 orca_soft_reg_mr(struct orca_soft_dev *sdev, const union orca_aq_cmd *cmd,
 u8 orca_soft_dereg_mr(struct orca_soft_dev *sdev,
 		      const union orca_aq_cmd *cmd);
 void orca_soft_mr_reset(struct orca_soft_dev *sdev);
+
+/* orca_soft_mw.c */
+u8 orca_soft_alloc_mw(struct orca_soft_dev *sdev,
+		      const union orca_aq_cmd *cmd,
+		      struct orca_soft_cmd_out *out);
+u8 orca_soft_dealloc_mw(struct orca_soft_dev *sdev,
+			const union orca_aq_cmd *cmd);
+void orca_soft_mw_qp_gone(struct orca_soft_dev *sdev, struct orca_soft_qp *qp);
 
 /* orca_soft_cq.c */
 u8 orca_soft_create_eq(struct orca_soft_dev *sdev,

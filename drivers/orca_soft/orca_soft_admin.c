@@ -100,7 +100,8 @@ static u8 orca_soft_query_device(struct orca_soft_dev *sdev,
 				     ORCA_HW_DEV_CAP_ATOMIC |
 				     ORCA_HW_DEV_CAP_FAST_REG |
 				     ORCA_HW_DEV_CAP_RNR_NAK |
-				     ORCA_HW_DEV_CAP_DETACH);
+				     ORCA_HW_DEV_CAP_DETACH |
+				     ORCA_HW_DEV_CAP_MW);
 	attr.num_ports = cpu_to_le32(1);
 	attr.max_qp = cpu_to_le32(ORCA_SOFT_MAX_QP);
 	attr.max_qp_wr = cpu_to_le32(ORCA_SOFT_MAX_QP_WR);
@@ -122,6 +123,8 @@ static u8 orca_soft_query_device(struct orca_soft_dev *sdev,
 	attr.max_inline_data = cpu_to_le32(ORCA_SOFT_MAX_INLINE);
 	attr.max_fast_reg_page_list_len = cpu_to_le32(ORCA_SOFT_MAX_FRPL_LEN);
 	attr.max_pkeys = cpu_to_le32(1);
+	/* Windows take entries of the same key table as regions. */
+	attr.max_mw = cpu_to_le32(ORCA_SOFT_MAX_MR);
 	return orca_soft_put_output(sdev, cmd, &attr, sizeof(attr));
 }
 
@@ -293,6 +296,10 @@ static u8 orca_soft_exec(struct orca_soft_dev *sdev,
 		return orca_soft_reg_mr(sdev, cmd, out);
 	case ORCA_CMD_DEREG_MR:
 		return orca_soft_dereg_mr(sdev, cmd);
+	case ORCA_CMD_ALLOC_MW:
+		return orca_soft_alloc_mw(sdev, cmd, out);
+	case ORCA_CMD_DEALLOC_MW:
+		return orca_soft_dealloc_mw(sdev, cmd);
 	case ORCA_CMD_CREATE_CQ:
 		return orca_soft_create_cq(sdev, cmd, out);
 	case ORCA_CMD_RESIZE_CQ:

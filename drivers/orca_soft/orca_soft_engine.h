@@ -110,6 +110,16 @@ int orca_soft_mem_atomic(struct orca_soft_dev *sdev, struct orca_soft_mr *mr,
 			 u64 addr, bool cmp_swp, u64 compare_add, u64 swap,
 			 u64 *orig);
 
+/* orca_soft_mw.c */
+u8 orca_soft_bind_mw(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
+		     u32 cur_key, const struct orca_wqe_bind_mw *b);
+bool orca_soft_mw_inv_ok(const struct orca_soft_mr *mw,
+			 const struct orca_soft_qp *qp, bool remote);
+void orca_soft_mw_invalidate(struct orca_soft_mr *mw);
+struct orca_soft_mr *orca_soft_mw_resolve(const struct orca_soft_mr *mw,
+					  const struct orca_soft_qp *dqp,
+					  u64 *addr, u64 len);
+
 /* orca_soft_comp.c */
 void orca_soft_cq_hold(struct orca_soft_dev *sdev, struct orca_soft_cq *cq,
 		       const struct orca_soft_cqe_info *ci);
@@ -121,7 +131,7 @@ enum orca_soft_answer orca_soft_resp_err(struct orca_soft_dev *sdev,
 					 enum orca_soft_answer ans);
 struct orca_soft_mr *orca_soft_rkey(struct orca_soft_dev *sdev,
 				    struct orca_soft_qp *dqp, u32 rkey,
-				    u64 addr, u64 len, u32 access);
+				    u64 *addr, u64 len, u32 access);
 void orca_soft_sgl_one(struct orca_soft_sgl *sgl, struct orca_soft_mr *mr,
 		       u64 addr, u64 len);
 int orca_soft_recv_avail(struct orca_soft_dev *sdev, struct orca_soft_qp *dqp,

@@ -21,7 +21,8 @@ struct orca_soft_mr *orca_soft_mr_get(struct orca_soft_dev *sdev, u32 key)
 	struct orca_soft_mr *mr;
 
 	mr = xa_load(&sdev->mrs, FIELD_GET(ORCA_MR_KEY_INDEX, key));
-	if (!mr || mr->key != key || !mr->valid)
+	/* A window's key is no local key. */
+	if (!mr || mr->key != key || !mr->valid || mr->mw_type)
 		return NULL;
 	return mr;
 }

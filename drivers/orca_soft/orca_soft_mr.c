@@ -179,7 +179,7 @@ u8 orca_soft_reg_mr(struct orca_soft_dev *sdev, const union orca_aq_cmd *cmd,
 	access = le32_to_cpu(in.access);
 	flags = le32_to_cpu(in.flags);
 	variant = le32_to_cpu(in.key_variant);
-	if ((access & ~ORCA_ACCESS_ALL) || (flags & ~ORCA_MR_FLAGS_ALL) ||
+	if ((access & ~ORCA_MR_ACCESS_ALL) || (flags & ~ORCA_MR_FLAGS_ALL) ||
 	    (variant & ~ORCA_MR_KEY_VARIANT))
 		return ORCA_AQ_STS_BAD_PARAM;
 	/* Remote write and atomic need local write (IBTA). */
@@ -248,8 +248,12 @@ u8 orca_soft_dereg_mr(struct orca_soft_dev *sdev,
 		return ORCA_AQ_STS_BAD_PARAM;
 	mr = xa_load(&sdev->mrs, FIELD_GET(ORCA_MR_KEY_INDEX, key));
 	/* REG_MR WQEs change a fast-register region's variant. */
-	if (!mr || (mr->key != key && !(mr->flags & ORCA_MR_FLAG_FAST_REG)))
+	if (!mr || mr->mw_type ||
+	    (mr->key != key && !(mr->flags & ORCA_MR_FLAG_FAST_REG)))
 		return ORCA_AQ_STS_BAD_HANDLE;
+	/* Windows bound to it must be unbound first. */
+	if (mr->windows)
+		return ORCA_AQ_STS_BUSY;
 	xa_erase(&sdev->mrs, FIELD_GET(ORCA_MR_KEY_INDEX, key));
 	mr->pd->users--;
 	sdev->counts.mrs--;

@@ -410,6 +410,8 @@ u8 orca_soft_destroy_qp(struct orca_soft_dev *sdev,
 		return ORCA_AQ_STS_BAD_HANDLE;
 	/* ib_core may have forgotten an attachment whose detach failed. */
 	orca_soft_mcast_detach_qp(sdev, qp);
+	/* Type 2 windows bound through it become free. */
+	orca_soft_mw_qp_gone(sdev, qp);
 	/*
 	 * A doorbell written before the command is seen before it: the
 	 * datagrams a UD or GSI QP had posted are sent first.  Connected

@@ -50,6 +50,8 @@ u8 orca_soft_wqe_cqe_opcode(u8 op)
 		return ORCA_CQE_OP_LOCAL_INV;
 	case ORCA_WQE_OP_REG_MR:
 		return ORCA_CQE_OP_REG_MR;
+	case ORCA_WQE_OP_BIND_MW:
+		return ORCA_CQE_OP_BIND_MW;
 	default:
 		return ORCA_CQE_OP_SEND;
 	}
@@ -68,6 +70,7 @@ static bool orca_soft_op_ok(u8 type, u8 op)
 		return true;
 	case ORCA_WQE_OP_RDMA_WRITE:
 	case ORCA_WQE_OP_RDMA_WRITE_IMM:
+	case ORCA_WQE_OP_BIND_MW:
 		return !ud;
 	case ORCA_WQE_OP_SEND_INV:
 	case ORCA_WQE_OP_RDMA_READ:
@@ -86,15 +89,25 @@ static bool orca_soft_op_is_read_like(u8 op)
 	       op == ORCA_WQE_OP_ATOMIC_FETCH_ADD;
 }
 
-/* LOCAL_INV: imm_inv names a FAST_REG region of the QP's PD. */
+/*
+ * LOCAL_INV: imm_inv names a FAST_REG region or a bound type 2 window of
+ * the QP's PD.
+ */
 static u8 orca_soft_local_inv(struct orca_soft_dev *sdev,
 			      struct orca_soft_qp *qp, u32 key)
 {
 	struct orca_soft_mr *mr;
 
 	mr = xa_load(&sdev->mrs, FIELD_GET(ORCA_MR_KEY_INDEX, key));
-	if (!mr || mr->key != key || !(mr->flags & ORCA_MR_FLAG_FAST_REG) ||
-	    mr->pd != qp->pd)
+	if (!mr || mr->key != key)
+		return ORCA_CQE_ST_LOC_PROT_ERR;
+	if (mr->mw_type) {
+		if (!orca_soft_mw_inv_ok(mr, qp, false))
+			return ORCA_CQE_ST_LOC_PROT_ERR;
+		orca_soft_mw_invalidate(mr);
+		return ORCA_CQE_ST_SUCCESS;
+	}
+	if (!(mr->flags & ORCA_MR_FLAG_FAST_REG) || mr->pd != qp->pd)
 		return ORCA_CQE_ST_LOC_PROT_ERR;
 	mr->valid = false;
 	return ORCA_CQE_ST_SUCCESS;
@@ -352,6 +365,8 @@ static bool orca_soft_wqe_rsvd_ok(const struct orca_send_wqe *wqe, u8 op,
 		return !nsge;
 	case ORCA_WQE_OP_REG_MR:
 		return !nsge;
+	case ORCA_WQE_OP_BIND_MW:
+		return !nsge && !wqe->seg.bind.reserved;
 	default:
 		return !wqe->seg.ud.reserved;
 	}
@@ -360,8 +375,9 @@ static bool orca_soft_wqe_rsvd_ok(const struct orca_send_wqe *wqe, u8 op,
 /*
  * Decode the send WQE copied into the scratch buffer (its header; the
  * rest is read from the ring slot at @addr) and check it on the copy:
- * fill @msg and the local buffer it names (scratch->local).  LOCAL_INV
- * and REG_MR are executed here and set *@executed.  Return a CQE status.
+ * fill @msg and the local buffer it names (scratch->local).  LOCAL_INV,
+ * REG_MR and BIND_MW are executed here and set *@executed.  Return a CQE
+ * status.
  */
 u8 orca_soft_req_decode(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 			u64 addr, struct orca_soft_msg *out,
@@ -397,6 +413,10 @@ u8 orca_soft_req_decode(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 	if (op == ORCA_WQE_OP_REG_MR) {
 		*executed = true;
 		return orca_soft_fast_reg(sdev, qp, (const void *)&wqe->seg);
+	}
+	if (op == ORCA_WQE_OP_BIND_MW) {
+		*executed = true;
+		return orca_soft_bind_mw(sdev, qp, msg.imm_inv, &wqe->seg.bind);
 	}
 
 	if (fl & ORCA_WQE_FLAG_INLINE) {

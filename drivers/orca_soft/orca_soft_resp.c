@@ -66,18 +66,25 @@ enum orca_soft_answer orca_soft_resp_err(struct orca_soft_dev *sdev,
 	return ans;
 }
 
-/* The rkey of a request: a valid MR of the QP's PD allowing @access. */
+/*
+ * The rkey of a request: a valid MR or bound window of the QP's PD
+ * allowing @access.  Return the region that holds [*@addr, + @len), with
+ * *@addr in its iova space (a window may move it), or NULL.
+ */
 struct orca_soft_mr *orca_soft_rkey(struct orca_soft_dev *sdev,
 				    struct orca_soft_qp *dqp, u32 rkey,
-				    u64 addr, u64 len, u32 access)
+				    u64 *addr, u64 len, u32 access)
 {
-	struct orca_soft_mr *mr = orca_soft_mr_get(sdev, rkey);
+	struct orca_soft_mr *mr;
 
-	if (!mr || mr->pd != dqp->pd || !(mr->access & access) ||
-	    !(le32_to_cpu(dqp->attr.access) & access) ||
-	    !orca_soft_mr_range_ok(mr, addr, len))
+	mr = xa_load(&sdev->mrs, FIELD_GET(ORCA_MR_KEY_INDEX, rkey));
+	if (!mr || mr->key != rkey || !mr->valid || mr->pd != dqp->pd ||
+	    !(mr->access & access) ||
+	    !(le32_to_cpu(dqp->attr.access) & access))
 		return NULL;
-	return mr;
+	if (mr->mw_type)
+		return orca_soft_mw_resolve(mr, dqp, addr, len);
+	return orca_soft_mr_range_ok(mr, *addr, len) ? mr : NULL;
 }
 
 void orca_soft_sgl_one(struct orca_soft_sgl *sgl, struct orca_soft_mr *mr,
@@ -105,16 +112,17 @@ static enum orca_soft_answer orca_soft_resp_rdma(struct orca_soft_dev *sdev,
 {
 	struct orca_soft_sgl *remote = &sdev->scratch->remote;
 	struct orca_soft_mr *mr;
+	u64 va;
 	int err;
 
 	if (!msg->len)
 		return ORCA_SOFT_ACK;
-	mr = orca_soft_rkey(sdev, dqp, msg->rkey, msg->remote_addr, msg->len,
-			    access);
+	va = msg->remote_addr;
+	mr = orca_soft_rkey(sdev, dqp, msg->rkey, &va, msg->len, access);
 	if (!mr)
 		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_ACCESS_ERR,
 					  ORCA_SOFT_NAK_ACCESS);
-	orca_soft_sgl_one(remote, mr, msg->remote_addr, msg->len);
+	orca_soft_sgl_one(remote, mr, va, msg->len);
 	if (access == ORCA_ACCESS_REMOTE_WRITE)
 		err = orca_soft_sgl_copy(sdev, remote, 0, msg->local, 0,
 					 msg->len);
@@ -133,17 +141,18 @@ static enum orca_soft_answer orca_soft_resp_atomic(struct orca_soft_dev *sdev,
 {
 	struct orca_soft_eng_scratch *s = sdev->scratch;
 	struct orca_soft_mr *mr;
-	u64 orig;
+	u64 orig, va = msg->remote_addr;
 
 	if (!IS_ALIGNED(msg->remote_addr, sizeof(u64)))
 		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_REQ_ERR,
 					  ORCA_SOFT_NAK_INV_REQ);
-	mr = orca_soft_rkey(sdev, dqp, msg->rkey, msg->remote_addr,
-			    sizeof(u64), ORCA_ACCESS_REMOTE_ATOMIC);
-	if (!mr || orca_soft_mem_atomic(sdev, mr, msg->remote_addr,
-					msg->opcode ==
-					ORCA_WQE_OP_ATOMIC_CMP_SWP,
-					msg->compare_add, msg->swap, &orig))
+	mr = orca_soft_rkey(sdev, dqp, msg->rkey, &va, sizeof(u64),
+			    ORCA_ACCESS_REMOTE_ATOMIC);
+	/* A zero-based window may move the word off its alignment. */
+	if (!mr || !IS_ALIGNED(va, sizeof(u64)) ||
+	    orca_soft_mem_atomic(sdev, mr, va,
+				 msg->opcode == ORCA_WQE_OP_ATOMIC_CMP_SWP,
+				 msg->compare_add, msg->swap, &orig))
 		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_ACCESS_ERR,
 					  ORCA_SOFT_NAK_ACCESS);
 	/* The original value travels back in the AtomicAckETH. */
@@ -348,8 +357,11 @@ bool orca_soft_inv_key_ok(struct orca_soft_dev *sdev, struct orca_soft_qp *dqp,
 	struct orca_soft_mr *mr;
 
 	mr = xa_load(&sdev->mrs, FIELD_GET(ORCA_MR_KEY_INDEX, key));
-	return mr && mr->key == key && (mr->flags & ORCA_MR_FLAG_FAST_REG) &&
-	       mr->pd == dqp->pd;
+	if (!mr || mr->key != key)
+		return false;
+	if (mr->mw_type)
+		return orca_soft_mw_inv_ok(mr, dqp, true);
+	return (mr->flags & ORCA_MR_FLAG_FAST_REG) && mr->pd == dqp->pd;
 }
 
 /*
@@ -362,7 +374,10 @@ void orca_soft_recv_invalidate(struct orca_soft_dev *sdev, u32 key,
 	struct orca_soft_mr *mr;
 
 	mr = xa_load(&sdev->mrs, FIELD_GET(ORCA_MR_KEY_INDEX, key));
-	mr->valid = false;
+	if (mr->mw_type)
+		orca_soft_mw_invalidate(mr);
+	else
+		mr->valid = false;
 	ci->flags |= ORCA_CQE_FLAG_INV;
 	ci->imm_inv = key;
 }
@@ -380,7 +395,7 @@ static enum orca_soft_answer orca_soft_resp_recv(struct orca_soft_dev *sdev,
 	};
 	struct orca_soft_mr *wmr = NULL;
 	enum orca_soft_answer ans;
-	u64 need, off = 0;
+	u64 need, off = 0, wva = msg->remote_addr;
 	u32 prod;
 	int ret, nsge;
 
@@ -394,8 +409,8 @@ static enum orca_soft_answer orca_soft_resp_recv(struct orca_soft_dev *sdev,
 		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_REQ_ERR,
 					  ORCA_SOFT_NAK_INV_REQ);
 	if (msg->opcode == ORCA_WQE_OP_RDMA_WRITE_IMM && msg->len) {
-		wmr = orca_soft_rkey(sdev, dqp, msg->rkey, msg->remote_addr,
-				     msg->len, ORCA_ACCESS_REMOTE_WRITE);
+		wmr = orca_soft_rkey(sdev, dqp, msg->rkey, &wva, msg->len,
+				     ORCA_ACCESS_REMOTE_WRITE);
 		if (!wmr)
 			return orca_soft_resp_err(sdev, dqp,
 						  ORCA_EQE_QP_ACCESS_ERR,
@@ -415,8 +430,7 @@ static enum orca_soft_answer orca_soft_resp_recv(struct orca_soft_dev *sdev,
 		ci.opcode = ORCA_CQE_OP_RECV_RDMA_IMM;
 		ci.byte_len = msg->len;
 		if (wmr) {
-			orca_soft_sgl_one(&s->remote, wmr, msg->remote_addr,
-					  msg->len);
+			orca_soft_sgl_one(&s->remote, wmr, wva, msg->len);
 			if (orca_soft_sgl_copy(sdev, &s->remote, 0, msg->local,
 					       0, msg->len))
 				return orca_soft_resp_err(sdev, dqp,

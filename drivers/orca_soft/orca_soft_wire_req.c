@@ -631,7 +631,8 @@ void orca_soft_wire_timer(struct orca_soft_dev *sdev, struct orca_soft_qp *qp)
 /*
  * Copy the send WQE at SQ index @idx and decode it into @w: -EIO when the
  * ring cannot be read (the SQ is then fatal), else the CQE status the
- * decoding gives; *@executed for LOCAL_INV and REG_MR, done already.
+ * decoding gives; *@executed for LOCAL_INV, REG_MR and BIND_MW, done
+ * already.
  */
 static int orca_soft_swqe_fill(struct orca_soft_dev *sdev,
 			       struct orca_soft_qp *qp, u32 idx,
@@ -830,8 +831,8 @@ static bool orca_soft_wire_halted(struct orca_soft_qp *qp)
 }
 
 /*
- * Does the WQE at next wait for a FENCE?  LOCAL_INV and REG_MR take
- * effect when they start, before any packet, so the flag is judged
+ * Does the WQE at next wait for a FENCE?  LOCAL_INV, REG_MR and BIND_MW
+ * take effect when they start, before any packet, so the flag is judged
  * before the start, for every opcode.  A ring that cannot be read is
  * the start's to report.
  */

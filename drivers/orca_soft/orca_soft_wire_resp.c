@@ -342,12 +342,14 @@ static enum orca_soft_answer orca_soft_wire_write(struct orca_soft_dev *sdev,
 	u32 prod = 0;
 
 	if (flags & ORCA_WIRE_F_FIRST) {
+		u64 va = pkt->reth_va;
+
 		if (pkt->reth_len > ORCA_SOFT_MAX_MSG ||
 		    (last && pkt->reth_len != plen) || pkt->reth_len < plen)
 			return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_REQ_ERR,
 						  ORCA_SOFT_NAK_INV_REQ);
 		if (pkt->reth_len &&
-		    !orca_soft_rkey(sdev, dqp, pkt->reth_rkey, pkt->reth_va,
+		    !orca_soft_rkey(sdev, dqp, pkt->reth_rkey, &va,
 				    pkt->reth_len, ORCA_ACCESS_REMOTE_WRITE))
 			return orca_soft_resp_err(sdev, dqp,
 						  ORCA_EQE_QP_ACCESS_ERR,
@@ -369,7 +371,7 @@ static enum orca_soft_answer orca_soft_wire_write(struct orca_soft_dev *sdev,
 	if (plen) {
 		u64 va = dqp->resp.wr_va + dqp->resp.off;
 
-		mr = orca_soft_rkey(sdev, dqp, dqp->resp.wr_rkey, va, plen,
+		mr = orca_soft_rkey(sdev, dqp, dqp->resp.wr_rkey, &va, plen,
 				    ORCA_ACCESS_REMOTE_WRITE);
 		if (!mr)
 			return orca_soft_resp_err(sdev, dqp,
@@ -460,12 +462,13 @@ static enum orca_soft_answer orca_soft_wire_read(struct orca_soft_dev *sdev,
 {
 	u32 mtu = orca_soft_qp_mtu(sdev, dqp);
 	struct orca_soft_rres *r;
+	u64 va = pkt->reth_va;
 
 	if (pkt->reth_len > ORCA_SOFT_MAX_MSG)
 		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_REQ_ERR,
 					  ORCA_SOFT_NAK_INV_REQ);
 	if (pkt->reth_len &&
-	    !orca_soft_rkey(sdev, dqp, pkt->reth_rkey, pkt->reth_va,
+	    !orca_soft_rkey(sdev, dqp, pkt->reth_rkey, &va,
 			    pkt->reth_len, ORCA_ACCESS_REMOTE_READ))
 		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_ACCESS_ERR,
 					  ORCA_SOFT_NAK_ACCESS);
@@ -490,21 +493,22 @@ static enum orca_soft_answer orca_soft_wire_atomic(struct orca_soft_dev *sdev,
 {
 	struct orca_soft_rres *r;
 	struct orca_soft_mr *mr;
-	u64 orig;
+	u64 orig, va = pkt->atomic_va;
 
 	if (!IS_ALIGNED(pkt->atomic_va, sizeof(u64)))
 		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_REQ_ERR,
 					  ORCA_SOFT_NAK_INV_REQ);
-	mr = orca_soft_rkey(sdev, dqp, pkt->atomic_rkey, pkt->atomic_va,
-			    sizeof(u64), ORCA_ACCESS_REMOTE_ATOMIC);
-	if (!mr)
+	mr = orca_soft_rkey(sdev, dqp, pkt->atomic_rkey, &va, sizeof(u64),
+			    ORCA_ACCESS_REMOTE_ATOMIC);
+	/* A zero-based window may move the word off its alignment. */
+	if (!mr || !IS_ALIGNED(va, sizeof(u64)))
 		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_ACCESS_ERR,
 					  ORCA_SOFT_NAK_ACCESS);
 	r = orca_soft_wire_res_new(dqp);
 	if (!r)
 		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_REQ_ERR,
 					  ORCA_SOFT_NAK_INV_REQ);
-	if (orca_soft_mem_atomic(sdev, mr, pkt->atomic_va,
+	if (orca_soft_mem_atomic(sdev, mr, va,
 				 pkt->opcode == ORCA_OP_RC_CMP_SWAP,
 				 pkt->opcode == ORCA_OP_RC_CMP_SWAP ?
 				 pkt->atomic_compare : pkt->atomic_swap_add,
@@ -592,6 +596,7 @@ int orca_soft_wire_resp_run(struct orca_soft_dev *sdev,
 			u32 off = idx * mtu;
 			u32 plen = min(mtu, r->len - off);
 			struct orca_soft_mr *mr = NULL;
+			u64 va = r->va + off;
 
 			if (r->npkts == 1)
 				pkt.opcode = ORCA_OP_RC_READ_RESP_ONLY;
@@ -603,16 +608,15 @@ int orca_soft_wire_resp_run(struct orca_soft_dev *sdev,
 				pkt.opcode = ORCA_OP_RC_READ_RESP_MIDDLE;
 			pkt.payload_len = plen;
 			if (plen) {
-				mr = orca_soft_rkey(sdev, qp, r->rkey,
-						    r->va + off, plen,
+				mr = orca_soft_rkey(sdev, qp, r->rkey, &va,
+						    plen,
 						    ORCA_ACCESS_REMOTE_READ);
 				if (!mr) {
 					/* The region went away meanwhile. */
 					orca_soft_wire_rd_gone(sdev, qp, pkt.psn);
 					break;
 				}
-				orca_soft_sgl_one(&s->remote, mr, r->va + off,
-						  plen);
+				orca_soft_sgl_one(&s->remote, mr, va, plen);
 			}
 			orca_soft_wire_tx(sdev, &rt, &pkt, &s->remote, 0);
 			if (idx + 1 < r->npkts) {

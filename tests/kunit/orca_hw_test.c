@@ -92,6 +92,17 @@ static void orca_hw_test_offsets(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, offsetof(struct orca_cmd_query_port, port), 16UL);
 	KUNIT_EXPECT_EQ(test, offsetof(struct orca_cmd_dealloc_pd, pdn), 16UL);
 	KUNIT_EXPECT_EQ(test, offsetof(union orca_aq_cmd, dealloc_pd.pdn), 16UL);
+	KUNIT_EXPECT_EQ(test, sizeof(struct orca_cmd_alloc_mw), 64UL);
+	KUNIT_EXPECT_EQ(test, offsetof(struct orca_cmd_alloc_mw, pdn), 16UL);
+	KUNIT_EXPECT_EQ(test, offsetof(struct orca_cmd_alloc_mw, type), 20UL);
+	KUNIT_EXPECT_EQ(test, offsetof(struct orca_cmd_alloc_mw, key_variant),
+			24UL);
+	KUNIT_EXPECT_EQ(test, offsetof(struct orca_hw_device_attr, max_mw),
+			0x88UL);
+	KUNIT_EXPECT_EQ(test, offsetof(struct orca_send_wqe, seg.bind.mr_key),
+			0x30UL);
+	KUNIT_EXPECT_EQ(test, offsetof(struct orca_send_wqe, seg.bind.info),
+			0x38UL);
 	KUNIT_EXPECT_EQ(test, offsetof(struct orca_aq_cqe, result), 0UL);
 	KUNIT_EXPECT_EQ(test, offsetof(struct orca_aq_cqe, info0), 8UL);
 	KUNIT_EXPECT_EQ(test, offsetof(struct orca_aq_cqe, info1), 12UL);
@@ -129,10 +140,10 @@ static void orca_hw_test_registers(struct kunit *test)
 	magic = cpu_to_be32(ORCA_ID_MAGIC);
 	KUNIT_EXPECT_EQ(test, memcmp(&magic, "ORCA", 4), 0);
 
-	/* VERSION 1.2 as the device reports it. */
-	v = 0x00010002;
+	/* VERSION 1.3 as the device reports it. */
+	v = 0x00010003;
 	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_VERSION_MAJOR, v), 1U);
-	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_VERSION_MINOR, v), 2U);
+	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_VERSION_MINOR, v), 3U);
 	KUNIT_EXPECT_EQ(test, FIELD_PREP(ORCA_VERSION_MAJOR, ORCA_IFACE_VERSION_MAJOR) |
 			      FIELD_PREP(ORCA_VERSION_MINOR, ORCA_IFACE_VERSION_MINOR), v);
 	v = 0x00020003;

@@ -139,6 +139,27 @@ struct orca_wqe_ud {
 };
 
 /*
+ * BIND_MW (interface 1.3): imm_inv holds the window's current key; the
+ * window gets new_key (same index, new variant) and covers
+ * [addr, addr + length) of the MR named by mr_key, with the rights of
+ * info.  A type 1 window with length 0 is unbound (mr_key, addr unused).
+ */
+struct orca_wqe_bind_mw {
+	__le64 addr;
+	__le64 length;
+	__le32 mr_key;
+	__le32 new_key;
+	__le32 info;		/* ORCA_WQE_BIND_* */
+	__le32 reserved;
+};
+
+#define ORCA_WQE_BIND_ACCESS		0x000000ffU	/* ORCA_BIND_ACCESS_* */
+#define ORCA_WQE_BIND_ZERO_BASED	0x00000100U
+#define ORCA_BIND_ACCESS_REMOTE_WRITE	0x00000002U
+#define ORCA_BIND_ACCESS_REMOTE_READ	0x00000004U
+#define ORCA_BIND_ACCESS_REMOTE_ATOMIC	0x00000008U
+
+/*
  * Address vector: 32 bytes, in host memory.  An address handle is only
  * this: orca.ko fills it from the ah_attr that ib_core resolved (the
  * destination MAC included) without a device command, and every UD and
@@ -176,6 +197,7 @@ struct orca_av {
  *   RDMA_WRITE[_IMM], READ     seg.rdma
  *   ATOMIC_*                   seg.atomic; one 8-byte SGE gets the old value
  *   LOCAL_INV                  imm_inv = key, no SGE
+ *   BIND_MW                    seg.bind, imm_inv = the window's key, no SGE
  *   REG_MR                     kernel only (drivers/orca/orca_hw.h)
  */
 struct orca_send_wqe {
@@ -188,6 +210,7 @@ struct orca_send_wqe {
 		struct orca_wqe_rdma rdma;
 		struct orca_wqe_atomic atomic;
 		struct orca_wqe_ud ud;
+		struct orca_wqe_bind_mw bind;
 		__le64 raw[4];
 	} seg;
 	/* struct orca_sge sge[num_sge], or inline data */
@@ -211,6 +234,7 @@ enum orca_wqe_opcode {
 	ORCA_WQE_OP_ATOMIC_FETCH_ADD	= 7,
 	ORCA_WQE_OP_LOCAL_INV		= 8,
 	ORCA_WQE_OP_REG_MR		= 9,	/* kernel only */
+	ORCA_WQE_OP_BIND_MW		= 10,
 };
 
 #define ORCA_WQE_FLAG_SIGNALED		0x00000001U
@@ -264,6 +288,7 @@ enum orca_cqe_opcode {
 	ORCA_CQE_OP_ATOMIC_FETCH_ADD	= 0x04,
 	ORCA_CQE_OP_LOCAL_INV		= 0x05,
 	ORCA_CQE_OP_REG_MR		= 0x06,
+	ORCA_CQE_OP_BIND_MW		= 0x07,
 	ORCA_CQE_OP_RECV		= 0x80,
 	ORCA_CQE_OP_RECV_RDMA_IMM	= 0x81,
 };
