@@ -360,6 +360,8 @@ static enum ib_wc_opcode orca_wc_opcode(u32 op)
 		return IB_WC_LOCAL_INV;
 	case ORCA_CQE_OP_REG_MR:
 		return IB_WC_REG_MR;
+	case ORCA_CQE_OP_BIND_MW:
+		return IB_WC_BIND_MW;
 	case ORCA_CQE_OP_RECV_RDMA_IMM:
 		return IB_WC_RECV_RDMA_WITH_IMM;
 	default:
