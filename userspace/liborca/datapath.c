@@ -144,6 +144,10 @@ static const struct {
 	[IBV_WR_LOCAL_INV] = {
 		1, ORCA_WQE_OP_LOCAL_INV, ORCA_QPT_RC | ORCA_QPT_UC, 0
 	},
+	/* Type 2 windows here; type 1 through ibv_bind_mw(). */
+	[IBV_WR_BIND_MW] = {
+		1, ORCA_WQE_OP_BIND_MW, ORCA_QPT_RC | ORCA_QPT_UC, 0
+	},
 };
 
 static inline unsigned int orca_qpt_bit(enum ibv_qp_type type)
@@ -217,6 +221,75 @@ void orca_write_sges(struct orca_sge *dst, const struct ibv_sge *sg,
 	}
 }
 
+/* --- memory window binds ----------------------------------------------- */
+
+/* The variant of a key: the bits a bind changes; the rest is the index. */
+#define ORCA_KEY_VARIANT	0x000000ffU
+
+/* The rights a window may grant (ibv_bind_mw(3)); type 2 may be zero based. */
+#define ORCA_MW_ACCESS		(IBV_ACCESS_REMOTE_WRITE |		\
+				 IBV_ACCESS_REMOTE_READ |		\
+				 IBV_ACCESS_REMOTE_ATOMIC)
+
+/*
+ * Fills imm_inv and seg.bind of the BIND_MW WQE *wqe that gives window
+ * mw (of the type the calling verb binds) the key new_key and the range
+ * and rights of bi.  Returns 0 or an errno for what the device would
+ * refuse with MW_BIND_ERR, taking the QP to ERR, and what is cheap to
+ * see here: EINVAL for no window, a window of the other type, of
+ * another context or PD than the QP, rights other than remote
+ * write/read/atomic (and ZERO_BASED, type 2 only), a range without a
+ * region, a type 2 bind without a region or of length 0, or a type 2
+ * key with another index; EPERM for a region of another PD (as
+ * ibv_bind_mw() itself does).  Whether the region allows binds and
+ * holds the range is the device's to check.
+ */
+int orca_bind_prepare(const struct orca_qp *qp, const struct ibv_mw *mw,
+		      enum ibv_mw_type type, uint32_t new_key,
+		      const struct ibv_mw_bind_info *bi,
+		      struct orca_send_wqe *wqe)
+{
+	const struct ibv_qp *ibqp = &qp->vqp.qp;
+	unsigned int allowed = ORCA_MW_ACCESS;
+	uint32_t info = 0;
+
+	if (!mw || !bi || mw->type != type || mw->context != ibqp->context ||
+	    mw->pd != ibqp->pd)
+		return EINVAL;
+	if (type == IBV_MW_TYPE_2) {
+		allowed |= IBV_ACCESS_ZERO_BASED;
+		if (!bi->mr || !bi->length ||
+		    (new_key & ~ORCA_KEY_VARIANT) !=
+		    (mw->rkey & ~ORCA_KEY_VARIANT))
+			return EINVAL;
+	} else if (!bi->mr && (bi->addr || bi->length)) {
+		return EINVAL;
+	}
+	if (bi->mw_access_flags & ~allowed)
+		return EINVAL;
+	if (bi->mr && bi->mr->pd != mw->pd)
+		return EPERM;
+
+	if (bi->mw_access_flags & IBV_ACCESS_REMOTE_WRITE)
+		info |= ORCA_BIND_ACCESS_REMOTE_WRITE;
+	if (bi->mw_access_flags & IBV_ACCESS_REMOTE_READ)
+		info |= ORCA_BIND_ACCESS_REMOTE_READ;
+	if (bi->mw_access_flags & IBV_ACCESS_REMOTE_ATOMIC)
+		info |= ORCA_BIND_ACCESS_REMOTE_ATOMIC;
+	if (bi->mw_access_flags & IBV_ACCESS_ZERO_BASED)
+		info |= ORCA_WQE_BIND_ZERO_BASED;
+
+	wqe->imm_inv = htole32(mw->rkey);
+	/* Length 0 unbinds a type 1 window: no region, no address. */
+	wqe->seg.bind.addr = htole64(bi->length ? bi->addr : 0);
+	wqe->seg.bind.length = htole64(bi->length);
+	wqe->seg.bind.mr_key = htole32(bi->length ? bi->mr->lkey : 0);
+	wqe->seg.bind.new_key = htole32(new_key);
+	wqe->seg.bind.info = htole32(info);
+	wqe->seg.bind.reserved = 0;
+	return 0;
+}
+
 /* Writes the WQE for wr into the SQ slot at sq.prod; returns an errno. */
 static int orca_build_send(struct orca_qp *qp, const struct ibv_send_wr *wr)
 {
@@ -227,8 +300,11 @@ static int orca_build_send(struct orca_qp *qp, const struct ibv_send_wr *wr)
 	int op, err;
 
 	op = orca_send_opcode(qp, wr->opcode, &inline_ok);
-	if (op < 0 || wr->num_sge < 0 ||
-	    (uint32_t)wr->num_sge > qp->sq.max_post_sge)
+	if (op < 0)
+		return EINVAL;
+	/* A bind has no data: its num_sge and sg_list are not looked at. */
+	if (op != ORCA_WQE_OP_BIND_MW &&
+	    (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->sq.max_post_sge))
 		return EINVAL;
 	flags = orca_send_flags(qp, wr->send_flags);
 
@@ -274,11 +350,20 @@ static int orca_build_send(struct orca_qp *qp, const struct ibv_send_wr *wr)
 			htole64(wr->wr.atomic.compare_add);
 		hdr.seg.atomic.swap = htole64(wr->wr.atomic.swap);
 		break;
+	case ORCA_WQE_OP_BIND_MW:
+		/* The application keeps mw->rkey (ibv_post_send(3)). */
+		err = orca_bind_prepare(qp, wr->bind_mw.mw, IBV_MW_TYPE_2,
+					wr->bind_mw.rkey,
+					&wr->bind_mw.bind_info, &hdr);
+		if (err)
+			return err;
+		flags &= ORCA_WQE_BIND_FLAGS;
+		break;
 	default:
 		break;
 	}
 
-	if (op == ORCA_WQE_OP_LOCAL_INV) {
+	if (op == ORCA_WQE_OP_LOCAL_INV || op == ORCA_WQE_OP_BIND_MW) {
 		/* No data: the SGEs, if any, are not looked at. */
 	} else if (inline_ok && wr->send_flags & IBV_SEND_INLINE) {
 		for (int i = 0; i < wr->num_sge; i++) {
@@ -335,6 +420,60 @@ out:
 		*bad_wr = wr;
 	if (kick)
 		orca_kick_sq(qp);
+	return err;
+}
+
+/*
+ * ibv_bind_mw(3): binds a type 1 window (length 0: unbinds it) with one
+ * BIND_MW WQE, posted as ibv_post_send() posts one: under the SQ lock,
+ * EINVAL in RESET, ENOMEM when the SQ is full, then the same publish
+ * and kick.  The window's new key is its key with the next variant
+ * (ibv_inc_rkey()); mw->rkey takes it once the WQE is posted, and the
+ * caller puts the old one back if the completion reports a failure.
+ * Errors are returned and also left in errno; nothing is posted then.
+ */
+int orca_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+		 struct ibv_mw_bind *mw_bind)
+{
+	struct orca_qp *qp = to_oqp(ibqp);
+	struct orca_wq *sq = &qp->sq;
+	struct orca_send_wqe hdr = {};
+	bool inline_ok, kick = false;
+	uint32_t new_key, flags;
+	int op, err;
+
+	op = orca_send_opcode(qp, IBV_WR_BIND_MW, &inline_ok);
+	if (op < 0 || !mw || !mw_bind) {
+		err = EINVAL;
+		goto out;
+	}
+	new_key = ibv_inc_rkey(mw->rkey);
+	err = orca_bind_prepare(qp, mw, IBV_MW_TYPE_1, new_key,
+				&mw_bind->bind_info, &hdr);
+	if (err)
+		goto out;
+	flags = orca_send_flags(qp, mw_bind->send_flags) & ORCA_WQE_BIND_FLAGS;
+	hdr.wr_id = htole64(mw_bind->wr_id);
+	hdr.ctrl = htole32(orca_ctrl(op, flags, 0));
+
+	pthread_spin_lock(&sq->lock);
+	if (orca_qp_in_reset(qp)) {
+		err = EINVAL;
+	} else if (orca_wq_full(sq)) {
+		err = ENOMEM;
+	} else {
+		memcpy(orca_wq_slot(sq, sq->prod), &hdr, sizeof(hdr));
+		sq->prod++;
+		mw->rkey = new_key;
+		kick = orca_wq_publish(sq);
+	}
+	pthread_spin_unlock(&sq->lock);
+
+	if (kick)
+		orca_kick_sq(qp);
+out:
+	if (err)
+		errno = err;
 	return err;
 }
 
@@ -495,6 +634,9 @@ static bool orca_wc_opcode(uint32_t op, enum ibv_wc_opcode *out)
 		return true;
 	case ORCA_CQE_OP_LOCAL_INV:
 		*out = IBV_WC_LOCAL_INV;
+		return true;
+	case ORCA_CQE_OP_BIND_MW:
+		*out = IBV_WC_BIND_MW;
 		return true;
 	case ORCA_CQE_OP_RECV:
 		*out = IBV_WC_RECV;

@@ -82,6 +82,12 @@ static inline bool orca_qp_in_reset(const struct orca_qp *qp)
 	return __atomic_load_n(&qp->state, __ATOMIC_ACQUIRE) == IBV_QPS_RESET;
 }
 
+/*
+ * The flags a BIND_MW WQE takes: a bind completes locally and carries
+ * no message, so SOLICITED (and INLINE) have no meaning for it.
+ */
+#define ORCA_WQE_BIND_FLAGS	(ORCA_WQE_FLAG_SIGNALED | ORCA_WQE_FLAG_FENCE)
+
 void orca_kick_sq(struct orca_qp *qp);
 int orca_send_opcode(const struct orca_qp *qp, unsigned int wr_op,
 		     bool *inline_ok);
@@ -90,6 +96,10 @@ int orca_inline_append(const struct orca_qp *qp, struct orca_send_wqe *wqe,
 		       uint32_t *len, const void *addr, size_t length);
 void orca_write_sges(struct orca_sge *dst, const struct ibv_sge *sg,
 		     size_t n);
+int orca_bind_prepare(const struct orca_qp *qp, const struct ibv_mw *mw,
+		      enum ibv_mw_type type, uint32_t new_key,
+		      const struct ibv_mw_bind_info *bi,
+		      struct orca_send_wqe *wqe);
 bool orca_cq_take(struct orca_cq *cq, struct ibv_wc *wc);
 void orca_cq_update_cons(struct orca_cq *cq);
 

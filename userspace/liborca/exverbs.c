@@ -182,7 +182,8 @@ struct ibv_cq_ex *orca_create_cq_ex(struct ibv_context *ibctx,
 #define ORCA_SEND_OPS_UC	(ORCA_SEND_OPS_UD |			\
 				 IBV_QP_EX_WITH_RDMA_WRITE |		\
 				 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |	\
-				 IBV_QP_EX_WITH_LOCAL_INV)
+				 IBV_QP_EX_WITH_LOCAL_INV |		\
+				 IBV_QP_EX_WITH_BIND_MW)
 #define ORCA_SEND_OPS_RC	(ORCA_SEND_OPS_UC |			\
 				 IBV_QP_EX_WITH_SEND_WITH_INV |		\
 				 IBV_QP_EX_WITH_RDMA_READ |		\
@@ -416,6 +417,32 @@ static void orca_wr_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
 		wqe->imm_inv = htole32(invalidate_rkey);
 }
 
+/*
+ * Binds a type 2 window under the rules of ibv_post_send() with
+ * IBV_WR_BIND_MW (orca_bind_prepare()); mw->rkey stays the
+ * application's to update.
+ */
+static void orca_wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw,
+			    uint32_t rkey,
+			    const struct ibv_mw_bind_info *bind_info)
+{
+	struct orca_qp *qp = to_oqp_ex(qpx);
+	struct orca_send_wqe *wqe;
+	int err;
+
+	wqe = orca_wr_begin(qp, IBV_WR_BIND_MW);
+	if (!wqe)
+		return;
+	err = orca_bind_prepare(qp, mw, IBV_MW_TYPE_2, rkey, bind_info, wqe);
+	if (err) {
+		orca_wr_fail(qp, err);
+		return;
+	}
+	wqe->ctrl = htole32(orca_ctrl(ORCA_WQE_OP_BIND_MW,
+				      orca_send_flags(qp, qpx->wr_flags) &
+				      ORCA_WQE_BIND_FLAGS, 0));
+}
+
 static void orca_wr_set_ctrl_data(struct orca_wr_batch *b, uint32_t flags,
 				  uint32_t num_sge)
 {
@@ -451,6 +478,7 @@ static void orca_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge,
 		}
 		break;
 	case ORCA_WQE_OP_LOCAL_INV:
+	case ORCA_WQE_OP_BIND_MW:
 		/* No data: nothing to point at. */
 		orca_wr_fail(qp, EINVAL);
 		return;
@@ -538,6 +566,7 @@ void orca_qp_init_ex(struct orca_qp *qp)
 	qpx->wr_atomic_cmp_swp = orca_wr_atomic_cmp_swp;
 	qpx->wr_atomic_fetch_add = orca_wr_atomic_fetch_add;
 	qpx->wr_local_inv = orca_wr_local_inv;
+	qpx->wr_bind_mw = orca_wr_bind_mw;
 	qpx->wr_set_sge = orca_wr_set_sge;
 	qpx->wr_set_sge_list = orca_wr_set_sge_list;
 	qpx->wr_set_inline_data = orca_wr_set_inline_data;

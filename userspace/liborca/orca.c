@@ -36,8 +36,10 @@ static void orca_free_context(struct ibv_context *ibctx);
  * the device asks for a kick (datapath.c).
  */
 static const struct verbs_context_ops orca_ctx_ops = {
+	.alloc_mw = orca_alloc_mw,
 	.alloc_pd = orca_alloc_pd,
 	.attach_mcast = ibv_cmd_attach_mcast,
+	.bind_mw = orca_bind_mw,
 	.create_ah = orca_create_ah,
 	.create_cq = orca_create_cq,
 	.create_cq_ex = orca_create_cq_ex,
@@ -45,6 +47,7 @@ static const struct verbs_context_ops orca_ctx_ops = {
 	.create_qp_ex = orca_create_qp_ex,
 	.cq_event = orca_cq_event,
 	.create_srq = orca_create_srq,
+	.dealloc_mw = orca_dealloc_mw,
 	.dealloc_pd = orca_dealloc_pd,
 	.dereg_mr = orca_dereg_mr,
 	.destroy_ah = orca_destroy_ah,

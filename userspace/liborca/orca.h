@@ -177,6 +177,8 @@ struct ibv_mr *orca_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 int orca_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 		  void *addr, size_t length, int access);
 int orca_dereg_mr(struct verbs_mr *vmr);
+struct ibv_mw *orca_alloc_mw(struct ibv_pd *ibpd, enum ibv_mw_type type);
+int orca_dealloc_mw(struct ibv_mw *mw);
 struct ibv_ah *orca_create_ah(struct ibv_pd *ibpd, struct ibv_ah_attr *attr);
 int orca_destroy_ah(struct ibv_ah *ibah);
 
@@ -214,6 +216,8 @@ void orca_qp_init_ex(struct orca_qp *qp);
 /* datapath.c */
 int orca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		   struct ibv_send_wr **bad_wr);
+int orca_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+		 struct ibv_mw_bind *mw_bind);
 int orca_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		   struct ibv_recv_wr **bad_wr);
 int orca_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,

@@ -161,6 +161,56 @@ int orca_dereg_mr(struct verbs_mr *vmr)
 	return 0;
 }
 
+/*
+ * Memory windows: no udata either way (orca.ko defines none), so the
+ * command is exactly the core request and the response the core one.
+ * ibv_cmd_alloc_mw() fills context, pd, rkey, handle and type.  Type 2
+ * windows are the IBTA's type 2B: bound to the QP whose BIND_MW bound
+ * them.  The binds themselves are send WQEs (datapath.c).
+ */
+struct ibv_mw *orca_alloc_mw(struct ibv_pd *ibpd, enum ibv_mw_type type)
+{
+	struct ib_uverbs_alloc_mw_resp resp = {};
+	struct ibv_alloc_mw cmd = {};
+	struct ibv_mw *mw;
+	int err;
+
+	if (type != IBV_MW_TYPE_1 && type != IBV_MW_TYPE_2) {
+		errno = EINVAL;
+		return NULL;
+	}
+
+	mw = calloc(1, sizeof(*mw));
+	if (!mw) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	err = ibv_cmd_alloc_mw(ibpd, type, mw, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (err) {
+		free(mw);
+		errno = err;
+		return NULL;
+	}
+
+	orca_dbg("mw handle %u type %d rkey 0x%x\n", mw->handle, mw->type,
+		 mw->rkey);
+	return mw;
+}
+
+int orca_dealloc_mw(struct ibv_mw *mw)
+{
+	int err;
+
+	err = ibv_cmd_dealloc_mw(mw);
+	if (err)
+		return err;
+
+	free(mw);
+	return 0;
+}
+
 /* The CREATE_AH response with its Orca udata; the request has none. */
 struct orca_create_ah_cmd_resp {
 	struct ib_uverbs_create_ah_resp ibv;

@@ -336,6 +336,18 @@ struct ibv_reg_mr {
 	__u32 access_flags;
 };
 
+/*
+ * The kernel's alloc_mw request ends in a flexible driver_data array;
+ * Orca sends no udata with it, so this is the whole command.
+ */
+struct ibv_alloc_mw {
+	struct ib_uverbs_cmd_hdr hdr;
+	__aligned_u64 response;
+	__u32 pd_handle;
+	__u8 mw_type;
+	__u8 reserved[3];
+};
+
 struct ibv_rereg_mr {
 	struct ib_uverbs_cmd_hdr hdr;
 	__aligned_u64 response;
@@ -509,6 +521,19 @@ int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags, void *addr,
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
 
 /*
+ * Memory windows.  alloc_mw sends pd_handle and mw_type (reserved
+ * zeroed) and fills mw's context, pd, rkey, handle and type from the
+ * answer; ibv_alloc_mw() sets nothing after us.  dealloc_mw sends the
+ * handle (ioctl, or DEALLOC_MW when ioctl is not available) and frees
+ * nothing.
+ */
+int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
+		     struct ibv_mw *mw, struct ibv_alloc_mw *cmd,
+		     size_t cmd_size,
+		     struct ib_uverbs_alloc_mw_resp *resp, size_t resp_size);
+int ibv_cmd_dealloc_mw(struct ibv_mw *mw);
+
+/*
  * Completion queues.  create_cq fills cq->context, handle and cqe (the
  * kernel's answer); ibv_create_cq() initialises the rest afterwards.
  * resize_cq updates cq->cqe.  destroy_cq waits on cq->mutex/cond until
@@ -594,7 +619,10 @@ int ibv_cmd_destroy_ah(struct ibv_ah *ah);
  * libibverbs.so.1 1.14.44 machine code: verbs_set_ops() reads 76 ops at
  * offsets 0..600, and the matching code reads match entries with a
  * 24-byte stride, sysfs_dev->abi_ver at 968, ops->alloc_device at 56 and
- * verbs_device->ops at 664.
+ * verbs_device->ops at 664.  ibv_cmd_alloc_mw() writes the command's
+ * pd_handle, mw_type and reserved bytes at 16, 20 and 21..23, hands the
+ * kernel a core request of 24 bytes and a core response of 8, and
+ * fills struct ibv_mw as pinned below.
  */
 #define VERBS_ABI_CHECK(expr) _Static_assert(expr, #expr)
 
@@ -645,9 +673,12 @@ VERBS_ABI_CHECK(sizeof(struct verbs_context) == 648);
 
 VERBS_ABI_CHECK(sizeof(struct verbs_context_ops) == 76 * sizeof(void *));
 VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, advise_mr) == 0);
+VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, alloc_mw) == 16);
 VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, alloc_pd) == 40);
+VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, bind_mw) == 80);
 VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, create_cq) == 120);
 VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, create_qp) == 152);
+VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, dealloc_mw) == 200);
 VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, dealloc_pd) == 208);
 VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, dereg_mr) == 224);
 VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, free_context) == 312);
@@ -670,6 +701,18 @@ VERBS_ABI_CHECK(sizeof(struct verbs_mr) == 56);
 VERBS_ABI_CHECK(offsetof(struct verbs_mr, mr_type) == 48);
 VERBS_ABI_CHECK(offsetof(struct verbs_mr, access) == 52);
 VERBS_ABI_CHECK(IBV_MR_TYPE_MR == 0 && IBV_MR_TYPE_DMABUF_MR == 3);
+
+/*
+ * ibv_cmd_alloc_mw() stores the window's context and pd at 0 and 8,
+ * rkey and handle at 16 and 20 (from the response's rkey at 4 and
+ * mw_handle at 0) and type at 24.
+ */
+VERBS_ABI_CHECK(sizeof(struct ibv_mw) == 32);
+VERBS_ABI_CHECK(offsetof(struct ibv_mw, context) == 0);
+VERBS_ABI_CHECK(offsetof(struct ibv_mw, pd) == 8);
+VERBS_ABI_CHECK(offsetof(struct ibv_mw, rkey) == 16);
+VERBS_ABI_CHECK(offsetof(struct ibv_mw, handle) == 20);
+VERBS_ABI_CHECK(offsetof(struct ibv_mw, type) == 24);
 
 VERBS_ABI_CHECK(sizeof(struct ibv_qp) == 160);
 VERBS_ABI_CHECK(sizeof(struct ibv_qp_ex) == 352);
@@ -739,6 +782,15 @@ VERBS_CMD_FIELD(ibv_rereg_mr, ib_uverbs_rereg_mr, hca_va);
 VERBS_CMD_FIELD(ibv_rereg_mr, ib_uverbs_rereg_mr, pd_handle);
 VERBS_CMD_FIELD(ibv_rereg_mr, ib_uverbs_rereg_mr, access_flags);
 
+VERBS_CMD_CHECK(ibv_alloc_mw, ib_uverbs_alloc_mw, 24);
+VERBS_CMD_FIELD(ibv_alloc_mw, ib_uverbs_alloc_mw, response);
+VERBS_CMD_FIELD(ibv_alloc_mw, ib_uverbs_alloc_mw, pd_handle);
+VERBS_CMD_FIELD(ibv_alloc_mw, ib_uverbs_alloc_mw, mw_type);
+VERBS_CMD_FIELD(ibv_alloc_mw, ib_uverbs_alloc_mw, reserved);
+/* Where ibv_cmd_alloc_mw() writes them (libibverbs 1.14.44's code). */
+VERBS_ABI_CHECK(offsetof(struct ibv_alloc_mw, pd_handle) == 16);
+VERBS_ABI_CHECK(offsetof(struct ibv_alloc_mw, mw_type) == 20);
+
 VERBS_CMD_CHECK(ibv_create_cq, ib_uverbs_create_cq, 40);
 VERBS_CMD_FIELD(ibv_create_cq, ib_uverbs_create_cq, user_handle);
 VERBS_CMD_FIELD(ibv_create_cq, ib_uverbs_create_cq, cqe);
@@ -798,6 +850,9 @@ VERBS_CMD_FIELD(ibv_query_srq, ib_uverbs_query_srq, reserved);
 VERBS_ABI_CHECK(sizeof(struct ib_uverbs_get_context_resp) == 8);
 VERBS_ABI_CHECK(sizeof(struct ib_uverbs_alloc_pd_resp) == 4);
 VERBS_ABI_CHECK(sizeof(struct ib_uverbs_reg_mr_resp) == 12);
+VERBS_ABI_CHECK(sizeof(struct ib_uverbs_alloc_mw_resp) == 8);
+VERBS_ABI_CHECK(offsetof(struct ib_uverbs_alloc_mw_resp, mw_handle) == 0);
+VERBS_ABI_CHECK(offsetof(struct ib_uverbs_alloc_mw_resp, rkey) == 4);
 VERBS_ABI_CHECK(sizeof(struct ib_uverbs_create_cq_resp) == 8);
 VERBS_ABI_CHECK(sizeof(struct ib_uverbs_resize_cq_resp) == 8);
 VERBS_ABI_CHECK(sizeof(struct ib_uverbs_create_qp_resp) == 32);

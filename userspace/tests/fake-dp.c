@@ -58,8 +58,15 @@ static uint32_t last_solicited;		/* of the last REQ_NOTIFY_CQ */
 static uint64_t next_key = 16 * PAGE;
 static uint32_t next_qpn = 0x100;
 
-static uint64_t last_key;
-static int chan_wfd = -1;	/* write end of the fake completion channel */		/* of the last CREATE/RESIZE answered */
+static uint64_t last_key;		/* of the last CREATE/RESIZE answered */
+static int chan_wfd = -1;	/* write end of the fake completion channel */
+
+/* Memory windows: the last ALLOC_MW and DEALLOC_MW seen. */
+static size_t last_mw_len, last_mw_out;	/* ALLOC_MW request/response sizes */
+static uint32_t last_mw_pd, last_mw_type, last_mw_reserved;
+static uint32_t last_dealloc_mw;	/* DEALLOC_MW handle */
+static uint32_t next_mw = 0x123;	/* key index of the next window */
+#define MR_LKEY		0x00abcd01	/* the lkey of every fake MR */
 
 static uint32_t cq_depth_for(uint32_t cqe)
 {
@@ -224,6 +231,39 @@ static int answer(const void *cmd, size_t len)
 		put(resp, &c, sizeof(c), NULL, 0, out_len);
 		return 0;
 	}
+	case IB_USER_VERBS_CMD_REG_MR: {
+		struct ib_uverbs_reg_mr_resp c = {
+			.mr_handle = 4, .lkey = MR_LKEY, .rkey = MR_LKEY,
+		};
+
+		put(resp, &c, sizeof(c), NULL, 0, out_len);
+		return 0;
+	}
+	case IB_USER_VERBS_CMD_ALLOC_MW: {
+		const struct ib_uverbs_alloc_mw *req = (const void *)core;
+		uint32_t idx = next_mw++;
+		/* Type 1 keys start at variant 0xff: the first bind wraps. */
+		struct ib_uverbs_alloc_mw_resp c = {
+			.mw_handle = idx,
+			.rkey = idx << 8 | (req->mw_type == 1 ? 0xff : 0x10),
+		};
+
+		last_mw_len = len;
+		last_mw_out = out_len;
+		last_mw_pd = req->pd_handle;
+		last_mw_type = req->mw_type;
+		last_mw_reserved = req->reserved[0] | req->reserved[1] |
+				   req->reserved[2];
+		put(resp, &c, sizeof(c), NULL, 0, out_len);
+		return 0;
+	}
+	case IB_USER_VERBS_CMD_DEALLOC_MW: {
+		const struct ib_uverbs_dealloc_mw *req = (const void *)core;
+
+		last_dealloc_mw = req->mw_handle;
+		return 0;
+	}
+	case IB_USER_VERBS_CMD_DEREG_MR:
 	case IB_USER_VERBS_CMD_MODIFY_QP:
 	case IB_USER_VERBS_CMD_DEALLOC_PD:
 	case IB_USER_VERBS_CMD_DESTROY_AH:
@@ -520,7 +560,7 @@ static void test_send_rules(void)
 		{ { .opcode = IBV_WR_ATOMIC_CMP_AND_SWP, .sg_list = sg,
 		    .num_sge = 2 },
 		  "atomic with 2 SGEs" },
-		{ { .opcode = IBV_WR_BIND_MW }, "BIND_MW (no memory windows)" },
+		{ { .opcode = IBV_WR_BIND_MW }, "BIND_MW without a window" },
 		{ { .opcode = (enum ibv_wr_opcode)77 }, "unknown opcode" },
 	};
 	for (unsigned int i = 0; i < sizeof(bads) / sizeof(bads[0]); i++) {
@@ -1162,8 +1202,9 @@ static void test_qp_ex(void)
 		       IBV_QP_EX_WITH_RDMA_WRITE, &d) && errno == EOPNOTSUPP,
 	   "create_qp_ex: RDMA_WRITE in send_ops_flags of a UD QP is EOPNOTSUPP");
 	errno = 0;
-	ok(!make_qp_ex(IBV_QPT_RC, IBV_QP_EX_WITH_BIND_MW, &d) &&
-	   errno == EOPNOTSUPP, "create_qp_ex: BIND_MW is EOPNOTSUPP");
+	ok(!make_qp_ex(IBV_QPT_UD, IBV_QP_EX_WITH_SEND |
+		       IBV_QP_EX_WITH_BIND_MW, &d) && errno == EOPNOTSUPP,
+	   "create_qp_ex: BIND_MW in send_ops_flags of a UD QP is EOPNOTSUPP");
 
 	qp = make_qp_ex(IBV_QPT_RC, rc_ops, &d);
 	qpx = qp ? ibv_qp_to_qp_ex(qp) : NULL;
@@ -1304,6 +1345,574 @@ static void test_qp_ex(void)
 	ibv_destroy_ah(ah);
 }
 
+/* --- memory windows ----------------------------------------------------- */
+
+static char mw_buf[4096];
+static struct ibv_pd *pd2;		/* a second PD */
+static struct ibv_mr *mr, *mr2;		/* an MR on pd, one on pd2 */
+static struct ibv_mw *mw1, *mw2;	/* type 1 and type 2 windows on pd */
+
+/* The provider's bind_mw itself, past ibv_bind_mw()'s own checks. */
+static int prov_bind(struct ibv_qp *qp, struct ibv_mw *mw,
+		     struct ibv_mw_bind *b)
+{
+	return qp->context->ops.bind_mw(qp, mw, b);
+}
+
+/* Whether w is the BIND_MW WQE with these fields (and no SGE, no inline). */
+static bool bind_wqe_is(const struct orca_send_wqe *w, uint64_t wr_id,
+			uint32_t flags, uint32_t key, uint32_t new_key,
+			uint32_t mr_key, uint64_t addr, uint64_t length,
+			uint32_t info)
+{
+	return le64toh(w->wr_id) == wr_id &&
+	       le32toh(w->ctrl) == (ORCA_WQE_OP_BIND_MW |
+				    flags << ORCA_WQE_CTRL_FLAGS_SHIFT) &&
+	       le32toh(w->imm_inv) == key && !w->inline_len &&
+	       le32toh(w->seg.bind.new_key) == new_key &&
+	       le32toh(w->seg.bind.mr_key) == mr_key &&
+	       le64toh(w->seg.bind.addr) == addr &&
+	       le64toh(w->seg.bind.length) == length &&
+	       le32toh(w->seg.bind.info) == info && !w->seg.bind.reserved;
+}
+
+static void test_mw_alloc(void)
+{
+	unsigned int before = n_cmd[IB_USER_VERBS_CMD_ALLOC_MW];
+	struct ibv_mw *mw;
+
+	errno = 0;
+	mw = ibv_alloc_mw(pd, (enum ibv_mw_type)3);
+	ok(!mw && errno == EINVAL &&
+	   n_cmd[IB_USER_VERBS_CMD_ALLOC_MW] == before,
+	   "alloc_mw of type 3: EINVAL, no command sent");
+
+	mw1 = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
+	ok(mw1 && n_cmd[IB_USER_VERBS_CMD_ALLOC_MW] == before + 1 &&
+	   last_mw_len == sizeof(struct ib_uverbs_cmd_hdr) +
+			  sizeof(struct ib_uverbs_alloc_mw) &&
+	   last_mw_out == sizeof(struct ib_uverbs_alloc_mw_resp) &&
+	   last_mw_pd == pd->handle && last_mw_type == IBV_MW_TYPE_1 &&
+	   !last_mw_reserved,
+	   "alloc_mw type 1: ALLOC_MW with the PD's handle and type 1, no udata either way (%zu/%zu bytes)",
+	   last_mw_len, last_mw_out);
+	ok(mw1 && mw1->context == ctx && mw1->pd == pd &&
+	   mw1->type == IBV_MW_TYPE_1 && mw1->handle == 0x123 &&
+	   mw1->rkey == 0x123ff,
+	   "alloc_mw type 1: context, pd, type, and handle and rkey from the answer");
+	mw2 = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+	ok(mw2 && last_mw_type == IBV_MW_TYPE_2 && mw2->type == IBV_MW_TYPE_2 &&
+	   mw2->pd == pd && mw2->rkey == 0x12410,
+	   "alloc_mw type 2: ALLOC_MW with type 2");
+
+	pd2 = ibv_alloc_pd(ctx);
+	mr = ibv_reg_mr(pd, mw_buf, sizeof(mw_buf),
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	mr2 = pd2 ? ibv_reg_mr(pd2, mw_buf, sizeof(mw_buf),
+			       IBV_ACCESS_MW_BIND) : NULL;
+	ok(pd2 && mr && mr2 && mr->lkey == MR_LKEY && mr2->pd == pd2,
+	   "a second PD, an MR on each PD");
+}
+
+/* ibv_bind_mw(3): type 1 windows. */
+static void test_bind_type1(void)
+{
+	struct ibv_mw_bind b = {
+		.wr_id = 0xb1,
+		.send_flags = IBV_SEND_SIGNALED | IBV_SEND_FENCE |
+			      IBV_SEND_SOLICITED,
+		.bind_info = {
+			.mr = mr, .addr = (uintptr_t)mw_buf + 16, .length = 100,
+			.mw_access_flags = IBV_ACCESS_REMOTE_WRITE |
+					   IBV_ACCESS_REMOTE_READ,
+		},
+	};
+	struct ibv_qp_init_attr qa = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_UC,
+		.sq_sig_all = 1,
+		.cap = { .max_send_wr = SQ_MAX_WR, .max_recv_wr = RQ_MAX_WR,
+			 .max_send_sge = SQ_MAX_SGE,
+			 .max_recv_sge = RQ_MAX_SGE },
+	};
+	struct ibv_send_wr wr = {}, *bad = NULL;
+	struct ibv_mw *mw_other;
+	unsigned int before;
+	uint32_t key, prod;
+	struct dev_qp d;
+	struct ibv_qp *qp;
+	int ret;
+
+	qp = make_qp(IBV_QPT_RC, NULL, &d);
+	mw_other = ibv_alloc_mw(pd2, IBV_MW_TYPE_1);
+	if (!qp || !mw1 || !mw2 || !mr || !mr2 || !mw_other) {
+		ok(0, "rc qp, windows and MRs for the type 1 binds");
+		return;
+	}
+	d.sq_db->dev_flags = htole32(ORCA_DB_DEV_POLLING);
+
+	key = mw1->rkey;
+	errno = 0;
+	ret = ibv_bind_mw(qp, mw1, &b);
+	ok(ret == EINVAL && errno == EINVAL && ld(&d.sq_db->prod) == 0 &&
+	   mw1->rkey == key,
+	   "ibv_bind_mw in RESET: EINVAL (errno too), nothing posted, rkey kept (ret %d)",
+	   ret);
+
+	to_state(qp, IBV_QPS_INIT);
+	ret = ibv_bind_mw(qp, mw1, &b);
+	ok(ret == 0 && ld(&d.sq_db->prod) == 1 && mw1->rkey == 0x12300,
+	   "ibv_bind_mw: posted; mw->rkey takes the next variant (0x%x -> 0x%x: 0xff wraps to 0, the index stays)",
+	   key, mw1->rkey);
+	ok(bind_wqe_is(sq_wqe(&d, 0), 0xb1,
+		       ORCA_WQE_FLAG_SIGNALED | ORCA_WQE_FLAG_FENCE, key,
+		       0x12300, MR_LKEY, (uintptr_t)mw_buf + 16, 100,
+		       ORCA_BIND_ACCESS_REMOTE_WRITE |
+		       ORCA_BIND_ACCESS_REMOTE_READ),
+	   "type 1 BIND_MW WQE: imm_inv = the old key, new_key, mr_key = the MR's lkey, addr, length, rights; SIGNALED and FENCE, not SOLICITED; no SGE");
+
+	/* Unbind: length 0, with or without an MR. */
+	d.sq_db->dev_flags = 0;
+	before = n_cmd[IB_USER_VERBS_CMD_POST_SEND];
+	b = (struct ibv_mw_bind){
+		.wr_id = 0xb2,
+		.bind_info = { .mr = mr, .addr = 0x1234,
+			       .mw_access_flags = IBV_ACCESS_REMOTE_READ },
+	};
+	ret = ibv_bind_mw(qp, mw1, &b);
+	ok(ret == 0 && ld(&d.sq_db->prod) == 2 &&
+	   n_cmd[IB_USER_VERBS_CMD_POST_SEND] == before + 1 &&
+	   last_wr_count == 0 && mw1->rkey == 0x12301 &&
+	   bind_wqe_is(sq_wqe(&d, 1), 0xb2, 0, 0x12300, 0x12301, 0, 0, 0,
+		       ORCA_BIND_ACCESS_REMOTE_READ),
+	   "unbind (length 0) naming an MR: mr_key and addr 0, unsignaled; with POLLING clear, one POST_SEND kick");
+	d.sq_db->dev_flags = htole32(ORCA_DB_DEV_POLLING);
+	b.bind_info = (struct ibv_mw_bind_info){};
+	ret = ibv_bind_mw(qp, mw1, &b);
+	ok(ret == 0 && mw1->rkey == 0x12302 &&
+	   bind_wqe_is(sq_wqe(&d, 2), 0xb2, 0, 0x12301, 0x12302, 0, 0, 0, 0),
+	   "unbind without an MR: only the keys");
+	st(&d.sq_db->cons, 3);
+
+	/* The provider's own checks, which ibv_bind_mw() partly repeats. */
+	struct {
+		struct ibv_mw *mw;
+		struct ibv_mw_bind_info bi;
+		int err;
+		const char *what;
+	} bads[] = {
+		{ NULL, { mr, 0, 8, 0 }, EINVAL, "no window" },
+		{ mw2, { mr, 0, 8, 0 }, EINVAL, "a type 2 window" },
+		{ mw_other, { mr, 0, 8, 0 }, EINVAL,
+		  "a window of another PD than the QP's" },
+		{ mw1, { NULL, 0, 8, 0 }, EINVAL, "a length without an MR" },
+		{ mw1, { NULL, 0x1000, 0, 0 }, EINVAL,
+		  "an address without an MR" },
+		{ mw1, { mr, 0, 8, IBV_ACCESS_LOCAL_WRITE }, EINVAL,
+		  "LOCAL_WRITE access" },
+		{ mw1, { mr, 0, 8, IBV_ACCESS_MW_BIND }, EINVAL,
+		  "MW_BIND access" },
+		{ mw1, { mr, 0, 8, IBV_ACCESS_ZERO_BASED }, EINVAL,
+		  "ZERO_BASED on a type 1 window" },
+		{ mw1, { mr2, 0, 8, 0 }, EPERM, "an MR of another PD" },
+	};
+	for (unsigned int i = 0; i < sizeof(bads) / sizeof(bads[0]); i++) {
+		key = bads[i].mw ? bads[i].mw->rkey : 0;
+		prod = ld(&d.sq_db->prod);
+		b = (struct ibv_mw_bind){
+			.wr_id = 0xbad, .send_flags = IBV_SEND_SIGNALED,
+			.bind_info = bads[i].bi,
+		};
+		errno = 0;
+		ret = prov_bind(qp, bads[i].mw, &b);
+		ok(ret == bads[i].err && errno == bads[i].err &&
+		   ld(&d.sq_db->prod) == prod &&
+		   (!bads[i].mw || bads[i].mw->rkey == key),
+		   "bind_mw with %s: %s (errno too), nothing posted, rkey kept (ret %d)",
+		   bads[i].what, strerror(bads[i].err), ret);
+	}
+	b = (struct ibv_mw_bind){ .bind_info = { mr2, 0, 8, 0 } };
+	ok(ibv_bind_mw(qp, mw1, &b) == EPERM && ld(&d.sq_db->prod) == prod,
+	   "ibv_bind_mw with an MR of another PD: EPERM");
+
+	/* max_send_wr outstanding. */
+	for (int i = 0; i < SQ_MAX_WR; i++) {
+		wr = (struct ibv_send_wr){ .opcode = IBV_WR_SEND };
+		ibv_post_send(qp, &wr, &bad);
+	}
+	prod = ld(&d.sq_db->prod);
+	key = mw1->rkey;
+	b = (struct ibv_mw_bind){
+		.wr_id = 0xb3,
+		.bind_info = { mr, (uintptr_t)mw_buf, 8, 0 },
+	};
+	errno = 0;
+	ret = ibv_bind_mw(qp, mw1, &b);
+	ok(ret == ENOMEM && errno == ENOMEM && prod == 3 + SQ_MAX_WR &&
+	   ld(&d.sq_db->prod) == prod && mw1->rkey == key,
+	   "ibv_bind_mw with max_send_wr outstanding: ENOMEM, nothing posted (ret %d)",
+	   ret);
+	ibv_destroy_qp(qp);
+
+	/* UD cannot bind; UC can, and sq_sig_all signals the bind. */
+	qp = make_qp(IBV_QPT_UD, NULL, &d);
+	if (!qp || to_state(qp, IBV_QPS_INIT)) {
+		ok(0, "ud qp in INIT");
+		return;
+	}
+	d.sq_db->dev_flags = htole32(ORCA_DB_DEV_POLLING);
+	b = (struct ibv_mw_bind){ .bind_info = { mr, (uintptr_t)mw_buf, 8, 0 } };
+	key = mw1->rkey;
+	ok(ibv_bind_mw(qp, mw1, &b) == EINVAL && ld(&d.sq_db->prod) == 0 &&
+	   mw1->rkey == key, "ibv_bind_mw on a UD QP: EINVAL");
+	ibv_destroy_qp(qp);
+
+	qp = ibv_create_qp(pd, &qa);
+	if (!qp || to_state(qp, IBV_QPS_INIT)) {
+		ok(0, "uc qp with sq_sig_all in INIT");
+		return;
+	}
+	d = dev_qp_of(last_key);
+	d.sq_db->dev_flags = htole32(ORCA_DB_DEV_POLLING);
+	b = (struct ibv_mw_bind){
+		.wr_id = 0xb4,
+		.bind_info = { mr, (uintptr_t)mw_buf, 64,
+			       IBV_ACCESS_REMOTE_WRITE |
+			       IBV_ACCESS_REMOTE_ATOMIC },
+	};
+	ret = ibv_bind_mw(qp, mw1, &b);
+	ok(ret == 0 && mw1->rkey == ibv_inc_rkey(key) &&
+	   bind_wqe_is(sq_wqe(&d, 0), 0xb4, ORCA_WQE_FLAG_SIGNALED, key,
+		       ibv_inc_rkey(key), MR_LKEY, (uintptr_t)mw_buf, 64,
+		       ORCA_BIND_ACCESS_REMOTE_WRITE |
+		       ORCA_BIND_ACCESS_REMOTE_ATOMIC),
+	   "ibv_bind_mw on a UC QP with sq_sig_all: posted, SIGNALED");
+	ibv_destroy_qp(qp);
+	ok(!ibv_dealloc_mw(mw_other), "dealloc the window of the other PD");
+}
+
+/* The ways a type 2 bind (post_send or wr_bind_mw) is refused. */
+struct bad_bind {
+	struct ibv_mw *mw;
+	uint32_t rkey;
+	struct ibv_mw_bind_info bi;
+	int err;
+	const char *what;
+};
+
+static unsigned int bad_binds(struct bad_bind *bads, struct ibv_mw *other)
+{
+	uint32_t next = ibv_inc_rkey(mw2->rkey);
+	unsigned int n = 0;
+
+	bads[n++] = (struct bad_bind){ NULL, 0, { mr, 0, 8, 0 }, EINVAL,
+				       "no window" };
+	bads[n++] = (struct bad_bind){ mw1, ibv_inc_rkey(mw1->rkey),
+				       { mr, 0, 8, 0 }, EINVAL,
+				       "a type 1 window" };
+	bads[n++] = (struct bad_bind){ other, ibv_inc_rkey(other->rkey),
+				       { mr, 0, 8, 0 }, EINVAL,
+				       "a window of another PD than the QP's" };
+	bads[n++] = (struct bad_bind){ mw2, next + 0x100, { mr, 0, 8, 0 },
+				       EINVAL, "a key of another index" };
+	bads[n++] = (struct bad_bind){ mw2, next, { NULL, 0, 8, 0 }, EINVAL,
+				       "no MR" };
+	bads[n++] = (struct bad_bind){ mw2, next, { mr, 0, 0, 0 }, EINVAL,
+				       "length 0" };
+	bads[n++] = (struct bad_bind){ mw2, next,
+				       { mr, 0, 8, IBV_ACCESS_LOCAL_WRITE },
+				       EINVAL, "LOCAL_WRITE access" };
+	bads[n++] = (struct bad_bind){ mw2, next,
+				       { mr, 0, 8, IBV_ACCESS_MW_BIND },
+				       EINVAL, "MW_BIND access" };
+	bads[n++] = (struct bad_bind){ mw2, next, { mr2, 0, 8, 0 }, EPERM,
+				       "an MR of another PD" };
+	return n;
+}
+
+/* ibv_post_send(3) with IBV_WR_BIND_MW: type 2 windows. */
+static void test_bind_type2(void)
+{
+	struct ibv_send_wr wr[2] = {}, *bad = NULL;
+	struct bad_bind bads[16];
+	struct ibv_mw *mw_other;
+	uint32_t key, prod;
+	unsigned int n;
+	struct dev_qp d;
+	struct ibv_qp *qp;
+	int ret;
+
+	qp = make_qp(IBV_QPT_RC, NULL, &d);
+	mw_other = ibv_alloc_mw(pd2, IBV_MW_TYPE_2);
+	if (!qp || to_state(qp, IBV_QPS_INIT) || !mw1 || !mw2 || !mr ||
+	    !mr2 || !mw_other) {
+		ok(0, "rc qp in INIT, windows and MRs for the type 2 binds");
+		return;
+	}
+	d.sq_db->dev_flags = htole32(ORCA_DB_DEV_POLLING);
+
+	key = mw2->rkey;
+	wr[0] = (struct ibv_send_wr){
+		.wr_id = 0xc1, .opcode = IBV_WR_BIND_MW,
+		.send_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE |
+			      IBV_SEND_SOLICITED | IBV_SEND_FENCE,
+		.num_sge = 99,	/* not looked at */
+		.bind_mw = {
+			.mw = mw2, .rkey = ibv_inc_rkey(key),
+			.bind_info = {
+				.mr = mr, .addr = (uintptr_t)mw_buf + 64,
+				.length = 256,
+				.mw_access_flags = IBV_ACCESS_REMOTE_WRITE |
+						   IBV_ACCESS_REMOTE_ATOMIC |
+						   IBV_ACCESS_ZERO_BASED,
+			},
+		},
+	};
+	wr[1] = (struct ibv_send_wr){
+		.wr_id = 0xc2, .opcode = IBV_WR_BIND_MW,
+		.bind_mw = {
+			.mw = mw2, .rkey = (key & ~0xffU) | 0x77,
+			.bind_info = { mr, (uintptr_t)mw_buf, sizeof(mw_buf),
+				       IBV_ACCESS_REMOTE_READ },
+		},
+	};
+	link_send(wr, 2);
+	ret = ibv_post_send(qp, wr, &bad);
+	ok(ret == 0 && ld(&d.sq_db->prod) == 2 && mw2->rkey == key,
+	   "post_send of 2 type 2 binds: posted; mw->rkey left to the application (ret %d)",
+	   ret);
+	ok(bind_wqe_is(sq_wqe(&d, 0), 0xc1,
+		       ORCA_WQE_FLAG_SIGNALED | ORCA_WQE_FLAG_FENCE, key,
+		       ibv_inc_rkey(key), MR_LKEY, (uintptr_t)mw_buf + 64, 256,
+		       ORCA_BIND_ACCESS_REMOTE_WRITE |
+		       ORCA_BIND_ACCESS_REMOTE_ATOMIC |
+		       ORCA_WQE_BIND_ZERO_BASED),
+	   "IBV_WR_BIND_MW WQE: imm_inv = mw->rkey, new_key = the WR's rkey, ZERO_BASED; num_sge and INLINE ignored, SOLICITED dropped");
+	ok(bind_wqe_is(sq_wqe(&d, 1), 0xc2, 0, key, (key & ~0xffU) | 0x77,
+		       MR_LKEY, (uintptr_t)mw_buf, sizeof(mw_buf),
+		       ORCA_BIND_ACCESS_REMOTE_READ),
+	   "IBV_WR_BIND_MW: any variant of the window's index");
+	st(&d.sq_db->cons, 2);
+
+	n = bad_binds(bads, mw_other);
+	for (unsigned int i = 0; i < n; i++) {
+		prod = ld(&d.sq_db->prod);
+		wr[0] = (struct ibv_send_wr){
+			.wr_id = 0xbad, .opcode = IBV_WR_BIND_MW,
+			.send_flags = IBV_SEND_SIGNALED,
+			.bind_mw = { bads[i].mw, bads[i].rkey, bads[i].bi },
+		};
+		bad = NULL;
+		ret = ibv_post_send(qp, wr, &bad);
+		ok(ret == bads[i].err && bad == &wr[0] &&
+		   ld(&d.sq_db->prod) == prod && mw2->rkey == key,
+		   "IBV_WR_BIND_MW with %s: %s, bad_wr = it, SQ producer unchanged (ret %d)",
+		   bads[i].what, strerror(bads[i].err), ret);
+	}
+
+	/* After a good WR, a bad bind stops the list there. */
+	prod = ld(&d.sq_db->prod);
+	wr[0] = (struct ibv_send_wr){ .wr_id = 0xc3, .opcode = IBV_WR_SEND };
+	wr[1] = (struct ibv_send_wr){
+		.wr_id = 0xc4, .opcode = IBV_WR_BIND_MW,
+		.bind_mw = { mw2, ibv_inc_rkey(key), { mr, 0, 0, 0 } },
+	};
+	link_send(wr, 2);
+	ret = ibv_post_send(qp, wr, &bad);
+	ok(ret == EINVAL && bad == &wr[1] && ld(&d.sq_db->prod) == prod + 1,
+	   "a SEND then a bind of length 0: EINVAL at the bind, the SEND posted");
+	ibv_destroy_qp(qp);
+
+	/* UC binds type 2 windows too; UD does not. */
+	qp = make_qp(IBV_QPT_UC, NULL, &d);
+	if (!qp || to_state(qp, IBV_QPS_INIT)) {
+		ok(0, "uc qp in INIT");
+		return;
+	}
+	d.sq_db->dev_flags = htole32(ORCA_DB_DEV_POLLING);
+	wr[0] = (struct ibv_send_wr){
+		.wr_id = 0xc5, .opcode = IBV_WR_BIND_MW,
+		.bind_mw = { mw2, ibv_inc_rkey(key),
+			     { mr, (uintptr_t)mw_buf, 8, 0 } },
+	};
+	ok(!ibv_post_send(qp, wr, &bad) && ld(&d.sq_db->prod) == 1 &&
+	   bind_wqe_is(sq_wqe(&d, 0), 0xc5, 0, key, ibv_inc_rkey(key),
+		       MR_LKEY, (uintptr_t)mw_buf, 8, 0),
+	   "UC: IBV_WR_BIND_MW is posted");
+	ibv_destroy_qp(qp);
+	qp = make_qp(IBV_QPT_UD, NULL, &d);
+	if (!qp || to_state(qp, IBV_QPS_INIT)) {
+		ok(0, "ud qp in INIT");
+		return;
+	}
+	ok(ibv_post_send(qp, wr, &bad) == EINVAL && ld(&d.sq_db->prod) == 0,
+	   "UD: IBV_WR_BIND_MW is EINVAL");
+	ibv_destroy_qp(qp);
+	ok(!ibv_dealloc_mw(mw_other), "dealloc the window of the other PD");
+}
+
+/* ibv_wr_bind_mw() of the extended QP API. */
+static void test_bind_wr(void)
+{
+	const uint64_t ops = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_BIND_MW |
+			     IBV_QP_EX_WITH_LOCAL_INV;
+	struct ibv_mw_bind_info bi = {
+		.mr = mr, .addr = (uintptr_t)mw_buf + 8, .length = 512,
+		.mw_access_flags = IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_ZERO_BASED,
+	};
+	struct bad_bind bads[16];
+	struct ibv_mw *mw_other;
+	struct ibv_qp_ex *qpx;
+	uint32_t key, prod;
+	unsigned int n;
+	struct dev_qp d;
+	struct ibv_qp *qp;
+	int ret;
+
+	qp = make_qp_ex(IBV_QPT_UC, ops, &d);
+	ok(qp && ibv_qp_to_qp_ex(qp),
+	   "create_qp_ex: UC with BIND_MW in send_ops_flags");
+	if (qp)
+		ibv_destroy_qp(qp);
+	qp = make_qp_ex(IBV_QPT_RC, ops, &d);
+	qpx = qp ? ibv_qp_to_qp_ex(qp) : NULL;
+	mw_other = ibv_alloc_mw(pd2, IBV_MW_TYPE_2);
+	if (!qpx || to_state(qp, IBV_QPS_INIT) || !mw1 || !mw2 || !mr ||
+	    !mr2 || !mw_other) {
+		ok(0, "create_qp_ex RC with BIND_MW in INIT, windows and MRs");
+		return;
+	}
+	ok(1, "create_qp_ex: RC with BIND_MW in send_ops_flags");
+	d.sq_db->dev_flags = htole32(ORCA_DB_DEV_POLLING);
+
+	key = mw2->rkey;
+	ibv_wr_start(qpx);
+	qpx->wr_id = 0xd1;
+	qpx->wr_flags = IBV_SEND_SIGNALED | IBV_SEND_SOLICITED |
+			IBV_SEND_FENCE;
+	ibv_wr_bind_mw(qpx, mw2, ibv_inc_rkey(key), &bi);
+	qpx->wr_id = 0xd2;
+	qpx->wr_flags = 0;
+	ibv_wr_send(qpx);
+	ret = ibv_wr_complete(qpx);
+	ok(ret == 0 && ld(&d.sq_db->prod) == 2 && mw2->rkey == key &&
+	   bind_wqe_is(sq_wqe(&d, 0), 0xd1,
+		       ORCA_WQE_FLAG_SIGNALED | ORCA_WQE_FLAG_FENCE, key,
+		       ibv_inc_rkey(key), MR_LKEY, (uintptr_t)mw_buf + 8, 512,
+		       ORCA_BIND_ACCESS_REMOTE_READ |
+		       ORCA_WQE_BIND_ZERO_BASED) &&
+	   le32toh(sq_wqe(&d, 1)->ctrl) == ORCA_WQE_OP_SEND,
+	   "wr_bind_mw + wr_send: the bind WQE as post_send writes it, then the send; mw->rkey untouched (ret %d)",
+	   ret);
+	st(&d.sq_db->cons, 2);
+
+	n = bad_binds(bads, mw_other);
+	for (unsigned int i = 0; i < n; i++) {
+		prod = ld(&d.sq_db->prod);
+		ibv_wr_start(qpx);
+		ibv_wr_send(qpx);
+		ibv_wr_bind_mw(qpx, bads[i].mw, bads[i].rkey, &bads[i].bi);
+		ibv_wr_send(qpx);
+		ret = ibv_wr_complete(qpx);
+		ok(ret == bads[i].err && ld(&d.sq_db->prod) == prod &&
+		   mw2->rkey == key,
+		   "wr_bind_mw with %s: wr_complete returns %s, none of the batch posted (ret %d)",
+		   bads[i].what, strerror(bads[i].err), ret);
+	}
+
+	ibv_wr_start(qpx);
+	ibv_wr_bind_mw(qpx, mw2, ibv_inc_rkey(key), &bi);
+	ibv_wr_set_sge(qpx, 1, 0x1000, 8);
+	ret = ibv_wr_complete(qpx);
+	ok(ret == EINVAL && ld(&d.sq_db->prod) == 2,
+	   "wr_set_sge after wr_bind_mw: EINVAL (a bind has no data)");
+	ibv_wr_start(qpx);
+	ibv_wr_bind_mw(qpx, mw2, ibv_inc_rkey(key), &bi);
+	ibv_wr_set_inline_data(qpx, mw_buf, 4);
+	ret = ibv_wr_complete(qpx);
+	ok(ret == EINVAL && ld(&d.sq_db->prod) == 2,
+	   "wr_set_inline_data after wr_bind_mw: EINVAL");
+	ibv_destroy_qp(qp);
+	ok(!ibv_dealloc_mw(mw_other), "dealloc the window of the other PD");
+}
+
+/* BIND_MW completions, through ibv_poll_cq and the extended CQ. */
+static void test_bind_poll(void)
+{
+	struct ibv_cq_init_attr_ex a = {
+		.cqe = 8, .wc_flags = IBV_WC_STANDARD_FLAGS,
+	};
+	struct ibv_poll_cq_attr pa = {};
+	struct ibv_cq_ex *cqx;
+	struct ibv_cq *pcq;
+	struct ibv_wc wc[4];
+	struct dev_cq c;
+	bool fields;
+	int n;
+
+	pcq = ibv_create_cq(ctx, 8, NULL, NULL, 0);
+	if (!pcq) {
+		ok(0, "a CQ for the BIND_MW completions");
+		return;
+	}
+	c = dev_cq_of(last_key, 8);
+	dev_cqe(&c, 0xe1, ORCA_CQE_OP_BIND_MW, 0, ORCA_CQE_ST_SUCCESS, 0, 0,
+		0x200, 0);
+	dev_cqe(&c, 0xe2, ORCA_CQE_OP_BIND_MW, 0, ORCA_CQE_ST_MW_BIND_ERR, 0,
+		0, 0x200, 0);
+	n = ibv_poll_cq(pcq, 4, wc);
+	ok(n == 2 && wc[0].wr_id == 0xe1 && wc[0].status == IBV_WC_SUCCESS &&
+	   wc[0].opcode == IBV_WC_BIND_MW && !wc[0].byte_len &&
+	   !wc[0].wc_flags && !wc[0].vendor_err && wc[0].qp_num == 0x200 &&
+	   wc[1].wr_id == 0xe2 && wc[1].status == IBV_WC_MW_BIND_ERR &&
+	   wc[1].opcode == IBV_WC_BIND_MW,
+	   "poll_cq: a BIND_MW CQE is IBV_WC_BIND_MW, byte_len 0; MW_BIND_ERR is IBV_WC_MW_BIND_ERR");
+	ok(!ibv_destroy_cq(pcq), "destroy that CQ");
+
+	cqx = ibv_create_cq_ex(ctx, &a);
+	if (!cqx) {
+		ok(0, "an extended CQ for the BIND_MW completions");
+		return;
+	}
+	c = dev_cq_of(last_key, 8);
+	dev_cqe(&c, 0xe3, ORCA_CQE_OP_BIND_MW, 0, ORCA_CQE_ST_SUCCESS, 0, 0,
+		0x201, 0);
+	dev_cqe(&c, 0xe4, ORCA_CQE_OP_BIND_MW, 0, ORCA_CQE_ST_MW_BIND_ERR, 0,
+		0, 0x201, 0);
+	fields = ibv_start_poll(cqx, &pa) == 0 && cqx->wr_id == 0xe3 &&
+		 cqx->status == IBV_WC_SUCCESS &&
+		 ibv_wc_read_opcode(cqx) == IBV_WC_BIND_MW &&
+		 ibv_wc_read_byte_len(cqx) == 0 &&
+		 ibv_wc_read_qp_num(cqx) == 0x201;
+	fields = fields && ibv_next_poll(cqx) == 0 && cqx->wr_id == 0xe4 &&
+		 cqx->status == IBV_WC_MW_BIND_ERR &&
+		 ibv_wc_read_opcode(cqx) == IBV_WC_BIND_MW;
+	ibv_end_poll(cqx);
+	ok(fields,
+	   "extended CQ: read_opcode of a BIND_MW CQE is IBV_WC_BIND_MW, byte_len 0; MW_BIND_ERR status");
+	ok(!ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)), "destroy the extended CQ");
+}
+
+static void test_mw_dealloc(void)
+{
+	unsigned int before = n_cmd[IB_USER_VERBS_CMD_DEALLOC_MW];
+	uint32_t h;
+
+	if (!mw1 || !mw2) {
+		ok(0, "the windows to deallocate");
+		return;
+	}
+	h = mw1->handle;
+	ok(!ibv_dealloc_mw(mw1) && last_dealloc_mw == h &&
+	   n_cmd[IB_USER_VERBS_CMD_DEALLOC_MW] == before + 1,
+	   "dealloc_mw: DEALLOC_MW with the window's handle");
+	h = mw2->handle;
+	ok(!ibv_dealloc_mw(mw2) && last_dealloc_mw == h,
+	   "dealloc_mw of the type 2 window");
+	ok(!ibv_dereg_mr(mr) && !ibv_dereg_mr(mr2) && !ibv_dealloc_pd(pd2),
+	   "dereg the MRs, dealloc the second PD");
+}
+
 int main(void)
 {
 	struct ibv_device **list;
@@ -1333,6 +1942,12 @@ int main(void)
 	test_threads();
 	test_cq_ex();
 	test_qp_ex();
+	test_mw_alloc();
+	test_bind_type1();
+	test_bind_type2();
+	test_bind_wr();
+	test_bind_poll();
+	test_mw_dealloc();
 
 	ok(!ibv_destroy_cq(cq), "destroy cq");
 	ibv_dealloc_pd(pd);
