@@ -235,9 +235,9 @@ stage_script() { # stage_script NAME TIMEOUT SCRIPT [ARGS...]
 #
 #   45-link-delete, 47-link-netdev, 50-unload    device and netdev removal
 #                                                with users attached
-#   73-mr-rereg, 74-objects, 76-udata-raw        every object's bad inputs,
-#                                                hostile udata, MRs
-#                                                re-registered
+#   71-mw, 73-mr-rereg, 74-objects,              every object's bad inputs,
+#   76-udata-raw                                 hostile udata, memory
+#                                                windows, MRs re-registered
 #   78-kverbs, 185-nvmeof, 186-nfs-rdma          kernel consumers (CQs polled
 #                                                in softirq and workqueue)
 #   180-cm-tools                                 librdmacm's tools: ib_cm,
@@ -287,7 +287,7 @@ stage_script() { # stage_script NAME TIMEOUT SCRIPT [ARGS...]
 # registering one user buffer in two MRs, which verbs allow, maps it
 # twice through ib_umem on every DMA-mapping RDMA device.  KASAN,
 # lockdep, kmemleak and DEBUG_OBJECTS stay on.
-E2E_DEBUG_TESTS=(45-link-delete 47-link-netdev 50-unload 73-mr-rereg
+E2E_DEBUG_TESTS=(45-link-delete 47-link-netdev 50-unload 71-mw 73-mr-rereg
 	74-objects 76-udata-raw 78-kverbs 110-dp-errors 140-dp-threads
 	180-cm-tools 185-nvmeof 186-nfs-rdma 187-cm-kill 212-ev-async-fatal
 	315-wire-teardown)
@@ -359,7 +359,8 @@ fi
 # the debug kernel has time for (a thousand took over 300 s beside the
 # e2e-debug guest; make soak runs the thousand), and 75-admin-faults
 # (10 s: orca_soft's admin faults are the same on both kernels), and
-# 73-mr-rereg (a few seconds: issue 14 asks for both kernels).
+# 73-mr-rereg (a few seconds: issue 14 asks for both kernels) with
+# 71-mw, the memory windows on MRs beside it.
 E2E_ARGS=(--timeout 2400 --env ORCA_KILLS=300)
 declare -A DEBUG_LIST=([e2e-debug]=E2E_DEBUG_TESTS [faults]=FAULT_TESTS
 	[hostile]=HOSTILE_TESTS)
@@ -368,7 +369,7 @@ for s in e2e-debug faults hostile; do
 	declare -n list=${DEBUG_LIST[$s]}
 	for t in "${list[@]}"; do
 		case "$t" in
-		73-*|75-*|81-*|185-*|186-*|187-*) ;;
+		71-*|73-*|75-*|81-*|185-*|186-*|187-*) ;;
 		*) E2E_ARGS+=(--exclude "$t.t") ;;
 		esac
 	done
