@@ -433,6 +433,25 @@ static const struct fn_op rereg_op = {
 	"ibv_rereg_mr", make_mr_rereg, destroy_mr, "mrs"
 };
 
+static int make_mw(void **obj)
+{
+	*obj = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+	return *obj ? 0 : (errno ? errno : EIO);
+}
+
+static int destroy_mw(void *obj)
+{
+	return ibv_dealloc_mw(obj);
+}
+
+/*
+ * Both modes.  The device counts no windows: one left on it would keep
+ * the PD from being deallocated, which main() checks last.
+ */
+static const struct fn_op mw_op = {
+	"ibv_alloc_mw (type 2)", make_mw, destroy_mw, NULL
+};
+
 /*
  * Walk the fault points of making one object, then of destroying one.
  * Returns 0 if every step ended cleanly.
@@ -661,12 +680,17 @@ int main(int argc, char **argv)
 			fn_walk(&ops[i]);
 		if (!fn_admin)
 			fn_walk(&rereg_op);
+		fn_walk(&mw_op);
 		fn_walk_modify();
 	}
 
 	close(fn_fd);
 	ibv_destroy_cq(cq);
-	ibv_dealloc_pd(pd);
+	if (!(fn_admin && argc > 3 && !strcmp(argv[3], "refuse-twice")))
+		ok(!ibv_dealloc_pd(pd),
+		   "the PD deallocates: no window or other object of it is left on the device");
+	else
+		ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);
 	free(buf);
 	return tap_end();
