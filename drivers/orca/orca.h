@@ -195,6 +195,7 @@ struct orca_cq {
 	struct ib_cq ibcq;
 	u32 cqn;
 	u8 log2_depth;
+	u8 cqe_size;		/* ORCA_CQE_SIZE, or ORCA_CQE64_SIZE */
 	u32 eqn;
 	bool user;
 	bool refused;		/* the device refused a DESTROY_CQ once */
@@ -421,7 +422,7 @@ int orca_cmd_alloc_mw(struct orca_dev *dev, u32 pdn, u32 type, u32 variant,
 		      u32 *key);
 int orca_cmd_dealloc_mw(struct orca_dev *dev, u32 key);
 int orca_cmd_create_cq(struct orca_dev *dev, dma_addr_t ring, dma_addr_t db,
-		       u8 log2_depth, u32 eqn, u32 *cqn);
+		       u8 log2_depth, bool cqe64, u32 eqn, u32 *cqn);
 int orca_cmd_resize_cq(struct orca_dev *dev, u32 cqn, dma_addr_t ring,
 		       dma_addr_t db, u8 log2_depth);
 int orca_cmd_destroy_cq(struct orca_dev *dev, u32 cqn);

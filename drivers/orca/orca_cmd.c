@@ -179,7 +179,7 @@ int orca_cmd_dealloc_mw(struct orca_dev *dev, u32 key)
 }
 
 int orca_cmd_create_cq(struct orca_dev *dev, dma_addr_t ring, dma_addr_t db,
-		       u8 log2_depth, u32 eqn, u32 *cqn)
+		       u8 log2_depth, bool cqe64, u32 eqn, u32 *cqn)
 {
 	union orca_aq_cmd cmd;
 	u64 result;
@@ -189,7 +189,8 @@ int orca_cmd_create_cq(struct orca_dev *dev, dma_addr_t ring, dma_addr_t db,
 	cmd.create_cq.ring_addr = cpu_to_le64(ring);
 	cmd.create_cq.db_addr = cpu_to_le64(db);
 	cmd.create_cq.cfg =
-		cpu_to_le32(FIELD_PREP(ORCA_CQ_CFG_LOG2_DEPTH, log2_depth));
+		cpu_to_le32(FIELD_PREP(ORCA_CQ_CFG_LOG2_DEPTH, log2_depth) |
+			    (cqe64 ? ORCA_CQ_CFG_CQE64 : 0));
 	cmd.create_cq.eqn = cpu_to_le32(eqn);
 	ret = orca_admin_exec(dev, &cmd, NULL, 0, NULL, 0, &result);
 	if (ret)

@@ -18,9 +18,9 @@
 #include "orca_ring.h"
 #include <rdma/orca-abi.h>
 
-static size_t orca_cq_ring_bytes(u32 depth)
+static size_t orca_cq_ring_bytes(u32 depth, u32 cqe_size)
 {
-	return PAGE_ALIGN((size_t)depth * ORCA_CQE_SIZE);
+	return PAGE_ALIGN((size_t)depth * cqe_size);
 }
 
 /* Depth for @cqe entries, or 0 if the device cannot hold them. */
@@ -70,7 +70,14 @@ int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		if (ret)
 			return ret;
 	}
-	if (attr->flags)
+	/*
+	 * Completion timestamps: 64-byte entries.  Only a user CQ can have
+	 * them: ib_wc has no field for a kernel consumer to read them in.
+	 */
+	if (attr->flags & ~IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION)
+		return -EOPNOTSUPP;
+	if (attr->flags && (!udata || !(le32_to_cpu(dev->hw_attr.cap_flags) &
+					 ORCA_HW_DEV_CAP_TIMESTAMP)))
 		return -EOPNOTSUPP;
 	if (!dev->num_ceqs)
 		return -EOPNOTSUPP;
@@ -84,8 +91,9 @@ int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	spin_lock_init(&cq->lock);
 	cq->user = !!udata;
 	cq->log2_depth = ilog2(depth);
+	cq->cqe_size = attr->flags ? ORCA_CQE64_SIZE : ORCA_CQE_SIZE;
 	cq->eqn = dev->ceqs[attr->comp_vector].eqn;
-	ring_bytes = orca_cq_ring_bytes(depth);
+	ring_bytes = orca_cq_ring_bytes(depth, cq->cqe_size);
 	cq->qmem = orca_qmem_alloc(dev, ring_bytes + PAGE_SIZE, cq->user);
 	if (IS_ERR(cq->qmem))
 		return PTR_ERR(cq->qmem);
@@ -95,7 +103,9 @@ int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	cq->arm_seq = 0;
 
 	ret = orca_cmd_create_cq(dev, cq->qmem->dma, cq->qmem->dma + ring_bytes,
-				 cq->log2_depth, cq->eqn, &cq->cqn);
+				 cq->log2_depth,
+				 cq->cqe_size == ORCA_CQE64_SIZE, cq->eqn,
+				 &cq->cqn);
 	if (ret) {
 		/* It may still run, or have made what we cannot name. */
 		orca_qmem_destroyed(dev, cq->qmem,
@@ -116,7 +126,7 @@ int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 			goto err_erase;
 		resp.cqn = cq->cqn;
 		resp.cqe_count = depth;
-		resp.cqe_size = ORCA_CQE_SIZE;
+		resp.cqe_size = cq->cqe_size;
 		resp.mmap_key = key;
 		resp.mmap_len = cq->qmem->size;
 		resp.db_offset = ring_bytes;
@@ -162,7 +172,8 @@ int orca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	if (!depth || cqe < 1)
 		return -EINVAL;
 
-	ring_bytes = orca_cq_ring_bytes(depth);
+	/* The device keeps the CQ's entry size. */
+	ring_bytes = orca_cq_ring_bytes(depth, cq->cqe_size);
 	qmem = orca_qmem_alloc(dev, ring_bytes + PAGE_SIZE, cq->user);
 	if (IS_ERR(qmem))
 		return PTR_ERR(qmem);
@@ -197,7 +208,8 @@ int orca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	spin_unlock_irq(&cq->lock);
 	/* The new record starts where the old one is. */
 	memcpy(qmem->va + ring_bytes,
-	       cq->qmem->va + orca_cq_ring_bytes(1U << cq->log2_depth),
+	       cq->qmem->va + orca_cq_ring_bytes(1U << cq->log2_depth,
+						 cq->cqe_size),
 	       ORCA_DB_RECORD_SIZE);
 	ret = orca_cmd_resize_cq(dev, cq->cqn, qmem->dma,
 				 qmem->dma + ring_bytes, ilog2(depth));

@@ -253,12 +253,14 @@ struct orca_cmd_create_cq {
 	struct orca_aq_hdr hdr;
 	__le64 ring_addr;	/* ORCA_RING_ALIGN aligned, contiguous */
 	__le64 db_addr;		/* struct orca_db_record */
-	__le32 cfg;		/* ORCA_CQ_CFG_LOG2_DEPTH */
+	__le32 cfg;		/* ORCA_CQ_CFG_LOG2_DEPTH, ORCA_CQ_CFG_CQE64 */
 	__le32 eqn;		/* completion EQ for this CQ's events */
 	u8 rsvd[ORCA_AQ_CMD_BODY_SIZE - 24];
 };
 
 #define ORCA_CQ_CFG_LOG2_DEPTH		GENMASK(4, 0)
+/* CREATE_CQ only (1.3): 64-byte entries with a completion timestamp. */
+#define ORCA_CQ_CFG_CQE64		BIT(8)
 
 /*
  * RESIZE_CQ: move unconsumed entries to a new ring.  db_addr, if not 0,
@@ -376,6 +378,7 @@ static_assert(sizeof(struct orca_aq_cqe) == ORCA_AQ_CQE_SIZE);
 #define ORCA_HW_DEV_CAP_RNR_NAK		BIT(6)
 #define ORCA_HW_DEV_CAP_DETACH		BIT(7)
 #define ORCA_HW_DEV_CAP_MW		BIT(8)	/* memory windows, 1.3 */
+#define ORCA_HW_DEV_CAP_TIMESTAMP	BIT(9)	/* CQE64 timestamps, 1.3 */
 
 /* GUIDs are EUI-64 identifiers, stored in network byte order. */
 struct orca_hw_device_attr {
@@ -409,7 +412,8 @@ struct orca_hw_device_attr {
 	__le32 max_fast_reg_page_list_len;
 	__le32 max_pkeys;
 	__le32 max_mw;		/* since 1.3 */
-	u8 rsvd[116];
+	__le32 clock_khz;	/* since 1.3: the completion clock's rate */
+	u8 rsvd[112];
 };
 
 #define ORCA_HW_DEVICE_ATTR_SIZE	256
@@ -736,5 +740,8 @@ struct orca_wqe_reg_mr {
 #define ORCA_WQE_REG_MR_PAGE_SHIFT	GENMASK(15, 8)
 static_assert(sizeof(struct orca_wqe_reg_mr) == 32);
 static_assert(sizeof(struct orca_wqe_bind_mw) == 32);
+static_assert(sizeof(struct orca_cqe) == ORCA_CQE_SIZE);
+static_assert(sizeof(struct orca_cqe) + sizeof(struct orca_cqe_ext) ==
+	      ORCA_CQE64_SIZE);
 
 #endif /* ORCA_HW_H */

@@ -155,6 +155,11 @@ static int orca_query_device(struct ib_device *ibdev,
 	props->max_pkeys = le32_to_cpu(hw->max_pkeys);
 	if (caps & ORCA_HW_DEV_CAP_MW)
 		props->max_mw = le32_to_cpu(hw->max_mw);
+	/* User CQs only (orca_create_cq()): a 64-bit nanosecond clock. */
+	if ((caps & ORCA_HW_DEV_CAP_TIMESTAMP) && hw->clock_khz) {
+		props->timestamp_mask = U64_MAX;
+		props->hca_core_clock = le32_to_cpu(hw->clock_khz);
+	}
 	props->atomic_cap = (caps & ORCA_HW_DEV_CAP_ATOMIC) ?
 			    IB_ATOMIC_HCA : IB_ATOMIC_NONE;
 	props->device_cap_flags = orca_device_cap_flags(dev, caps);

@@ -170,6 +170,7 @@ struct orca_soft_cq {
 	u64 ring_addr;
 	u64 db_addr;			/* struct orca_db_record */
 	u8 log2_depth;
+	u8 cqe_size;			/* ORCA_CQE_SIZE or ORCA_CQE64_SIZE */
 	struct orca_soft_eq *eq;
 	u32 prod;			/* device producer index */
 	u16 fired_seq;			/* ORCA_CQ_ARM_SEQ of the last arm fired */

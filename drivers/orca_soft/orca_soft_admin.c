@@ -101,7 +101,8 @@ static u8 orca_soft_query_device(struct orca_soft_dev *sdev,
 				     ORCA_HW_DEV_CAP_FAST_REG |
 				     ORCA_HW_DEV_CAP_RNR_NAK |
 				     ORCA_HW_DEV_CAP_DETACH |
-				     ORCA_HW_DEV_CAP_MW);
+				     ORCA_HW_DEV_CAP_MW |
+				     ORCA_HW_DEV_CAP_TIMESTAMP);
 	attr.num_ports = cpu_to_le32(1);
 	attr.max_qp = cpu_to_le32(ORCA_SOFT_MAX_QP);
 	attr.max_qp_wr = cpu_to_le32(ORCA_SOFT_MAX_QP_WR);
@@ -125,6 +126,8 @@ static u8 orca_soft_query_device(struct orca_soft_dev *sdev,
 	attr.max_pkeys = cpu_to_le32(1);
 	/* Windows take entries of the same key table as regions. */
 	attr.max_mw = cpu_to_le32(ORCA_SOFT_MAX_MR);
+	/* Nanoseconds: ktime_get_raw_ns(), CLOCK_MONOTONIC_RAW. */
+	attr.clock_khz = cpu_to_le32(1000000);
 	return orca_soft_put_output(sdev, cmd, &attr, sizeof(attr));
 }
 

@@ -21,7 +21,7 @@
 static u64 orca_soft_cqe_addr(const struct orca_soft_cq *cq, u32 idx)
 {
 	return cq->ring_addr +
-	       (u64)orca_ring_slot(idx, cq->log2_depth) * ORCA_CQE_SIZE;
+	       (u64)orca_ring_slot(idx, cq->log2_depth) * cq->cqe_size;
 }
 
 /* An arm whose event the EQ dropped stays pending (Completion EQ overflow). */
@@ -90,6 +90,16 @@ void orca_soft_cq_complete(struct orca_soft_dev *sdev,
 	if (orca_soft_dma_write(sdev, addr, &cqe,
 				offsetof(struct orca_cqe, status_owner)))
 		goto dma_error;
+	if (cq->cqe_size == ORCA_CQE64_SIZE) {
+		/* The device clock is the host's CLOCK_MONOTONIC_RAW. */
+		struct orca_cqe_ext ext = {
+			.timestamp = cpu_to_le64(ktime_get_raw_ns()),
+		};
+
+		if (orca_soft_dma_write(sdev, addr + ORCA_CQE_SIZE, &ext,
+					sizeof(ext)))
+			goto dma_error;
+	}
 	/* The entry must be complete before its owner bit flips. */
 	wmb();
 	if (orca_soft_dma_write32(sdev,

@@ -91,11 +91,12 @@ struct orca_soft_cq *orca_soft_cq_find(struct orca_soft_dev *sdev, u32 cqn)
 	return xa_load(&sdev->cqs, cqn);
 }
 
-static bool orca_soft_cq_cfg_ok(u32 cfg)
+/* @extra: the bits besides LOG2_DEPTH the command may carry. */
+static bool orca_soft_cq_cfg_ok(u32 cfg, u32 extra)
 {
 	u8 log2 = FIELD_GET(ORCA_CQ_CFG_LOG2_DEPTH, cfg);
 
-	return !(cfg & ~ORCA_CQ_CFG_LOG2_DEPTH) && log2 &&
+	return !(cfg & ~(ORCA_CQ_CFG_LOG2_DEPTH | extra)) && log2 &&
 	       log2 <= ORCA_SOFT_CQ_MAX_LOG2;
 }
 
@@ -109,7 +110,7 @@ u8 orca_soft_create_cq(struct orca_soft_dev *sdev,
 	struct orca_soft_eq *eq;
 
 	if (!orca_soft_rsvd_clear(c->rsvd, sizeof(c->rsvd)) ||
-	    !orca_soft_cq_cfg_ok(cfg) ||
+	    !orca_soft_cq_cfg_ok(cfg, ORCA_CQ_CFG_CQE64) ||
 	    !orca_soft_ring_addr_ok(le64_to_cpu(c->ring_addr)) ||
 	    !orca_soft_db_addr_ok(le64_to_cpu(c->db_addr)))
 		return ORCA_AQ_STS_BAD_PARAM;
@@ -123,6 +124,8 @@ u8 orca_soft_create_cq(struct orca_soft_dev *sdev,
 	cq->ring_addr = le64_to_cpu(c->ring_addr);
 	cq->db_addr = le64_to_cpu(c->db_addr);
 	cq->log2_depth = FIELD_GET(ORCA_CQ_CFG_LOG2_DEPTH, cfg);
+	cq->cqe_size = (cfg & ORCA_CQ_CFG_CQE64) ? ORCA_CQE64_SIZE :
+						   ORCA_CQE_SIZE;
 	cq->eq = eq;
 	/*
 	 * Cyclic: a COMP of a destroyed CQ still unconsumed in its EQ
@@ -141,9 +144,9 @@ u8 orca_soft_create_cq(struct orca_soft_dev *sdev,
 	return ORCA_AQ_STS_OK;
 }
 
-static u64 orca_soft_cqe_addr(u64 ring, u32 idx, u8 log2)
+static u64 orca_soft_cqe_addr(u64 ring, u32 idx, u8 log2, u8 size)
 {
-	return ring + (u64)orca_ring_slot(idx, log2) * ORCA_CQE_SIZE;
+	return ring + (u64)orca_ring_slot(idx, log2) * size;
 }
 
 /*
@@ -157,12 +160,13 @@ static u8 orca_soft_cq_move(struct orca_soft_dev *sdev,
 			    u32 cons, u32 used)
 {
 	u32 depth = orca_ring_depth(log2);
-	struct orca_cqe cqe;
+	u8 entry[ORCA_CQE64_SIZE];
+	struct orca_cqe *cqe = (struct orca_cqe *)entry;
 	u32 k;
 
 	for (k = 0; k < depth; k++) {
 		u32 i = cons + k;
-		u64 to = orca_soft_cqe_addr(ring, i, log2);
+		u64 to = orca_soft_cqe_addr(ring, i, log2, cq->cqe_size);
 		u32 owner = orca_ring_phase(i, log2) ? ORCA_CQE_OWNER : 0;
 		u32 word;
 
@@ -175,15 +179,22 @@ static u8 orca_soft_cq_move(struct orca_soft_dev *sdev,
 				return ORCA_AQ_STS_DMA_ERROR;
 			continue;
 		}
+		/* The whole entry moves: a 64-byte one with its timestamp. */
 		if (orca_soft_dma_read(sdev,
 				       orca_soft_cqe_addr(cq->ring_addr, i,
-							  cq->log2_depth),
-				       &cqe, sizeof(cqe)))
+							  cq->log2_depth,
+							  cq->cqe_size),
+				       entry, cq->cqe_size))
 			return ORCA_AQ_STS_DMA_ERROR;
-		word = (le32_to_cpu(cqe.status_owner) & ~ORCA_CQE_OWNER) |
+		word = (le32_to_cpu(cqe->status_owner) & ~ORCA_CQE_OWNER) |
 		       owner;
-		if (orca_soft_dma_write(sdev, to, &cqe,
+		if (orca_soft_dma_write(sdev, to, entry,
 					offsetof(struct orca_cqe, status_owner)))
+			return ORCA_AQ_STS_DMA_ERROR;
+		if (cq->cqe_size > ORCA_CQE_SIZE &&
+		    orca_soft_dma_write(sdev, to + ORCA_CQE_SIZE,
+					entry + ORCA_CQE_SIZE,
+					cq->cqe_size - ORCA_CQE_SIZE))
 			return ORCA_AQ_STS_DMA_ERROR;
 		/* The entry must be complete before its owner bit flips. */
 		wmb();
@@ -209,7 +220,7 @@ u8 orca_soft_resize_cq(struct orca_soft_dev *sdev,
 	u8 log2, sts;
 
 	if (!orca_soft_rsvd_clear(c->rsvd, sizeof(c->rsvd)) ||
-	    !orca_soft_cq_cfg_ok(cfg) || !orca_soft_ring_addr_ok(ring) ||
+	    !orca_soft_cq_cfg_ok(cfg, 0) || !orca_soft_ring_addr_ok(ring) ||
 	    (db && !orca_soft_db_addr_ok(db)))
 		return ORCA_AQ_STS_BAD_PARAM;
 	cq = orca_soft_cq_find(sdev, le32_to_cpu(c->cqn));

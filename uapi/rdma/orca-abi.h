@@ -269,6 +269,20 @@ struct orca_cqe {
 };
 
 #define ORCA_CQE_SIZE			32
+
+/*
+ * A CQ created with 64-byte entries (interface 1.3, ibv_create_cq_ex with
+ * IBV_WC_EX_WITH_COMPLETION_TIMESTAMP): each entry is a struct orca_cqe
+ * followed by this.  The device writes it before status_owner.
+ * timestamp is the device clock (nanoseconds; on the software device the
+ * host's CLOCK_MONOTONIC_RAW) when the device wrote the entry.
+ */
+struct orca_cqe_ext {
+	__le64 timestamp;
+	__le64 reserved[3];
+};
+
+#define ORCA_CQE64_SIZE			64
 #define ORCA_CQE_INFO_OPCODE_MASK	0x000000ffU	/* enum orca_cqe_opcode */
 #define ORCA_CQE_INFO_FLAGS_SHIFT	8
 #define ORCA_CQE_INFO_FLAGS_MASK	0x0000ff00U
@@ -322,7 +336,7 @@ struct orca_create_cq_resp {
 	__u32 comp_mask;
 	__u32 cqn;
 	__u32 cqe_count;	/* ring entries: the CQ holds this many */
-	__u32 cqe_size;		/* ORCA_CQE_SIZE */
+	__u32 cqe_size;		/* ORCA_CQE_SIZE, or ORCA_CQE64_SIZE */
 	__aligned_u64 mmap_key;
 	__u32 mmap_len;
 	__u32 db_offset;	/* struct orca_db_record within the mapping */
