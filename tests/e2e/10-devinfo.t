@@ -7,7 +7,7 @@
 
 . "$(dirname "$0")/lib.sh"
 
-plan 13
+plan 15
 
 mac=$(cat "/sys/class/net/$ORCA_NETDEV/address")
 # EUI-64 from the MAC: flip the U/L bit, insert ff:fe in the middle.
@@ -42,6 +42,11 @@ check "firmware version reported by QUERY_DEVICE" \
 check "device_cap_flags are exactly 0x01221c80" \
 	grep -Eq 'device_cap_flags:[[:space:]]+0x01221c80$' /tmp/devinfo.out
 check "max_mw is 65536" grep -Eq 'max_mw:[[:space:]]+65536$' /tmp/devinfo.out
+# Completion timestamps: a 64-bit clock counting nanoseconds.
+check "completion timestamp_mask is 64 bits" \
+	grep -Eq 'completion timestamp_mask:[[:space:]]+0xffffffffffffffff$' /tmp/devinfo.out
+check "hca_core_clock is 1000000 kHz (nanoseconds)" \
+	grep -Eq 'hca_core_clock:[[:space:]]+1000000kHZ$' /tmp/devinfo.out
 
 rdma link show "$ORCA_DEV/1" >/tmp/link.out 2>&1
 check "rdma link shows $ORCA_DEV/1 ACTIVE on $ORCA_NETDEV" \
