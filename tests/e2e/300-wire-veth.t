@@ -101,6 +101,9 @@ run_prog wire_verify $A "$(wire_gid $A 10.77.0.3)" $B "$gb" 0 path "$ga"
 ip addr del 10.77.0.3/24 dev vw0
 # Two QPs' multi-packet SENDs into one SRQ: a receive WQE per message.
 run_prog wire_srq $A "$ga" $B "$gb"
+# Memory windows: B binds a type 1 and a zero-based type 2 window, A
+# writes, reads, adds and invalidates through their keys.
+run_prog wire_mw $A "$ga" $B "$gb"
 wire_perf send-bw ib_send_bw -s 65536 -n 100
 wire_perf write-bw ib_write_bw -s 65536 -n 100
 wire_perf read-bw ib_read_bw -s 65536 -n 100

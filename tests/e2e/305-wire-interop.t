@@ -124,6 +124,9 @@ perf_case rxe-read-bw $WIRE_B "$WIRE_GB" $WIRE_A "$WIRE_GA" ib_read_bw -s 65536 
 perf_case rxe-send-bw $WIRE_A "$WIRE_GA" $WIRE_B "$WIRE_GB" ib_send_bw -s 65536 -n 100
 perf_case rxe-atomic-bw $WIRE_B "$WIRE_GB" $WIRE_A "$WIRE_GA" ib_atomic_bw -n 100 -o 16
 rping_case rxe-rping
+# Memory windows: rxe requesting through Orca's windows (progs/wire_mw.c
+# says why not the other way).
+run_prog wire_mw $WIRE_B "$WIRE_GB" $WIRE_A "$WIRE_GA"
 for c in tx_packets rx_packets retransmits ack_timeouts duplicates out_of_sequence rx_drops rx_icrc_errors; do
 	diag "$WIRE_A $c $(wire_stat $WIRE_A $c)"
 done
