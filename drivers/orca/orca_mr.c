@@ -389,6 +389,13 @@ int orca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	int ret;
 
 	ret = orca_cmd_dereg_mr(dev, mr->key);
+	/*
+	 * BUSY: memory windows are bound to it.  The user can unbind them,
+	 * and a context's teardown deallocates them: refused every time
+	 * (ibv_dereg_mr(3)), not once.
+	 */
+	if (ret == -EBUSY && udata)
+		return ret;
 	if (ret && orca_destroy_refused(dev, ret, udata, &mr->refused))
 		return ret;
 	if (ret) {

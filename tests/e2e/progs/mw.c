@@ -534,6 +534,11 @@ int main(int argc, char **argv)
 	   "dereg_mr of the MR with the type 1 window bound: EBUSY");
 	if (!ret)	/* it went: the rest needs one */
 		mr = ibv_reg_mr(dp.pd, t, LEN, DP_ACC_ALL | IBV_ACCESS_MW_BIND);
+	ret = ibv_dereg_mr(mr);
+	ok(expect_errno(ret, EBUSY, "dereg_mr again"),
+	   "dereg_mr of it again, the window still bound: EBUSY again");
+	if (!ret)
+		mr = ibv_reg_mr(dp.pd, t, LEN, DP_ACC_ALL | IBV_ACCESS_MW_BIND);
 	ok(lands(&p, t + WOFF2 + 128, k2),
 	   "after the refused dereg_mr a WRITE through the window still lands");
 	st = bind1(mw1, NULL, NULL, 0, 0);
