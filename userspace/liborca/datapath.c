@@ -699,12 +699,13 @@ static void orca_cqe_to_wc(const struct orca_cqe *cqe, uint32_t status_owner,
 /*
  * Takes the CQE at cq->cons into wc if the device has written it.  The
  * owner bit is read with acquire semantics, so the rest of the entry
- * (written before it) is read after it; the entry is then copied, and
- * only the copy is looked at.
+ * (written before it, the timestamp of a 64-byte entry included) is
+ * read after it; the entry is then copied, and only the copy is looked
+ * at.  ts, if not NULL, gets the timestamp: only for 64-byte entries.
  */
-bool orca_cq_take(struct orca_cq *cq, struct ibv_wc *wc)
+bool orca_cq_take(struct orca_cq *cq, struct ibv_wc *wc, uint64_t *ts)
 {
-	const struct orca_cqe *slot = &cq->ring[cq->cons & (cq->depth - 1)];
+	const struct orca_cqe *slot = orca_cq_slot(cq, cq->cons);
 	uint32_t phase = (cq->cons >> cq->log2_depth) & 1;
 	struct orca_cqe cqe;
 	uint32_t so;
@@ -713,6 +714,11 @@ bool orca_cq_take(struct orca_cq *cq, struct ibv_wc *wc)
 	if (!!(so & ORCA_CQE_OWNER) != (phase ^ 1))
 		return false;
 	memcpy(&cqe, slot, sizeof(cqe));
+	if (ts) {
+		const struct orca_cqe_ext *ext = (const void *)(slot + 1);
+
+		*ts = le64toh(ext->timestamp);
+	}
 	orca_cqe_to_wc(&cqe, so, wc);
 	cq->cons++;
 	return true;
@@ -730,7 +736,7 @@ int orca_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	int n = 0;
 
 	pthread_spin_lock(&cq->lock);
-	while (n < num_entries && orca_cq_take(cq, &wc[n]))
+	while (n < num_entries && orca_cq_take(cq, &wc[n], NULL))
 		n++;
 	if (n)
 		orca_cq_update_cons(cq);
@@ -777,7 +783,7 @@ int orca_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	orca_st_release(&cq->db->arm, arm);
 	atomic_thread_fence(memory_order_seq_cst);
 
-	slot = &cq->ring[cq->cons & (cq->depth - 1)];
+	slot = orca_cq_slot(cq, cq->cons);
 	phase = (cq->cons >> cq->log2_depth) & 1;
 	so = orca_ld_relaxed(&slot->status_owner);
 	kick = !!(so & ORCA_CQE_OWNER) == (phase ^ 1);

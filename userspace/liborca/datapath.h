@@ -77,6 +77,16 @@ static inline uint32_t orca_ctrl(unsigned int op, uint32_t flags,
 		ORCA_WQE_CTRL_NUM_SGE_MASK);
 }
 
+/* --- completion queues ------------------------------------------------ */
+
+/* Entry idx (free-running) of the ring, whatever the entry size. */
+static inline const struct orca_cqe *orca_cq_slot(const struct orca_cq *cq,
+						  uint32_t idx)
+{
+	return (const void *)((const char *)cq->ring +
+			      (size_t)(idx & (cq->depth - 1)) * cq->cqe_size);
+}
+
 static inline bool orca_qp_in_reset(const struct orca_qp *qp)
 {
 	return __atomic_load_n(&qp->state, __ATOMIC_ACQUIRE) == IBV_QPS_RESET;
@@ -100,7 +110,7 @@ int orca_bind_prepare(const struct orca_qp *qp, const struct ibv_mw *mw,
 		      enum ibv_mw_type type, uint32_t new_key,
 		      const struct ibv_mw_bind_info *bi,
 		      struct orca_send_wqe *wqe);
-bool orca_cq_take(struct orca_cq *cq, struct ibv_wc *wc);
+bool orca_cq_take(struct orca_cq *cq, struct ibv_wc *wc, uint64_t *ts);
 void orca_cq_update_cons(struct orca_cq *cq);
 
 #endif /* ORCA_DATAPATH_H */

@@ -5,8 +5,11 @@
  * ibv_create_cq_ex(): the same CQ as ibv_create_cq(), polled through
  * start_poll/next_poll/end_poll.  The CQ lock is held from a successful
  * start_poll to end_poll; each entry is converted once into cq->ex_wc and
- * the read_*() callbacks return its fields.  Completion timestamps, CVLAN,
- * flow tags and tag matching are not available (EOPNOTSUPP).
+ * the read_*() callbacks return its fields.  With a completion timestamp
+ * flag the CQ has 64-byte entries, whose timestamp (the device clock, in
+ * ns) read_completion_ts returns as is, and read_completion_wallclock_ns
+ * as CLOCK_REALTIME ns (see orca_wallclock_offset()).  CVLAN, flow tags
+ * and tag matching are not available (EOPNOTSUPP).
  *
  * ibv_create_qp_ex() with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS: the ibv_wr_*()
  * API of ibv_wr_post(3).  wr_start takes the SQ lock; each wr_<opcode>()
@@ -18,6 +21,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 
 #include "datapath.h"
 
@@ -29,7 +33,8 @@
 				 IBV_WC_EX_WITH_SRC_QP |		\
 				 IBV_WC_EX_WITH_SLID |			\
 				 IBV_WC_EX_WITH_SL |			\
-				 IBV_WC_EX_WITH_DLID_PATH_BITS)
+				 IBV_WC_EX_WITH_DLID_PATH_BITS |	\
+				 ORCA_WC_EX_TIMESTAMPS)
 
 static inline struct orca_cq *to_ocq_ex(struct ibv_cq_ex *cqx)
 {
@@ -44,6 +49,42 @@ static void orca_ex_publish(struct orca_cq *cq)
 	cqx->status = cq->ex_wc.status;
 }
 
+/* The next entry into cq->ex_wc (and cq->ex_ts, if it has one). */
+static bool orca_ex_take(struct orca_cq *cq)
+{
+	return orca_cq_take(cq, &cq->ex_wc,
+			    cq->cqe_size == ORCA_CQE64_SIZE ? &cq->ex_ts : NULL);
+}
+
+/*
+ * CLOCK_REALTIME minus the device clock, in ns: added to a completion's
+ * timestamp, it gives the wall clock time of the completion.  The
+ * realtime read is set against the midpoint of two device clock reads
+ * around it, so it is off by at most half the time the three reads took
+ * (vDSO calls, well below a microsecond).  The device clock does not
+ * follow NTP adjustments while CLOCK_REALTIME does, so the offset
+ * drifts (by up to the system's frequency correction, typically tens of
+ * ppm); it is taken afresh at each start_poll that finds an entry, and
+ * a completion's wall clock time is off by that drift over its age.
+ */
+static uint64_t orca_wallclock_offset(void)
+{
+	struct timespec dev0, real, dev1;
+	uint64_t d0, d1;
+
+	clock_gettime(ORCA_DEVICE_CLOCK, &dev0);
+	clock_gettime(CLOCK_REALTIME, &real);
+	clock_gettime(ORCA_DEVICE_CLOCK, &dev1);
+	d0 = orca_timespec_ns(&dev0);
+	d1 = orca_timespec_ns(&dev1);
+	return orca_timespec_ns(&real) - (d0 + (d1 - d0) / 2);
+}
+
+/*
+ * A CQ with IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK samples the
+ * wall clock offset here, once per batch: every entry of the batch is
+ * converted with the same offset.
+ */
 static int orca_start_poll(struct ibv_cq_ex *cqx, struct ibv_poll_cq_attr *attr)
 {
 	struct orca_cq *cq = to_ocq_ex(cqx);
@@ -53,10 +94,12 @@ static int orca_start_poll(struct ibv_cq_ex *cqx, struct ibv_poll_cq_attr *attr)
 
 	pthread_spin_lock(&cq->lock);
 	cq->ex_start = cq->cons;
-	if (!orca_cq_take(cq, &cq->ex_wc)) {
+	if (!orca_ex_take(cq)) {
 		pthread_spin_unlock(&cq->lock);
 		return ENOENT;
 	}
+	if (cq->ex_wallclock)
+		cq->ex_wall_off = orca_wallclock_offset();
 	orca_ex_publish(cq);
 	return 0;
 }
@@ -65,7 +108,7 @@ static int orca_next_poll(struct ibv_cq_ex *cqx)
 {
 	struct orca_cq *cq = to_ocq_ex(cqx);
 
-	if (!orca_cq_take(cq, &cq->ex_wc))
+	if (!orca_ex_take(cq))
 		return ENOENT;
 	orca_ex_publish(cq);
 	return 0;
@@ -131,14 +174,34 @@ static uint8_t orca_read_dlid_path_bits(struct ibv_cq_ex *cqx)
 	return to_ocq_ex(cqx)->ex_wc.dlid_path_bits;
 }
 
+/* The device clock when the device wrote the entry: ns (hca_core_clock). */
+static uint64_t orca_read_completion_ts(struct ibv_cq_ex *cqx)
+{
+	return to_ocq_ex(cqx)->ex_ts;
+}
+
+/* The same instant in CLOCK_REALTIME ns, with the batch's offset. */
+static uint64_t orca_read_completion_wallclock_ns(struct ibv_cq_ex *cqx)
+{
+	struct orca_cq *cq = to_ocq_ex(cqx);
+
+	return cq->ex_ts + cq->ex_wall_off;
+}
+
 /*
  * libibverbs refuses wc_flags outside IBV_CREATE_CQ_SUP_WC_FLAGS itself
  * and initialises the common ibv_cq fields after this returns.  Parent
- * domains (MASK_PD) and CQ creation flags are not supported.
+ * domains (MASK_PD) and CQ creation flags are not supported.  Either
+ * completion timestamp flag gives the CQ 64-byte entries; the kernel
+ * refuses them (EOPNOTSUPP) on a device without timestamps.  The
+ * read_completion_*() callbacks are installed only for the flags asked
+ * for (ibv_create_cq_ex(3): only those fields may be read).  Only the
+ * members that the validated comp_mask names are read from attr.
  */
 struct ibv_cq_ex *orca_create_cq_ex(struct ibv_context *ibctx,
 				    struct ibv_cq_init_attr_ex *attr)
 {
+	struct ibv_cq_init_attr_ex a = {};
 	struct ibv_cq_ex *cqx;
 	struct orca_cq *cq;
 
@@ -153,8 +216,11 @@ struct ibv_cq_ex *orca_create_cq_ex(struct ibv_context *ibctx,
 		return NULL;
 	}
 
-	cq = orca_create_cq_common(ibctx, attr->cqe, attr->channel,
-				   attr->comp_vector);
+	a.cqe = attr->cqe;
+	a.channel = attr->channel;
+	a.comp_vector = attr->comp_vector;
+	a.wc_flags = attr->wc_flags;
+	cq = orca_create_cq_common(ibctx, &a);
 	if (!cq)
 		return NULL;
 
@@ -172,6 +238,13 @@ struct ibv_cq_ex *orca_create_cq_ex(struct ibv_context *ibctx,
 	cqx->read_slid = orca_read_slid;
 	cqx->read_sl = orca_read_sl;
 	cqx->read_dlid_path_bits = orca_read_dlid_path_bits;
+	if (attr->wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP)
+		cqx->read_completion_ts = orca_read_completion_ts;
+	if (attr->wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK) {
+		cqx->read_completion_wallclock_ns =
+			orca_read_completion_wallclock_ns;
+		cq->ex_wallclock = true;
+	}
 	return cqx;
 }
 

@@ -65,6 +65,7 @@ static const struct verbs_context_ops orca_ctx_ops = {
 	.query_device_ex = orca_query_device_ex,
 	.query_port = orca_query_port,
 	.query_qp = orca_query_qp,
+	.query_rt_values = orca_query_rt_values,
 	.query_srq = orca_query_srq,
 	.reg_mr = orca_reg_mr,
 	.req_notify_cq = orca_req_notify_cq,

@@ -9,11 +9,30 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "verbs_abi.h"
 #include <rdma/orca-abi.h>
 
 #define ORCA_PROVIDER_NAME	"orca"
+
+/* The wc_flags that give a CQ 64-byte entries with a timestamp. */
+#define ORCA_WC_EX_TIMESTAMPS	(IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |	\
+				 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
+
+/*
+ * The device clock, in which CQE timestamps are taken: nanoseconds
+ * (hca_core_clock 1000000 kHz).  On the software device it is the host's
+ * CLOCK_MONOTONIC_RAW (orca-hw-interface.rst), so the current device
+ * time is a clock_gettime(), which the vDSO answers without a system
+ * call.
+ */
+#define ORCA_DEVICE_CLOCK	CLOCK_MONOTONIC_RAW
+
+static inline uint64_t orca_timespec_ns(const struct timespec *ts)
+{
+	return (uint64_t)ts->tv_sec * 1000000000ULL + (uint64_t)ts->tv_nsec;
+}
 
 #define orca_container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
@@ -61,12 +80,18 @@ struct orca_wq {
 	pthread_spinlock_t lock;
 };
 
+/*
+ * A CQ.  Its entries are ORCA_CQE_SIZE bytes, or ORCA_CQE64_SIZE (a
+ * struct orca_cqe, then a struct orca_cqe_ext with the timestamp) when
+ * it was created with a completion timestamp flag in wc_flags.
+ */
 struct orca_cq {
 	struct verbs_cq vcq;
 	uint32_t cqn;
 	uint32_t depth;			/* entries, a power of two */
 	uint32_t log2_depth;
-	struct orca_cqe *ring;		/* depth entries of ORCA_CQE_SIZE */
+	uint32_t cqe_size;		/* ORCA_CQE_SIZE or ORCA_CQE64_SIZE */
+	void *ring;			/* depth entries of cqe_size bytes */
 	struct orca_db_record *db;	/* cons and arm words */
 	uint32_t cons;			/* software consumer index */
 	uint16_t arm_seq;		/* SEQ of the last arm written */
@@ -75,6 +100,10 @@ struct orca_cq {
 	uint32_t arm_cons;		/* cons when it was written */
 	uint32_t ex_start;		/* cons at start_poll */
 	struct ibv_wc ex_wc;		/* the entry start/next_poll found */
+	uint64_t ex_ts;			/* and its timestamp (64-byte entries) */
+	bool ex_wallclock;		/* IBV_WC_EX_WITH_..._WALLCLOCK asked */
+	uint64_t ex_wall_off;		/* CLOCK_REALTIME - device clock, ns,
+					 * sampled at start_poll */
 	pthread_spinlock_t lock;
 	struct orca_qmap map;
 };
@@ -170,6 +199,8 @@ int orca_query_device_ex(struct ibv_context *ibctx,
 			 struct ibv_device_attr_ex *attr, size_t attr_size);
 int orca_query_port(struct ibv_context *ibctx, uint8_t port_num,
 		    struct ibv_port_attr *port_attr);
+int orca_query_rt_values(struct ibv_context *ibctx,
+			 struct ibv_values_ex *values);
 struct ibv_pd *orca_alloc_pd(struct ibv_context *ibctx);
 int orca_dealloc_pd(struct ibv_pd *ibpd);
 struct ibv_mr *orca_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
@@ -183,9 +214,8 @@ struct ibv_ah *orca_create_ah(struct ibv_pd *ibpd, struct ibv_ah_attr *attr);
 int orca_destroy_ah(struct ibv_ah *ibah);
 
 /* queue.c */
-struct orca_cq *orca_create_cq_common(struct ibv_context *ibctx, int cqe,
-				      struct ibv_comp_channel *channel,
-				      int comp_vector);
+struct orca_cq *orca_create_cq_common(struct ibv_context *ibctx,
+				      const struct ibv_cq_init_attr_ex *attr);
 struct ibv_cq *orca_create_cq(struct ibv_context *ibctx, int cqe,
 			      struct ibv_comp_channel *channel,
 			      int comp_vector);

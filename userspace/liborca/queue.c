@@ -23,14 +23,18 @@
 
 #include "orca.h"
 
-/* The uverbs commands and responses with their Orca udata appended. */
+/*
+ * The uverbs commands and responses with their Orca udata appended.
+ * Every CQ is created with ibv_cmd_create_cq_ex() (see verbs_abi.h),
+ * hence its extended command and response.
+ */
 struct orca_create_cq_cmd {
-	struct ibv_create_cq ibv;
+	struct ibv_create_cq_ex ibv;
 	struct orca_create_cq_req drv;
 };
 
 struct orca_create_cq_cmd_resp {
-	struct ib_uverbs_create_cq_resp ibv;
+	struct ib_uverbs_ex_create_cq_resp ibv;
 	struct orca_create_cq_resp drv;
 };
 
@@ -74,9 +78,13 @@ struct orca_create_srq_cmd_resp {
 		       sizeof(struct core) + sizeof(struct drv_t),		\
 		       #wrap ": udata must directly follow the core struct")
 
-ORCA_UDATA_CHECK(orca_create_cq_cmd, ibv_create_cq, orca_create_cq_req);
-ORCA_UDATA_CHECK(orca_create_cq_cmd_resp, ib_uverbs_create_cq_resp,
+ORCA_UDATA_CHECK(orca_create_cq_cmd, ibv_create_cq_ex, orca_create_cq_req);
+ORCA_UDATA_CHECK(orca_create_cq_cmd_resp, ib_uverbs_ex_create_cq_resp,
 		 orca_create_cq_resp);
+/* The extended write() command counts udata in 8-byte words. */
+_Static_assert(sizeof(struct orca_create_cq_req) % 8 == 0 &&
+	       sizeof(struct orca_create_cq_resp) % 8 == 0,
+	       "CREATE_CQ udata must be a multiple of 8 bytes");
 ORCA_UDATA_CHECK(orca_resize_cq_cmd, ibv_resize_cq, orca_resize_cq_req);
 ORCA_UDATA_CHECK(orca_resize_cq_cmd_resp, ib_uverbs_resize_cq_resp,
 		 orca_resize_cq_resp);
@@ -88,6 +96,8 @@ ORCA_UDATA_CHECK(orca_create_srq_cmd_resp, ib_uverbs_create_srq_resp,
 		 orca_create_srq_resp);
 
 _Static_assert(sizeof(struct orca_cqe) == ORCA_CQE_SIZE, "CQE size");
+_Static_assert(sizeof(struct orca_cqe) + sizeof(struct orca_cqe_ext) ==
+	       ORCA_CQE64_SIZE, "64-byte CQE size");
 _Static_assert(sizeof(struct orca_db_record) == ORCA_DB_RECORD_SIZE,
 	       "doorbell record size");
 _Static_assert(sizeof(struct orca_send_wqe) == ORCA_SEND_WQE_HDR_SIZE,
@@ -218,9 +228,14 @@ struct orca_cq_layout {
 	uint32_t db_offset;
 };
 
-/* CQ = [ring: cqe_count entries][...][doorbell record at db_offset]. */
+/*
+ * CQ = [ring: cqe_count entries][...][doorbell record at db_offset].
+ * The entries are of the size the CQ was created for: 64 bytes exactly
+ * when completion timestamps were asked for, 32 otherwise.
+ */
 static int orca_check_cq(struct orca_context *ctx, const struct ibv_cq *ibcq,
-			 uint32_t comp_mask, const struct orca_cq_layout *l)
+			 uint32_t comp_mask, uint32_t cqe_size,
+			 const struct orca_cq_layout *l)
 {
 	struct orca_region regions[] = {
 		{ 0, (uint64_t)l->cqe_count * l->cqe_size, "ring" },
@@ -231,9 +246,13 @@ static int orca_check_cq(struct orca_context *ctx, const struct ibv_cq *ibcq,
 		orca_err("cq: unknown response comp_mask 0x%x\n", comp_mask);
 		return EPROTO;
 	}
-	if (l->cqe_size != ORCA_CQE_SIZE || !orca_is_pow2(l->cqe_count) ||
-	    l->cqe_count < 2 || ibcq->cqe < 0 ||
-	    (uint32_t)ibcq->cqe > l->cqe_count) {
+	if (l->cqe_size != cqe_size) {
+		orca_err("cq: entries of %u bytes, expected %u\n", l->cqe_size,
+			 cqe_size);
+		return EPROTO;
+	}
+	if (!orca_is_pow2(l->cqe_count) || l->cqe_count < 2 ||
+	    ibcq->cqe < 0 || (uint32_t)ibcq->cqe > l->cqe_count) {
 		orca_err("cq: bad ring: %u entries of %u bytes for cqe %d\n",
 			 l->cqe_count, l->cqe_size, ibcq->cqe);
 		return EPROTO;
@@ -246,6 +265,7 @@ static void orca_cq_set_ring(struct orca_cq *cq, const struct orca_cq_layout *l)
 {
 	cq->depth = l->cqe_count;
 	cq->log2_depth = __builtin_ctz(l->cqe_count);
+	cq->cqe_size = l->cqe_size;
 	cq->ring = orca_qmap_at(&cq->map, 0);
 	cq->db = orca_qmap_at(&cq->map, l->db_offset);
 }
@@ -270,26 +290,39 @@ static void orca_cq_undo_create(struct orca_cq *cq)
 	pthread_mutex_destroy(&ibcq->mutex);
 }
 
-/* Both create verbs; the caller sets what is specific to each. */
-struct orca_cq *orca_create_cq_common(struct ibv_context *ibctx, int cqe,
-				      struct ibv_comp_channel *channel,
-				      int comp_vector)
+/*
+ * Both create verbs; the caller sets what is specific to each.  attr is
+ * the caller's own: cqe, channel, comp_vector and wc_flags, comp_mask 0.
+ * Either timestamp flag in wc_flags makes ibv_cmd_create_cq_ex() ask for
+ * IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION, which gives 64-byte entries
+ * (orca_cqe_ext); a kernel that cannot refuses it (EOPNOTSUPP).  Without
+ * it, libibverbs sends the same command as for ibv_create_cq().
+ */
+struct orca_cq *orca_create_cq_common(struct ibv_context *ibctx,
+				      const struct ibv_cq_init_attr_ex *attr)
 {
 	struct orca_context *ctx = to_octx(ibctx);
 	struct orca_create_cq_cmd_resp resp = {};
 	struct orca_create_cq_cmd cmd = {};
 	struct orca_cq_layout layout;
+	uint32_t cqe_size;
 	struct orca_cq *cq;
 	int err;
 
+	cqe_size = attr->wc_flags & ORCA_WC_EX_TIMESTAMPS ? ORCA_CQE64_SIZE :
+							   ORCA_CQE_SIZE;
 	cq = calloc(1, sizeof(*cq));
 	if (!cq) {
 		errno = ENOMEM;
 		return NULL;
 	}
 
-	err = ibv_cmd_create_cq(ibctx, cqe, channel, comp_vector, &cq->vcq.cq,
-				&cmd.ibv, sizeof(cmd), &resp.ibv, sizeof(resp));
+	/*
+	 * No CREATE_CQ_CMD_FLAGS_TS_IGNORED_EX: a kernel that cannot pass
+	 * the flag on must fail the command, not drop the flag.
+	 */
+	err = ibv_cmd_create_cq_ex(ibctx, attr, &cq->vcq, &cmd.ibv,
+				   sizeof(cmd), &resp.ibv, sizeof(resp), 0);
 	if (err)
 		goto err_free;
 	cq->cqn = resp.drv.cqn;
@@ -301,7 +334,8 @@ struct orca_cq *orca_create_cq_common(struct ibv_context *ibctx, int cqe,
 		.mmap_len = resp.drv.mmap_len,
 		.db_offset = resp.drv.db_offset,
 	};
-	err = orca_check_cq(ctx, &cq->vcq.cq, resp.drv.comp_mask, &layout);
+	err = orca_check_cq(ctx, &cq->vcq.cq, resp.drv.comp_mask, cqe_size,
+			    &layout);
 	if (err)
 		goto err_destroy;
 	err = orca_qmap_map(ctx, &cq->map, layout.mmap_key, layout.mmap_len);
@@ -312,9 +346,9 @@ struct orca_cq *orca_create_cq_common(struct ibv_context *ibctx, int cqe,
 	if (err)
 		goto err_unmap;
 
-	orca_dbg("cq handle %u cqn %u: %u entries, cqe %d, mapping %u bytes\n",
-		 cq->vcq.cq.handle, cq->cqn, cq->depth, cq->vcq.cq.cqe,
-		 layout.mmap_len);
+	orca_dbg("cq handle %u cqn %u: %u entries of %u bytes, cqe %d, mapping %u bytes\n",
+		 cq->vcq.cq.handle, cq->cqn, cq->depth, cq->cqe_size,
+		 cq->vcq.cq.cqe, layout.mmap_len);
 	return cq;
 
 err_unmap:
@@ -331,20 +365,26 @@ struct ibv_cq *orca_create_cq(struct ibv_context *ibctx, int cqe,
 			      struct ibv_comp_channel *channel,
 			      int comp_vector)
 {
+	struct ibv_cq_init_attr_ex attr = {
+		.cqe = cqe,
+		.channel = channel,
+		.comp_vector = comp_vector,
+	};
 	struct orca_cq *cq;
 
-	cq = orca_create_cq_common(ibctx, cqe, channel, comp_vector);
+	cq = orca_create_cq_common(ibctx, &attr);
 	return cq ? &cq->vcq.cq : NULL;
 }
 
 /*
  * RESIZE_CQ gives the CQ a new allocation; the device has moved the
  * unconsumed entries into it, each at its same free-running index, so
- * the consumer index and the arm sequence carry on.  The old mapping is
- * released once the new one is in place.  The CQ lock is held across
- * the command: nobody may poll or arm while the device moves entries,
- * and the device reads cons from the record, which the lock keeps
- * current.
+ * the consumer index and the arm sequence carry on.  The entries keep
+ * their size (and their timestamps), which the response does not
+ * repeat.  The old mapping is released once the new one is in place.
+ * The CQ lock is held across the command: nobody may poll or arm while
+ * the device moves entries, and the device reads cons from the record,
+ * which the lock keeps current.
  */
 int orca_resize_cq(struct ibv_cq *ibcq, int cqe)
 {
@@ -365,12 +405,13 @@ int orca_resize_cq(struct ibv_cq *ibcq, int cqe)
 
 	layout = (struct orca_cq_layout){
 		.cqe_count = resp.drv.cqe_count,
-		.cqe_size = ORCA_CQE_SIZE,
+		.cqe_size = cq->cqe_size,
 		.mmap_key = resp.drv.mmap_key,
 		.mmap_len = resp.drv.mmap_len,
 		.db_offset = resp.drv.db_offset,
 	};
-	err = orca_check_cq(ctx, ibcq, resp.drv.comp_mask, &layout);
+	err = orca_check_cq(ctx, ibcq, resp.drv.comp_mask, cq->cqe_size,
+			    &layout);
 	if (!err)
 		err = orca_qmap_map(ctx, &map, layout.mmap_key,
 				    layout.mmap_len);
@@ -386,8 +427,8 @@ int orca_resize_cq(struct ibv_cq *ibcq, int cqe)
 	cq->map = map;
 	orca_cq_set_ring(cq, &layout);
 
-	orca_dbg("cq %u: resized to %u entries, cqe %d\n", cq->cqn, cq->depth,
-		 ibcq->cqe);
+	orca_dbg("cq %u: resized to %u entries of %u bytes, cqe %d\n",
+		 cq->cqn, cq->depth, cq->cqe_size, ibcq->cqe);
 out:
 	pthread_spin_unlock(&cq->lock);
 	return err;

@@ -360,14 +360,24 @@ struct ibv_rereg_mr {
 	__u32 access_flags;
 };
 
-struct ibv_create_cq {
+/*
+ * The header of the extended write() commands: the ordinary one, then
+ * the response pointer and the udata lengths in 8-byte words.
+ */
+struct ex_hdr {
 	struct ib_uverbs_cmd_hdr hdr;
-	__aligned_u64 response;
-	__aligned_u64 user_handle;
-	__u32 cqe;
-	__u32 comp_vector;
-	__s32 comp_channel;
-	__u32 reserved;
+	struct ib_uverbs_ex_cmd_hdr ex_hdr;
+};
+
+/*
+ * CREATE_CQ, for every CQ.  The kernel's ex_create_cq request has no
+ * flexible array, so it is embedded whole; libibverbs fills it (or the
+ * legacy CREATE_CQ request, which it builds in the same room, see
+ * ibv_cmd_create_cq_ex() below).
+ */
+struct ibv_create_cq_ex {
+	struct ex_hdr hdr;
+	struct ib_uverbs_ex_create_cq core_payload;
 };
 
 struct ibv_resize_cq {
@@ -534,16 +544,32 @@ int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
 int ibv_cmd_dealloc_mw(struct ibv_mw *mw);
 
 /*
- * Completion queues.  create_cq fills cq->context, handle and cqe (the
- * kernel's answer); ibv_create_cq() initialises the rest afterwards.
+ * Completion queues.  create_cq_ex sends CREATE_CQ (ioctl, or write()
+ * when the kernel has no ioctl) with cq_attr's cqe, channel and
+ * comp_vector; comp_mask may only hold IBV_CQ_INIT_ATTR_MASK_FLAGS and
+ * _PD (EOPNOTSUPP otherwise).  Either timestamp bit of wc_flags becomes
+ * the command flag IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION (and
+ * IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN in flags becomes IGNORE_OVERRUN).
+ * With a flag, a kernel without the ioctl gets the extended write()
+ * command, unless cmd_flags has CREATE_CQ_CMD_FLAGS_TS_IGNORED_EX and
+ * the only flag is the timestamp one: then the legacy command, which
+ * drops it.  Without a flag it is the legacy command, whose request and
+ * response libibverbs builds right before the udata, in the room of the
+ * extended ones.  It fills cq->cq's context, handle and cqe (the kernel's
+ * answer); ibv_create_cq{,_ex}() initialise the rest afterwards.
  * resize_cq updates cq->cqe.  destroy_cq waits on cq->mutex/cond until
  * every reported event was acknowledged.
  */
-int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
-		      struct ibv_comp_channel *channel, int comp_vector,
-		      struct ibv_cq *cq, struct ibv_create_cq *cmd,
-		      size_t cmd_size, struct ib_uverbs_create_cq_resp *resp,
-		      size_t resp_size);
+enum {
+	CREATE_CQ_CMD_FLAGS_TS_IGNORED_EX = 1 << 0,
+};
+
+int ibv_cmd_create_cq_ex(struct ibv_context *context,
+			 const struct ibv_cq_init_attr_ex *cq_attr,
+			 struct verbs_cq *cq, struct ibv_create_cq_ex *cmd,
+			 size_t cmd_size,
+			 struct ib_uverbs_ex_create_cq_resp *resp,
+			 size_t resp_size, uint32_t cmd_flags);
 int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, struct ibv_resize_cq *cmd,
 		      size_t cmd_size, struct ib_uverbs_resize_cq_resp *resp,
 		      size_t resp_size);
@@ -687,6 +713,7 @@ VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, poll_cq) == 424);
 VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, post_send) == 440);
 VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, query_device_ex) == 464);
 VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, query_port) == 480);
+VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, query_rt_values) == 504);
 VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, reg_mr) == 544);
 VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, req_notify_cq) == 552);
 VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, unimport_pd) == 600);
@@ -791,12 +818,32 @@ VERBS_CMD_FIELD(ibv_alloc_mw, ib_uverbs_alloc_mw, reserved);
 VERBS_ABI_CHECK(offsetof(struct ibv_alloc_mw, pd_handle) == 16);
 VERBS_ABI_CHECK(offsetof(struct ibv_alloc_mw, mw_type) == 20);
 
-VERBS_CMD_CHECK(ibv_create_cq, ib_uverbs_create_cq, 40);
-VERBS_CMD_FIELD(ibv_create_cq, ib_uverbs_create_cq, user_handle);
-VERBS_CMD_FIELD(ibv_create_cq, ib_uverbs_create_cq, cqe);
-VERBS_CMD_FIELD(ibv_create_cq, ib_uverbs_create_cq, comp_vector);
-VERBS_CMD_FIELD(ibv_create_cq, ib_uverbs_create_cq, comp_channel);
-VERBS_CMD_FIELD(ibv_create_cq, ib_uverbs_create_cq, reserved);
+/*
+ * ibv_cmd_create_cq_ex() hands the kernel (cmd + 56, cmd_size - 56) and
+ * (resp + 16, resp_size - 16) as udata: libibverbs 1.14.44's code passes
+ * these core sizes, tests wc_flags against 0x880 (the two timestamp
+ * bits) and refuses comp_mask above 3 with EOPNOTSUPP.  Its legacy
+ * fallback writes the CREATE_CQ header and core request (40 bytes) and
+ * expects the core response (8) right before the udata, which must fit.
+ */
+VERBS_ABI_CHECK(sizeof(struct ex_hdr) == 24);
+VERBS_ABI_CHECK(sizeof(struct ibv_create_cq_ex) == 56);
+VERBS_ABI_CHECK(sizeof(struct ibv_create_cq_ex) ==
+		sizeof(struct ex_hdr) + sizeof(struct ib_uverbs_ex_create_cq));
+VERBS_ABI_CHECK(offsetof(struct ibv_create_cq_ex, core_payload) == 24);
+VERBS_ABI_CHECK(sizeof(struct ibv_create_cq_ex) >=
+		sizeof(struct ib_uverbs_cmd_hdr) +
+		sizeof(struct ib_uverbs_create_cq));
+VERBS_ABI_CHECK(sizeof(struct ib_uverbs_ex_create_cq_resp) == 16);
+VERBS_ABI_CHECK(sizeof(struct ib_uverbs_ex_create_cq_resp) >=
+		sizeof(struct ib_uverbs_create_cq_resp));
+VERBS_ABI_CHECK(IBV_WC_EX_WITH_COMPLETION_TIMESTAMP == 0x80 &&
+		IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK == 0x800);
+VERBS_ABI_CHECK(IBV_CQ_INIT_ATTR_MASK_FLAGS == 1 &&
+		IBV_CQ_INIT_ATTR_MASK_PD == 2);
+/* Where it reads them in the caller's attributes. */
+VERBS_ABI_CHECK(offsetof(struct ibv_cq_init_attr_ex, wc_flags) == 32);
+VERBS_ABI_CHECK(offsetof(struct ibv_cq_init_attr_ex, comp_mask) == 40);
 
 VERBS_CMD_CHECK(ibv_resize_cq, ib_uverbs_resize_cq, 24);
 VERBS_CMD_FIELD(ibv_resize_cq, ib_uverbs_resize_cq, cq_handle);

@@ -11,8 +11,10 @@
  * reported limit, *bad_wr, EINVAL cases, RESET), the kick only when
  * ORCA_DB_DEV_POLLING is clear (counted as POST_SEND/POST_RECV/
  * REQ_NOTIFY_CQ commands), the CQ arm word sequence, the owner bit over
- * several passes of the ring, resize, and posting from several threads.
- * TAP output.
+ * several passes of the ring, resize, and posting from several threads;
+ * CQs with completion timestamps (64-byte entries, the CREATE_CQ flag,
+ * read_completion_ts and _wallclock_ns), the device clock in
+ * query_device_ex and query_rt_values_ex.  TAP output.
  */
 #define _GNU_SOURCE
 #include <endian.h>
@@ -68,6 +70,16 @@ static uint32_t last_dealloc_mw;	/* DEALLOC_MW handle */
 static uint32_t next_mw = 0x123;	/* key index of the next window */
 #define MR_LKEY		0x00abcd01	/* the lkey of every fake MR */
 
+/* Completion timestamps: whether the fake device has them. */
+static bool dev_has_ts = true;
+static unsigned int n_create_cq_ex;	/* extended CREATE_CQ commands */
+static uint32_t last_cq_flags;		/* of the last CREATE_CQ */
+static uint32_t next_cq_handle = 3;
+static uint32_t cq_cqe_size[64];	/* by handle: each CQ's entry size */
+/* What the extended QUERY_DEVICE reports. */
+#define FAKE_TS_MASK	UINT64_MAX
+#define FAKE_CORE_CLOCK	1000000		/* kHz: a nanosecond clock */
+
 static uint32_t cq_depth_for(uint32_t cqe)
 {
 	uint32_t depth = 2;
@@ -75,6 +87,47 @@ static uint32_t cq_depth_for(uint32_t cqe)
 	while (depth < cqe)
 		depth *= 2;
 	return depth;
+}
+
+/* The ring of a CQ of this depth and entry size, as orca.ko lays it out. */
+static uint32_t cq_db_offset(uint32_t depth, uint32_t cqe_size)
+{
+	return (depth * cqe_size + PAGE - 1) / PAGE * PAGE;
+}
+
+/*
+ * CREATE_CQ, legacy or extended (ex): 64-byte entries with the
+ * timestamp flag, which a device without timestamps refuses.
+ */
+static int create_cq(uint64_t resp, size_t out_len, uint32_t cqe,
+		     uint32_t flags, bool ex)
+{
+	uint32_t depth = cq_depth_for(cqe), handle = next_cq_handle++;
+	uint32_t size = flags ? ORCA_CQE64_SIZE : ORCA_CQE_SIZE;
+	struct ib_uverbs_ex_create_cq_resp c = {
+		.base = { .cq_handle = handle, .cqe = depth },
+		.response_length = sizeof(c),
+	};
+	struct orca_create_cq_resp d = {
+		.cqn = 7, .cqe_count = depth, .cqe_size = size,
+		.mmap_key = next_key,
+	};
+
+	last_cq_flags = flags;
+	if (flags & ~IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION)
+		return EINVAL;
+	if (flags && !dev_has_ts)
+		return EOPNOTSUPP;
+	d.db_offset = cq_db_offset(depth, size);
+	d.mmap_len = d.db_offset + PAGE;
+	cq_cqe_size[handle % 64] = size;
+	last_key = next_key;
+	next_key += 64 * PAGE;
+	if (ex)
+		put(resp, &c, sizeof(c), &d, sizeof(d), out_len);
+	else
+		put(resp, &c.base, sizeof(c.base), &d, sizeof(d), out_len);
+	return 0;
 }
 
 static int answer(const void *cmd, size_t len)
@@ -108,31 +161,39 @@ static int answer(const void *cmd, size_t len)
 	}
 	case IB_USER_VERBS_CMD_CREATE_CQ: {
 		const struct ib_uverbs_create_cq *req = (const void *)core;
-		uint32_t depth = cq_depth_for(req->cqe);
-		struct ib_uverbs_create_cq_resp c = {
-			.cq_handle = 3, .cqe = depth,
-		};
-		struct orca_create_cq_resp d = {
-			.cqn = 7, .cqe_count = depth, .cqe_size = ORCA_CQE_SIZE,
-			.mmap_key = next_key,
-		};
 
-		d.db_offset = (depth * ORCA_CQE_SIZE + PAGE - 1) / PAGE * PAGE;
-		d.mmap_len = d.db_offset + PAGE;
-		last_key = next_key;
-		next_key += 64 * PAGE;
-		put(resp, &c, sizeof(c), &d, sizeof(d), out_len);
+		return create_cq(resp, out_len, req->cqe, 0, false);
+	}
+	case FAKE_EX(IB_USER_VERBS_EX_CMD_CREATE_CQ): {
+		const struct ib_uverbs_ex_create_cq *req = ex_req_of(hdr);
+
+		n_create_cq_ex++;
+		return create_cq(resp, ex_out_len(hdr), req->cqe, req->flags,
+				 true);
+	}
+	case FAKE_EX(IB_USER_VERBS_EX_CMD_QUERY_DEVICE): {
+		struct ib_uverbs_ex_query_device_resp c = {
+			.base = { .fw_ver = 0x000100020003ULL, .max_cqe = 65536 },
+			.response_length = sizeof(c),
+			.timestamp_mask = dev_has_ts ? FAKE_TS_MASK : 0,
+			.hca_core_clock = dev_has_ts ? FAKE_CORE_CLOCK : 0,
+		};
+		size_t n = ex_out_len(hdr);
+
+		memcpy((void *)(uintptr_t)resp, &c, n < sizeof(c) ? n : sizeof(c));
 		return 0;
 	}
 	case IB_USER_VERBS_CMD_RESIZE_CQ: {
 		const struct ib_uverbs_resize_cq *req = (const void *)core;
 		uint32_t depth = cq_depth_for(req->cqe);
+		uint32_t size = cq_cqe_size[req->cq_handle % 64];
 		struct ib_uverbs_resize_cq_resp c = { .cqe = depth };
 		struct orca_resize_cq_resp d = {
 			.cqe_count = depth, .mmap_key = next_key,
 		};
 
-		d.db_offset = (depth * ORCA_CQE_SIZE + PAGE - 1) / PAGE * PAGE;
+		/* The new ring has the CQ's entry size. */
+		d.db_offset = cq_db_offset(depth, size);
 		d.mmap_len = d.db_offset + PAGE;
 		last_key = next_key;
 		next_key += 64 * PAGE;
@@ -283,10 +344,12 @@ struct dev_qp {
 };
 
 struct dev_cq {
-	struct orca_cqe *ring;
+	char *ring;
 	struct orca_db_record *db;
 	uint32_t depth;
+	uint32_t size;			/* bytes per entry: 32 or 64 */
 	uint32_t prod;			/* the device's producer index */
+	uint64_t ts;			/* the timestamp dev_cqe() writes */
 };
 
 static struct dev_qp dev_qp_of(uint64_t key)
@@ -322,14 +385,28 @@ static const struct orca_sge *wqe_sge(const void *wqe, size_t hdr)
 	return (const void *)((const char *)wqe + hdr);
 }
 
-/* Writes one CQE the way the device does: body, barrier, owner word. */
+static struct orca_cqe *dev_slot(const struct dev_cq *c, uint32_t idx)
+{
+	return (void *)(c->ring + (size_t)(idx % c->depth) * c->size);
+}
+
+/*
+ * Writes one CQE the way the device does: body (and, in a 64-byte
+ * entry, the extension with c->ts), barrier, owner word.
+ */
 static void dev_cqe(struct dev_cq *c, uint64_t wr_id, uint32_t opcode,
 		    uint32_t flags, uint32_t status, uint32_t byte_len,
 		    uint32_t imm_inv, uint32_t qpn, uint32_t src_qp)
 {
-	struct orca_cqe *e = &c->ring[c->prod % c->depth];
+	struct orca_cqe *e = dev_slot(c, c->prod);
 	uint32_t pass = c->prod / c->depth;
 	uint32_t owner = (pass & 1) ? 0 : ORCA_CQE_OWNER;
+
+	if (c->size == ORCA_CQE64_SIZE) {
+		struct orca_cqe_ext *x = (void *)(e + 1);
+
+		*x = (struct orca_cqe_ext){ .timestamp = htole64(c->ts) };
+	}
 
 	e->wr_id = htole64(wr_id);
 	e->byte_len = htole32(byte_len);
@@ -341,12 +418,20 @@ static void dev_cqe(struct dev_cq *c, uint64_t wr_id, uint32_t opcode,
 	c->prod++;
 }
 
-static struct dev_cq dev_cq_of(uint64_t key, uint32_t depth)
+static struct dev_cq dev_cq_sized(uint64_t key, uint32_t depth,
+				  uint32_t size)
 {
 	char *m = map_of(key);
-	uint32_t db_off = (depth * ORCA_CQE_SIZE + PAGE - 1) / PAGE * PAGE;
 
-	return (struct dev_cq){ (void *)m, (void *)(m + db_off), depth, 0 };
+	return (struct dev_cq){
+		.ring = m, .db = (void *)(m + cq_db_offset(depth, size)),
+		.depth = depth, .size = size,
+	};
+}
+
+static struct dev_cq dev_cq_of(uint64_t key, uint32_t depth)
+{
+	return dev_cq_sized(key, depth, ORCA_CQE_SIZE);
 }
 
 /* --- helpers ----------------------------------------------------------- */
@@ -980,7 +1065,7 @@ static void test_resize(void)
 	 * made every other slot read as not valid for the consumer.
 	 */
 	for (uint32_t i = cons; i != cons + 32; i++)
-		n.ring[i % 32].status_owner =
+		dev_slot(&n, i)->status_owner =
 			htole32((i / 32) & 1 ? ORCA_CQE_OWNER : 0);
 	n.prod = cons;
 	n.db->cons = htole32(cons);
@@ -1109,9 +1194,16 @@ static void test_cq_ex(void)
 	bool fields;
 
 	a.wc_flags |= IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+	dev_has_ts = false;
+	errno = 0;
+	ok(!ibv_create_cq_ex(ctx, &a) && errno == EOPNOTSUPP &&
+	   last_cq_flags == IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION,
+	   "create_cq_ex with completion timestamps on a device without them: the kernel's EOPNOTSUPP");
+	dev_has_ts = true;
+	a.wc_flags = IBV_WC_STANDARD_FLAGS | IBV_WC_EX_WITH_CVLAN;
 	errno = 0;
 	ok(!ibv_create_cq_ex(ctx, &a) && errno == EOPNOTSUPP,
-	   "create_cq_ex with completion timestamps: EOPNOTSUPP");
+	   "create_cq_ex with CVLAN: EOPNOTSUPP");
 	a.wc_flags = IBV_WC_STANDARD_FLAGS;
 	cqx = ibv_create_cq_ex(ctx, &a);
 	if (!cqx) {
@@ -1154,6 +1246,325 @@ static void test_cq_ex(void)
 	   "the same CQ through ibv_poll_cq");
 	ok(ibv_start_poll(cqx, &pa) == ENOENT, "start_poll: ENOENT when drained");
 	ok(!ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)), "destroy the extended CQ");
+}
+
+/* --- completion timestamps -------------------------------------------- */
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec t;
+
+	clock_gettime(id, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
+/*
+ * RESIZE_CQ of a 64-byte CQ: the kernel allocates the new ring with the
+ * same entry size (the response does not say), and the device moves the
+ * entries with their timestamps.
+ */
+static void test_cq_ts_resize(struct ibv_cq_ex *cqx, struct dev_cq *c)
+{
+	struct ibv_poll_cq_attr pa = {};
+	uint32_t cons = ld(&c->db->cons);
+	bool moved = true;
+	struct dev_cq n;
+
+	for (uint32_t i = 0; i < 2; i++) {
+		c->ts = 0x600 + i;
+		dev_cqe(c, 0x600 + i, ORCA_CQE_OP_SEND, 0, 0, 0, 0, 1, 0);
+	}
+	if (ibv_resize_cq(ibv_cq_ex_to_cq(cqx), 20)) {
+		ok(0, "resize the 64-byte CQ");
+		return;
+	}
+	n = dev_cq_sized(last_key, 32, ORCA_CQE64_SIZE);
+	for (uint32_t i = cons; i != cons + 32; i++)
+		dev_slot(&n, i)->status_owner =
+			htole32((i / 32) & 1 ? ORCA_CQE_OWNER : 0);
+	n.prod = cons;
+	n.db->cons = htole32(cons);
+	for (uint32_t i = 0; i < 3; i++) {
+		n.ts = 0x600 + i;
+		dev_cqe(&n, 0x600 + i, ORCA_CQE_OP_SEND, 0, 0, 0, 0, 1, 0);
+	}
+	if (ibv_start_poll(cqx, &pa)) {
+		moved = false;
+	} else {
+		for (uint32_t i = 0; i < 3; i++) {
+			if ((i && ibv_next_poll(cqx)) ||
+			    cqx->wr_id != 0x600 + i ||
+			    ibv_wc_read_completion_ts(cqx) != 0x600 + i)
+				moved = false;
+		}
+		ibv_end_poll(cqx);
+	}
+	ok(cqx->cqe == 32 && moved && ld(&n.db->cons) == cons + 3,
+	   "resize of a 64-byte CQ: the new ring has 64-byte entries, polled with their timestamps at the same index");
+	*c = n;
+}
+
+/*
+ * A 64-byte CQ: the CREATE_CQ flag, the callbacks, the stride through
+ * both poll paths, the timestamps and their wall clock conversion.
+ */
+static void test_cq_ts(void)
+{
+	struct ibv_cq_init_attr_ex a = {
+		.cqe = 8,
+		.wc_flags = IBV_WC_STANDARD_FLAGS |
+			    IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
+			    IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK,
+	};
+	unsigned int before = n_create_cq_ex;
+	struct ibv_poll_cq_attr pa = {};
+	uint64_t raw0, real0, raw1, real1, lo, hi, base;
+	uint64_t ts[3], off[3];
+	struct ibv_cq_ex *cqx;
+	struct ibv_wc wc[8];
+	struct dev_cq c;
+	bool seq_ok, in_order;
+	int n;
+
+	cqx = ibv_create_cq_ex(ctx, &a);
+	ok(cqx && n_create_cq_ex == before + 1 &&
+	   last_cq_flags == IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION &&
+	   cq_cqe_size[(cqx ? cqx->handle : 0) % 64] == ORCA_CQE64_SIZE,
+	   "create_cq_ex with both timestamp flags: the extended CREATE_CQ with TIMESTAMP_COMPLETION, 64-byte entries answered");
+	if (!cqx)
+		return;
+	ok(cqx->read_completion_ts && cqx->read_completion_wallclock_ns,
+	   "read_completion_ts and read_completion_wallclock_ns installed");
+	c = dev_cq_sized(last_key, 8, ORCA_CQE64_SIZE);
+
+	/* Three entries at 64-byte stride, the device clock in each. */
+	base = clock_ns(CLOCK_MONOTONIC_RAW);
+	c.ts = base;
+	dev_cqe(&c, 0x71, ORCA_CQE_OP_SEND, 0, ORCA_CQE_ST_SUCCESS, 0, 0,
+		0x321, 0);
+	c.ts = base + 1234;
+	dev_cqe(&c, 0x72, ORCA_CQE_OP_RECV, ORCA_CQE_FLAG_IMM,
+		ORCA_CQE_ST_SUCCESS, 40, 0x55667788, 0x321, 0x9);
+	c.ts = 0xfedcba9876543210ULL;	/* all 64 bits, little-endian */
+	dev_cqe(&c, 0x73, ORCA_CQE_OP_RDMA_READ, 0, ORCA_CQE_ST_SUCCESS, 64,
+		0, 0x321, 0);
+
+	raw0 = clock_ns(CLOCK_MONOTONIC_RAW);
+	real0 = clock_ns(CLOCK_REALTIME);
+	n = ibv_start_poll(cqx, &pa);
+	raw1 = clock_ns(CLOCK_MONOTONIC_RAW);
+	real1 = clock_ns(CLOCK_REALTIME);
+	if (n) {
+		ok(0, "start_poll on the 64-byte CQ: %s", strerror(n));
+		ibv_destroy_cq(ibv_cq_ex_to_cq(cqx));
+		return;
+	}
+	in_order = cqx->wr_id == 0x71;
+	ts[0] = ibv_wc_read_completion_ts(cqx);
+	off[0] = ibv_wc_read_completion_wallclock_ns(cqx) - ts[0];
+	in_order = in_order && ibv_next_poll(cqx) == 0 &&
+		   cqx->wr_id == 0x72 &&
+		   ibv_wc_read_opcode(cqx) == IBV_WC_RECV &&
+		   ibv_wc_read_byte_len(cqx) == 40 &&
+		   ibv_wc_read_imm_data(cqx) == htobe32(0x55667788) &&
+		   ibv_wc_read_src_qp(cqx) == 0x9;
+	ts[1] = ibv_wc_read_completion_ts(cqx);
+	off[1] = ibv_wc_read_completion_wallclock_ns(cqx) - ts[1];
+	in_order = in_order && ibv_next_poll(cqx) == 0 &&
+		   cqx->wr_id == 0x73 &&
+		   ibv_wc_read_opcode(cqx) == IBV_WC_RDMA_READ;
+	ts[2] = ibv_wc_read_completion_ts(cqx);
+	off[2] = ibv_wc_read_completion_wallclock_ns(cqx) - ts[2];
+	in_order = in_order && ibv_next_poll(cqx) == ENOENT;
+	ibv_end_poll(cqx);
+	ok(in_order && ld(&c.db->cons) == 3,
+	   "start_poll/next_poll: three 64-byte entries in order with their fields, cons 3 at end_poll");
+	ok(ts[0] == base && ts[1] == base + 1234 &&
+	   ts[2] == 0xfedcba9876543210ULL,
+	   "read_completion_ts: the timestamp the device wrote in each entry");
+	/*
+	 * The offset liborca took inside start_poll is CLOCK_REALTIME -
+	 * CLOCK_MONOTONIC_RAW at some instant between the reads above.
+	 */
+	lo = real0 - raw1;
+	hi = real1 - raw0;
+	ok(off[0] >= lo && off[0] <= hi,
+	   "read_completion_wallclock_ns = ts + (CLOCK_REALTIME - CLOCK_MONOTONIC_RAW), within [%llu, %llu] (got %llu)",
+	   (unsigned long long)lo, (unsigned long long)hi,
+	   (unsigned long long)off[0]);
+	ok(off[1] == off[0] && off[2] == off[0],
+	   "the wall clock offset is sampled once per start_poll: the same for every entry of the batch");
+
+	/* The same ring through ibv_poll_cq, over several passes. */
+	seq_ok = true;
+	for (int round = 0; round < 5; round++) {
+		for (int i = 0; i < 5; i++) {
+			c.ts = round * 5 + i;
+			dev_cqe(&c, 0x2000 + round * 5 + i, ORCA_CQE_OP_SEND,
+				0, 0, 0, 0, 1, 0);
+		}
+		n = ibv_poll_cq(ibv_cq_ex_to_cq(cqx), 8, wc);
+		if (n != 5)
+			seq_ok = false;
+		for (int i = 0; i < n; i++)
+			if (wc[i].wr_id != 0x2000 + (uint64_t)round * 5 + i ||
+			    wc[i].status != IBV_WC_SUCCESS)
+				seq_ok = false;
+	}
+	ok(seq_ok && ld(&c.db->cons) == c.prod,
+	   "ibv_poll_cq on a 64-byte CQ: 25 entries in order, across the end of the 8-entry ring three times");
+
+	/* And start_poll across the end of the ring. */
+	seq_ok = true;
+	for (int i = 0; i < 6; i++) {
+		c.ts = 5000 + i;
+		dev_cqe(&c, 0x3000 + i, ORCA_CQE_OP_SEND, 0, 0, 0, 0, 1, 0);
+	}
+	if (ibv_start_poll(cqx, &pa)) {
+		seq_ok = false;
+	} else {
+		for (int i = 0; i < 6; i++) {
+			if ((i && ibv_next_poll(cqx)) ||
+			    cqx->wr_id != 0x3000 + (uint64_t)i ||
+			    ibv_wc_read_completion_ts(cqx) != 5000 + (uint64_t)i)
+				seq_ok = false;
+		}
+		if (ibv_next_poll(cqx) != ENOENT)
+			seq_ok = false;
+		ibv_end_poll(cqx);
+	}
+	ok(seq_ok && ld(&c.db->cons) == c.prod,
+	   "start_poll/next_poll across the end of the ring: entries and timestamps in order");
+	test_cq_ts_resize(cqx, &c);
+	ok(!ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)), "destroy the 64-byte CQ");
+}
+
+/* One timestamp flag at a time, and CQs without: 32-byte entries. */
+static void test_cq_ts_flags(void)
+{
+	struct ibv_cq_init_attr_ex a = { .cqe = 8 };
+	struct ibv_poll_cq_attr pa = {};
+	unsigned int before = n_create_cq_ex;
+	struct ibv_cq_ex *cqx;
+	struct ibv_cq *pcq;
+	struct ibv_wc wc;
+	struct dev_cq c;
+	bool fine;
+	int ret;
+
+	a.wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+	cqx = ibv_create_cq_ex(ctx, &a);
+	ok(cqx && n_create_cq_ex == before + 1 &&
+	   last_cq_flags == IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION &&
+	   cqx->read_completion_ts && !cqx->read_completion_wallclock_ns,
+	   "COMPLETION_TIMESTAMP alone: the flag sent, read_completion_ts only");
+	if (cqx) {
+		c = dev_cq_sized(last_key, 8, ORCA_CQE64_SIZE);
+		c.ts = 0x1122334455667788ULL;
+		dev_cqe(&c, 0x81, ORCA_CQE_OP_SEND, 0, 0, 0, 0, 1, 0);
+		ret = ibv_start_poll(cqx, &pa);
+		fine = !ret && cqx->wr_id == 0x81 &&
+		       ibv_wc_read_completion_ts(cqx) == 0x1122334455667788ULL;
+		if (!ret)
+			ibv_end_poll(cqx);
+		ok(fine, "COMPLETION_TIMESTAMP alone: the entry's timestamp");
+		ibv_destroy_cq(ibv_cq_ex_to_cq(cqx));
+	}
+
+	a.wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK;
+	cqx = ibv_create_cq_ex(ctx, &a);
+	ok(cqx && n_create_cq_ex == before + 2 &&
+	   last_cq_flags == IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION &&
+	   !cqx->read_completion_ts && cqx->read_completion_wallclock_ns,
+	   "COMPLETION_TIMESTAMP_WALLCLOCK alone: the flag sent (64-byte entries), read_completion_wallclock_ns only");
+	if (cqx) {
+		uint64_t raw0, real0, raw1, real1, off = 0;
+
+		c = dev_cq_sized(last_key, 8, ORCA_CQE64_SIZE);
+		c.ts = clock_ns(CLOCK_MONOTONIC_RAW);
+		dev_cqe(&c, 0x82, ORCA_CQE_OP_SEND, 0, 0, 0, 0, 1, 0);
+		raw0 = clock_ns(CLOCK_MONOTONIC_RAW);
+		real0 = clock_ns(CLOCK_REALTIME);
+		ret = ibv_start_poll(cqx, &pa);
+		raw1 = clock_ns(CLOCK_MONOTONIC_RAW);
+		real1 = clock_ns(CLOCK_REALTIME);
+		fine = !ret && cqx->wr_id == 0x82;
+		if (!ret) {
+			off = ibv_wc_read_completion_wallclock_ns(cqx) - c.ts;
+			ibv_end_poll(cqx);
+		}
+		ok(fine && off >= real0 - raw1 && off <= real1 - raw0,
+		   "COMPLETION_TIMESTAMP_WALLCLOCK alone: the wall clock of the entry's timestamp");
+		ibv_destroy_cq(ibv_cq_ex_to_cq(cqx));
+	}
+
+	a.wc_flags = IBV_WC_STANDARD_FLAGS;
+	cqx = ibv_create_cq_ex(ctx, &a);
+	ok(cqx && n_create_cq_ex == before + 2 && !last_cq_flags &&
+	   cq_cqe_size[cqx->handle % 64] == ORCA_CQE_SIZE &&
+	   !cqx->read_completion_ts && !cqx->read_completion_wallclock_ns,
+	   "create_cq_ex without timestamps: the legacy CREATE_CQ, 32-byte entries, no timestamp callbacks");
+	if (cqx) {
+		c = dev_cq_of(last_key, 8);
+		dev_cqe(&c, 0x83, ORCA_CQE_OP_SEND, 0, 0, 0, 0, 1, 0);
+		dev_cqe(&c, 0x84, ORCA_CQE_OP_SEND, 0, 0, 0, 0, 1, 0);
+		ret = ibv_start_poll(cqx, &pa);
+		fine = !ret && cqx->wr_id == 0x83 && !ibv_next_poll(cqx) &&
+		       cqx->wr_id == 0x84;
+		if (!ret)
+			ibv_end_poll(cqx);
+		ok(fine, "32-byte extended CQ: entries at a 32-byte stride");
+		ibv_destroy_cq(ibv_cq_ex_to_cq(cqx));
+	}
+
+	pcq = ibv_create_cq(ctx, 8, NULL, NULL, 0);
+	ok(pcq && n_create_cq_ex == before + 2 && !last_cq_flags &&
+	   cq_cqe_size[pcq->handle % 64] == ORCA_CQE_SIZE,
+	   "ibv_create_cq: the legacy CREATE_CQ, 32-byte entries");
+	if (pcq) {
+		c = dev_cq_of(last_key, 8);
+		dev_cqe(&c, 0x85, ORCA_CQE_OP_SEND, 0, 0, 0, 0, 1, 0);
+		ok(ibv_poll_cq(pcq, 1, &wc) == 1 && wc.wr_id == 0x85,
+		   "32-byte CQ: polled as before");
+		ibv_destroy_cq(pcq);
+	}
+}
+
+/* What the device reports about its clock, and the clock itself. */
+static void test_clock(void)
+{
+	struct ibv_device_attr_ex attr;
+	struct ibv_values_ex v;
+	uint64_t raw0, raw1, got;
+	int ret;
+
+	ret = ibv_query_device_ex(ctx, NULL, &attr);
+	ok(!ret && attr.completion_timestamp_mask == FAKE_TS_MASK &&
+	   attr.hca_core_clock == FAKE_CORE_CLOCK &&
+	   !strcmp(attr.orig_attr.fw_ver, "1.2.3"),
+	   "query_device_ex: completion_timestamp_mask and hca_core_clock of the kernel reach the caller (ret %d)",
+	   ret);
+
+	v = (struct ibv_values_ex){ .comp_mask = IBV_VALUES_MASK_RAW_CLOCK };
+	raw0 = clock_ns(CLOCK_MONOTONIC_RAW);
+	ret = ibv_query_rt_values_ex(ctx, &v);
+	raw1 = clock_ns(CLOCK_MONOTONIC_RAW);
+	got = (uint64_t)v.raw_clock.tv_sec * 1000000000ULL +
+	      (uint64_t)v.raw_clock.tv_nsec;
+	ok(!ret && v.comp_mask == IBV_VALUES_MASK_RAW_CLOCK &&
+	   v.raw_clock.tv_nsec >= 0 && v.raw_clock.tv_nsec < 1000000000 &&
+	   got >= raw0 && got <= raw1,
+	   "query_rt_values_ex: RAW_CLOCK is CLOCK_MONOTONIC_RAW, between two reads of it");
+
+	v = (struct ibv_values_ex){ .comp_mask = 0 };
+	ok(!ibv_query_rt_values_ex(ctx, &v) && v.comp_mask == 0,
+	   "query_rt_values_ex with an empty mask: nothing filled");
+	v = (struct ibv_values_ex){
+		.comp_mask = IBV_VALUES_MASK_RAW_CLOCK | IBV_VALUES_MASK_RESERVED,
+	};
+	ok(ibv_query_rt_values_ex(ctx, &v) == EOPNOTSUPP &&
+	   v.comp_mask == (IBV_VALUES_MASK_RAW_CLOCK | IBV_VALUES_MASK_RESERVED),
+	   "query_rt_values_ex with an unknown mask bit: EOPNOTSUPP, values left alone");
 }
 
 static struct ibv_qp *make_qp_ex(enum ibv_qp_type type, uint64_t ops,
@@ -1941,6 +2352,9 @@ int main(void)
 	test_resize();
 	test_threads();
 	test_cq_ex();
+	test_cq_ts();
+	test_cq_ts_flags();
+	test_clock();
 	test_qp_ex();
 	test_mw_alloc();
 	test_bind_type1();

@@ -30,6 +30,31 @@
 /* Answers one write() command; returns 0 or an errno. */
 static int answer(const void *cmd, size_t len);
 
+/*
+ * An extended command (IB_USER_VERBS_CMD_FLAG_EXTENDED in command) has
+ * a second header, with the response pointer, after the first; its
+ * request follows that.  in_words and out_words count 8-byte words of
+ * the core request and response, provider_*_words those of the udata.
+ */
+#define FAKE_EX(cmd)	(IB_USER_VERBS_CMD_FLAG_EXTENDED | (cmd))
+
+static inline const struct ib_uverbs_ex_cmd_hdr *
+ex_hdr_of(const struct ib_uverbs_cmd_hdr *hdr)
+{
+	return (const void *)(hdr + 1);
+}
+
+static inline const void *ex_req_of(const struct ib_uverbs_cmd_hdr *hdr)
+{
+	return ex_hdr_of(hdr) + 1;
+}
+
+static inline size_t ex_out_len(const struct ib_uverbs_cmd_hdr *hdr)
+{
+	return ((size_t)hdr->out_words + ex_hdr_of(hdr)->provider_out_words) *
+	       8;
+}
+
 struct fake_map {
 	uint64_t key;
 	void *addr;

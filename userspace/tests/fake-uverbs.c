@@ -5,7 +5,8 @@
  *
  * Each case gives one CREATE_* response a defect and checks that the verb
  * fails with EPROTO, that liborca destroyed the object again, and that no
- * mapping is left.  TAP output.
+ * mapping is left; for a CQ, an entry size other than the one asked for
+ * (64 bytes with completion timestamps, 32 without).  TAP output.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -23,6 +24,7 @@ enum defect {
 	D_NONE,
 	D_CQ_COMP_MASK, D_CQ_DEPTH, D_CQ_CQE_SIZE, D_CQ_DB_OUTSIDE,
 	D_CQ_MMAP_LEN, D_CQ_SMALL,
+	D_CQ_CQE_48, D_CQ_CQE_32, D_CQ_CQE_128,
 	D_QP_COMP_MASK, D_QP_QPN, D_QP_SQ_STRIDE, D_QP_RQ_DEPTH,
 	D_QP_OVERLAP, D_QP_INLINE, D_QP_SRQ_RQ,
 	D_SRQ_STRIDE, D_SRQ_SRQN,
@@ -31,6 +33,8 @@ enum defect {
 
 static enum defect defect;
 static unsigned int destroyed[64];	/* DESTROY_* commands seen */
+static uint32_t last_flags;		/* of the last extended CREATE_CQ */
+static struct ibv_context *ctx;
 
 /* Answers one write() command; returns 0 or an errno. */
 static int answer(const void *cmd, size_t len)
@@ -63,21 +67,36 @@ static int answer(const void *cmd, size_t len)
 		return 0;
 	}
 	case IB_USER_VERBS_CMD_CREATE_CQ:
+	case FAKE_EX(IB_USER_VERBS_EX_CMD_CREATE_CQ):
 	case IB_USER_VERBS_CMD_RESIZE_CQ: {
 		const struct ib_uverbs_create_cq *req = (const void *)core;
 		const struct ib_uverbs_resize_cq *rreq = (const void *)core;
+		const struct ib_uverbs_ex_create_cq *xreq = ex_req_of(hdr);
 		bool resize = hdr->command == IB_USER_VERBS_CMD_RESIZE_CQ;
-		uint32_t depth = 2, cqe = resize ? rreq->cqe : req->cqe;
-		struct ib_uverbs_create_cq_resp c;
+		bool ex = hdr->command & IB_USER_VERBS_CMD_FLAG_EXTENDED;
+		uint32_t depth = 2;
+		uint32_t cqe = resize ? rreq->cqe : ex ? xreq->cqe : req->cqe;
+		/* The timestamp flag gives 64-byte entries (the CQ's size
+		 * for a resize is not looked at: only 32-byte CQs are). */
+		uint32_t size = ex && xreq->flags ? ORCA_CQE64_SIZE :
+			        ORCA_CQE_SIZE;
+		struct ib_uverbs_ex_create_cq_resp c;
 		struct orca_create_cq_resp d = {
-			.cqn = 7, .cqe_size = ORCA_CQE_SIZE, .mmap_key = 16 * PAGE,
+			.cqn = 7, .cqe_size = size, .mmap_key = 16 * PAGE,
 		};
 
+		if (ex) {
+			out_len = ex_out_len(hdr);
+			last_flags = xreq->flags;
+		}
 		while (depth < cqe)
 			depth *= 2;
-		c = (struct ib_uverbs_create_cq_resp){ .cq_handle = 3, .cqe = depth };
+		c = (struct ib_uverbs_ex_create_cq_resp){
+			.base = { .cq_handle = 3, .cqe = depth },
+			.response_length = sizeof(c),
+		};
 		d.cqe_count = depth;
-		d.db_offset = (depth * ORCA_CQE_SIZE + PAGE - 1) / PAGE * PAGE;
+		d.db_offset = (depth * size + PAGE - 1) / PAGE * PAGE;
 		d.mmap_len = d.db_offset + PAGE;
 		switch (defect) {
 		case D_CQ_COMP_MASK: d.comp_mask = 1; break;
@@ -86,6 +105,9 @@ static int answer(const void *cmd, size_t len)
 		case D_CQ_DB_OUTSIDE: d.db_offset = d.mmap_len; break;
 		case D_CQ_MMAP_LEN: d.mmap_len += 1; break;
 		case D_CQ_SMALL: d.cqe_count = depth / 2; break;
+		case D_CQ_CQE_48: d.cqe_size = 48; break;
+		case D_CQ_CQE_32: d.cqe_size = 32; break;
+		case D_CQ_CQE_128: d.cqe_size = 128; break;
 		default: break;
 		}
 		if (resize) {
@@ -97,8 +119,11 @@ static int answer(const void *cmd, size_t len)
 			};
 
 			put(resp, &rc, sizeof(rc), &rd, sizeof(rd), out_len);
-		} else {
+		} else if (ex) {
 			put(resp, &c, sizeof(c), &d, sizeof(d), out_len);
+		} else {
+			put(resp, &c.base, sizeof(c.base), &d, sizeof(d),
+			    out_len);
 		}
 		return 0;
 	}
@@ -195,6 +220,40 @@ static int answer(const void *cmd, size_t len)
 		   what);							\
 	} while (0)
 
+/*
+ * A CQ with completion timestamps: 64-byte entries, and nothing else.
+ * One CQ of the caller's stays mapped throughout.
+ */
+static void test_cq_ts(void)
+{
+	struct ibv_cq_init_attr_ex a = {
+		.cqe = 5, .wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP,
+	};
+	static const struct {
+		enum defect d;
+		const char *what;
+	} cases[] = {
+		{ D_CQ_CQE_32, "cq with timestamps: CQE size 32" },
+		{ D_CQ_CQE_128, "cq with timestamps: CQE size 128" },
+		{ D_CQ_CQE_48, "cq with timestamps: CQE size 48" },
+	};
+	struct ibv_cq_ex *cqx;
+
+	last_flags = 0;
+	cqx = ibv_create_cq_ex(ctx, &a);
+	ok(cqx && last_flags == IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION &&
+	   live_maps == 2,
+	   "cq with timestamps: TIMESTAMP_COMPLETION sent, 64-byte entries accepted and mapped");
+	ok(cqx && !ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)) && live_maps == 1,
+	   "cq with timestamps: destroy unmaps");
+	for (unsigned int i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		defect = cases[i].d;
+		EXPECT_REFUSED(ibv_create_cq_ex(ctx, &a),
+			       IB_USER_VERBS_CMD_DESTROY_CQ, cases[i].what);
+	}
+	defect = D_NONE;
+}
+
 int main(void)
 {
 	struct ibv_qp_init_attr qattr = {
@@ -210,7 +269,8 @@ int main(void)
 	} cq_cases[] = {
 		{ D_CQ_COMP_MASK, "cq: unknown comp_mask" },
 		{ D_CQ_DEPTH, "cq: depth not a power of two" },
-		{ D_CQ_CQE_SIZE, "cq: CQE size not 32" },
+		{ D_CQ_CQE_SIZE, "cq: CQE size 64, not asked for" },
+		{ D_CQ_CQE_48, "cq: CQE size 48" },
 		{ D_CQ_DB_OUTSIDE, "cq: doorbell record outside the mapping" },
 		{ D_CQ_MMAP_LEN, "cq: mapping length not page granular" },
 		{ D_CQ_SMALL, "cq: ring smaller than the reported cqe" },
@@ -223,7 +283,6 @@ int main(void)
 		{ D_QP_INLINE, "qp: max_inline_data beyond max_inline" },
 	};
 	struct ibv_device **list;
-	struct ibv_context *ctx;
 	struct ibv_srq *srq;
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
@@ -252,6 +311,7 @@ int main(void)
 			       IB_USER_VERBS_CMD_DESTROY_CQ, cq_cases[i].what);
 	}
 	defect = D_NONE;
+	test_cq_ts();
 	ok(cq && !ibv_resize_cq(cq, 100) && cq->cqe == 128 && live_maps == 1,
 	   "cq: resize remaps, old mapping released");
 	defect = D_CQ_DEPTH;
