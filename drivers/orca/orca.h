@@ -287,6 +287,7 @@ struct orca_mr {
 	struct ib_mr ibmr;
 	u32 key;
 	bool refused;		/* the device refused a DEREG_MR once */
+	bool deregistered;	/* by a rereg: only host memory is left */
 	u32 flags;		/* ORCA_MR_FLAG_* */
 	int access;		/* IB_ACCESS_*, user MRs (for rereg) */
 	u8 page_shift;

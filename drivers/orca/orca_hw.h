@@ -454,7 +454,10 @@ static_assert(sizeof(struct orca_hw_port_attr) == ORCA_HW_PORT_ATTR_SIZE);
 #define ORCA_ACCESS_REMOTE_READ		BIT(2)
 #define ORCA_ACCESS_REMOTE_ATOMIC	BIT(3)
 #define ORCA_ACCESS_ALL			GENMASK(3, 0)
-/* MRs only (REG_MR, fast register): memory windows may be bound to it. */
+/*
+ * REG_MR only (not the fast-register WQE, whose ACCESS is within
+ * ORCA_ACCESS_ALL): memory windows may be bound to the region.
+ */
 #define ORCA_ACCESS_MW_BIND		BIT(4)
 #define ORCA_MR_ACCESS_ALL		(ORCA_ACCESS_ALL | ORCA_ACCESS_MW_BIND)
 

@@ -259,18 +259,32 @@ struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	return &mr->ibmr;
 }
 
+/* Undo a registration nobody has seen yet. */
+static void orca_mr_discard(struct orca_dev *dev, struct orca_mr *mr)
+{
+	if (orca_cmd_dereg_mr(dev, mr->key)) {
+		orca_mr_zombie(dev, mr);
+		return;
+	}
+	orca_mr_free(dev, mr);
+}
+
 /*
  * ibv_rereg_mr(3): a new registration with the old region's attributes
- * for whatever @flags leaves unchanged.  ib_core puts the new MR in the
- * old one's place and deregisters the old one; the keys change.  When
- * the new registration fails, the old MR is unchanged and still valid.
+ * for whatever @flags leaves unchanged, returned for ib_core to put in
+ * the old one's place; the keys change.  The old region is deregistered
+ * here, before ib_core destroys it: a region with memory windows bound
+ * is not (BUSY), and the rereg then fails with EBUSY, the new region
+ * undone.  Whenever the rereg fails, the old MR is unchanged and valid.
  */
 struct ib_mr *orca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				 u64 length, u64 virt, int access,
 				 struct ib_pd *ibpd, struct ib_udata *udata)
 {
+	struct orca_dev *dev = to_odev(ibmr->device);
 	struct orca_mr *old = to_omr(ibmr);
 	struct orca_mr *mr;
+	int ret;
 
 	if (udata && orca_udata_no_req(udata))
 		return ERR_PTR(-EINVAL);
@@ -288,6 +302,14 @@ struct ib_mr *orca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	mr = orca_mr_create_user(ibpd, start, length, virt, access);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
+	ret = orca_cmd_dereg_mr(dev, old->key);
+	if (ret == -EBUSY) {
+		orca_mr_discard(dev, mr);
+		return ERR_PTR(ret);
+	}
+	/* Another failure: ib_core's destroy of the old MR tries again. */
+	if (!ret)
+		old->deregistered = true;
 	/* ib_core sets these at reg_mr, but not for a rereg's new MR. */
 	mr->ibmr.iova = virt;
 	mr->ibmr.length = length;
@@ -388,6 +410,11 @@ int orca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct orca_mr *mr = to_omr(ibmr);
 	int ret;
 
+	/* A rereg deregistered it on the device already. */
+	if (mr->deregistered) {
+		orca_mr_free(dev, mr);
+		return 0;
+	}
 	ret = orca_cmd_dereg_mr(dev, mr->key);
 	/*
 	 * BUSY: memory windows are bound to it.  The user can unbind them,

@@ -177,14 +177,15 @@ u8 orca_soft_bind_mw(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 }
 
 /*
- * LOCAL_INV and SEND_INV of a window's key: a bound type 2 window of
- * @qp's PD; SEND_INV (@remote) only through the QP it is bound to.
+ * LOCAL_INV and SEND_INV of a window's key: a type 2 window of @qp's PD;
+ * a bound one, SEND_INV (@remote) only through the QP it is bound to.
+ * A free one stays free, as a region already invalid does.
  */
 bool orca_soft_mw_inv_ok(const struct orca_soft_mr *mw,
 			 const struct orca_soft_qp *qp, bool remote)
 {
-	return mw->mw_type == ORCA_MW_TYPE_2 && mw->valid &&
-	       mw->pd == qp->pd && (!remote || mw->mw_qp == qp);
+	return mw->mw_type == ORCA_MW_TYPE_2 && mw->pd == qp->pd &&
+	       (!mw->valid || !remote || mw->mw_qp == qp);
 }
 
 void orca_soft_mw_invalidate(struct orca_soft_mr *mw)

@@ -429,7 +429,8 @@ out:
  * EINVAL in RESET, ENOMEM when the SQ is full, then the same publish
  * and kick.  The window's new key is its key with the next variant
  * (ibv_inc_rkey()); mw->rkey takes it once the WQE is posted, and the
- * caller puts the old one back if the completion reports a failure.
+ * caller puts the old one back if the device refuses the bind
+ * (MW_BIND_ERR; a flushed bind may have taken effect).
  * Errors are returned and also left in errno; nothing is posted then.
  */
 int orca_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,

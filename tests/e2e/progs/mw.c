@@ -539,8 +539,15 @@ int main(int argc, char **argv)
 	   "dereg_mr of it again, the window still bound: EBUSY again");
 	if (!ret)
 		mr = ibv_reg_mr(dp.pd, t, LEN, DP_ACC_ALL | IBV_ACCESS_MW_BIND);
+	k0 = mr->lkey;
+	errno = 0;
+	ret = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+			   DP_ACC_ALL | IBV_ACCESS_MW_BIND);
+	ok(ret == IBV_REREG_MR_ERR_CMD && errno == EBUSY && mr->lkey == k0,
+	   "rereg_mr of it, the window still bound: IBV_REREG_MR_ERR_CMD, EBUSY, the MR's keys unchanged (got %d, %s)",
+	   ret, strerror(errno));
 	ok(lands(&p, t + WOFF2 + 128, k2),
-	   "after the refused dereg_mr a WRITE through the window still lands");
+	   "after the refused dereg_mr and rereg_mr a WRITE through the window still lands");
 	st = bind1(mw1, NULL, NULL, 0, 0);
 	ok(st == IBV_WC_SUCCESS && mw1->rkey == ibv_inc_rkey(k2),
 	   "type 1 unbind (no MR, address 0, length 0): completion BIND_MW, mw->rkey the next variant");
@@ -653,6 +660,8 @@ int main(int argc, char **argv)
 	   "LOCAL_INV of the type 2 window's key on b: completion LOCAL_INV");
 	ok(denied(&p, IBV_WR_RDMA_WRITE, t + WOFF + 128, k1),
 	   "a WRITE through the invalidated key: REM_ACCESS_ERR");
+	ok(local_inv(k1) == IBV_WC_SUCCESS,
+	   "LOCAL_INV of it again, already free: completion LOCAL_INV, as for a region already invalid");
 	st = bind2(mw2, mr, t + WOFF2, WIN2, MW_RW);
 	ok(st == IBV_WC_SUCCESS && mw2->rkey == ibv_inc_rkey(k1) &&
 	   lands(&p, t + WOFF2, mw2->rkey),
