@@ -5,7 +5,8 @@
  * ALLOC_PD, CREATE_CQ, CREATE_QP and CREATE_SRQ, a short driver request,
  * a non-zero reserved field, an unknown comp_mask, non-zero bytes past
  * the known request and a response buffer that is too short are each
- * rejected with EINVAL, and the well-formed command works.
+ * rejected with EINVAL, and the well-formed command works; ALLOC_MW, which
+ * has no driver data, takes zeroed input only.
  * Prints TAP.  Usage: udata_raw DEVICE
  */
 #include <dirent.h>
@@ -321,6 +322,73 @@ static void test_alloc_pd(int fd)
 }
 
 /* CREATE_CQ (legacy) of @cqe entries; the response goes to @r. */
+/* mw_type of ALLOC_MW: the kernel's IB_MW_TYPE_1 and _2. */
+#define UR_MW_TYPE_1	1
+#define UR_MW_TYPE_2	2
+
+/* ALLOC_MW: no driver data either way. */
+static int alloc_mw(int fd, uint32_t pd, uint32_t type, const void *drv,
+		    size_t drv_len, uint32_t *handle, uint32_t *rkey)
+{
+	struct ib_uverbs_alloc_mw_resp resp;
+	struct ib_uverbs_alloc_mw c;
+	int ret;
+
+	memset(&resp, 0, sizeof(resp));
+	memset(&c, 0, sizeof(c));
+	c.pd_handle = pd;
+	c.mw_type = type;
+	ret = cmd(fd, IB_USER_VERBS_CMD_ALLOC_MW, &c, sizeof(c), drv, drv_len,
+		  &resp, sizeof(resp));
+	if (!ret) {
+		if (handle)
+			*handle = resp.mw_handle;
+		if (rkey)
+			*rkey = resp.rkey;
+	}
+	return ret;
+}
+
+static int dealloc_mw(int fd, uint32_t handle)
+{
+	struct ib_uverbs_dealloc_mw c = { .mw_handle = handle };
+	unsigned char buf[sizeof(struct ib_uverbs_cmd_hdr) + sizeof(c)];
+	struct ib_uverbs_cmd_hdr hdr = {
+		.command = IB_USER_VERBS_CMD_DEALLOC_MW,
+		.in_words = sizeof(buf) / 4,
+	};
+
+	memcpy(buf, &hdr, sizeof(hdr));
+	memcpy(buf + sizeof(hdr), &c, sizeof(c));
+	if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+		return errno ? errno : EIO;
+	return 0;
+}
+
+static void test_alloc_mw(int fd, uint32_t pd)
+{
+	uint32_t junk[4] = { 0, 0, 0, 0 };
+	uint32_t h = 0, rkey = 0;
+	int ret;
+
+	ret = alloc_mw(fd, pd, UR_MW_TYPE_2, NULL, 0, &h, &rkey);
+	ok(want(ret, 0, "alloc_mw") && rkey != 0 &&
+	   want(dealloc_mw(fd, h), 0, "dealloc_mw"),
+	   "ALLOC_MW (type 2) without driver input: accepted, rkey 0x%x; DEALLOC_MW",
+	   rkey);
+	ret = alloc_mw(fd, pd, UR_MW_TYPE_1, junk, sizeof(junk), &h, NULL);
+	ok(want(ret, 0, "alloc_mw zeroed input") &&
+	   want(dealloc_mw(fd, h), 0, "dealloc_mw"),
+	   "ALLOC_MW (type 1) with 16 zeroed bytes of driver input: accepted; DEALLOC_MW");
+	junk[1] = 3;
+	ret = alloc_mw(fd, pd, UR_MW_TYPE_2, junk, sizeof(junk), NULL, NULL);
+	ok(want(ret, EINVAL, "alloc_mw junk input"),
+	   "ALLOC_MW with non-zero driver input fails with EINVAL");
+	ret = alloc_mw(fd, pd, 3, NULL, 0, NULL, NULL);
+	ok(want(ret, EINVAL, "alloc_mw type 3"),
+	   "ALLOC_MW of type 3 fails with EINVAL");
+}
+
 static int create_cq(int fd, const struct drv *d, size_t drv_out,
 		     uint32_t cqe, uint32_t *handle,
 		     struct orca_create_cq_resp *r)
@@ -584,6 +652,7 @@ int main(int argc, char **argv)
 	   !create_srq(fd, &d, sizeof(struct orca_create_srq_resp), pd, &srq,
 		       NULL),
 	   "a PD, a CQ and an SRQ for the QP tests");
+	test_alloc_mw(fd, pd);
 	test_create_cq(fd);
 	test_create_qp(fd, pd, cq, srq);
 	test_create_srq(fd, pd);
