@@ -20,7 +20,10 @@
  *
  * Locking follows libibverbs' rules: any verb may be called from several
  * threads at once, so each SQ, RQ, SRQ and CQ has a spinlock.  Kicks are
- * issued after the lock is dropped.  Nothing here allocates.
+ * issued after the lock is dropped.  The SQ, RQ and CQ of a QP or CQ
+ * created under a thread domain skip their lock (orca_wq_lock() and
+ * orca_cq_lock() in orca.h): the application serialises its calls on
+ * them.  Nothing here allocates.
  */
 #include <endian.h>
 #include <errno.h>
@@ -102,11 +105,11 @@ void orca_qp_reset_indices(struct orca_qp *qp)
 
 		if (!wq->depth)
 			continue;
-		pthread_spin_lock(&wq->lock);
+		orca_wq_lock(wq);
 		wq->prod = orca_ld_acquire(&wq->db->cons);
 		wq->cons_seen = wq->prod;
 		orca_st_release(&wq->db->prod, wq->prod);
-		pthread_spin_unlock(&wq->lock);
+		orca_wq_unlock(wq);
 	}
 }
 
@@ -254,7 +257,7 @@ int orca_bind_prepare(const struct orca_qp *qp, const struct ibv_mw *mw,
 	uint32_t info = 0;
 
 	if (!mw || !bi || mw->type != type || mw->context != ibqp->context ||
-	    mw->pd != ibqp->pd)
+	    !orca_same_pd(mw->pd, ibqp->pd))
 		return EINVAL;
 	if (type == IBV_MW_TYPE_2) {
 		allowed |= IBV_ACCESS_ZERO_BASED;
@@ -267,7 +270,7 @@ int orca_bind_prepare(const struct orca_qp *qp, const struct ibv_mw *mw,
 	}
 	if (bi->mw_access_flags & ~allowed)
 		return EINVAL;
-	if (bi->mr && bi->mr->pd != mw->pd)
+	if (bi->mr && !orca_same_pd(bi->mr->pd, mw->pd))
 		return EPERM;
 
 	if (bi->mw_access_flags & IBV_ACCESS_REMOTE_WRITE)
@@ -395,7 +398,7 @@ int orca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	bool kick = false;
 	int err = 0;
 
-	pthread_spin_lock(&sq->lock);
+	orca_wq_lock(sq);
 	if (orca_qp_in_reset(qp)) {
 		err = EINVAL;
 		goto out;
@@ -415,7 +418,7 @@ int orca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	if (sq->prod != start)
 		kick = orca_wq_publish(sq);
 out:
-	pthread_spin_unlock(&sq->lock);
+	orca_wq_unlock(sq);
 	if (err)
 		*bad_wr = wr;
 	if (kick)
@@ -457,7 +460,7 @@ int orca_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
 	hdr.wr_id = htole64(mw_bind->wr_id);
 	hdr.ctrl = htole32(orca_ctrl(op, flags, 0));
 
-	pthread_spin_lock(&sq->lock);
+	orca_wq_lock(sq);
 	if (orca_qp_in_reset(qp)) {
 		err = EINVAL;
 	} else if (orca_wq_full(sq)) {
@@ -468,7 +471,7 @@ int orca_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
 		mw->rkey = new_key;
 		kick = orca_wq_publish(sq);
 	}
-	pthread_spin_unlock(&sq->lock);
+	orca_wq_unlock(sq);
 
 	if (kick)
 		orca_kick_sq(qp);
@@ -538,7 +541,7 @@ int orca_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		return EINVAL;
 	}
 
-	pthread_spin_lock(&rq->lock);
+	orca_wq_lock(rq);
 	if (orca_qp_in_reset(qp)) {
 		/* IBA C10-97.2.1: posting to a QP in RESET is an error. */
 		*bad_wr = wr;
@@ -546,7 +549,7 @@ int orca_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	} else {
 		err = orca_post_recv_locked(rq, wr, bad_wr, &kick);
 	}
-	pthread_spin_unlock(&rq->lock);
+	orca_wq_unlock(rq);
 
 	if (kick)
 		orca_kick_rq(qp);
@@ -736,12 +739,12 @@ int orca_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	struct orca_cq *cq = to_ocq(ibcq);
 	int n = 0;
 
-	pthread_spin_lock(&cq->lock);
+	orca_cq_lock(cq);
 	while (n < num_entries && orca_cq_take(cq, &wc[n], NULL))
 		n++;
 	if (n)
 		orca_cq_update_cons(cq);
-	pthread_spin_unlock(&cq->lock);
+	orca_cq_unlock(cq);
 	return n;
 }
 
@@ -771,7 +774,7 @@ int orca_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	uint32_t arm, phase, so;
 	bool kick;
 
-	pthread_spin_lock(&cq->lock);
+	orca_cq_lock(cq);
 	orca_st_release(&cq->db->cons, cq->cons);
 	if (cq->arm_live && !cq->arm_solicited && cq->cons != cq->arm_cons)
 		cq->arm_live = false;
@@ -792,7 +795,7 @@ int orca_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	cq->arm_live = !(kick && !solicited_only);
 	cq->arm_solicited = solicited_only;
 	cq->arm_cons = cq->cons;
-	pthread_spin_unlock(&cq->lock);
+	orca_cq_unlock(cq);
 
 	if (!kick)
 		return 0;
@@ -804,7 +807,7 @@ void orca_cq_event(struct ibv_cq *ibcq)
 {
 	struct orca_cq *cq = to_ocq(ibcq);
 
-	pthread_spin_lock(&cq->lock);
+	orca_cq_lock(cq);
 	cq->arm_live = false;
-	pthread_spin_unlock(&cq->lock);
+	orca_cq_unlock(cq);
 }

@@ -92,10 +92,10 @@ static int orca_start_poll(struct ibv_cq_ex *cqx, struct ibv_poll_cq_attr *attr)
 	if (attr->comp_mask)
 		return EINVAL;
 
-	pthread_spin_lock(&cq->lock);
+	orca_cq_lock(cq);
 	cq->ex_start = cq->cons;
 	if (!orca_ex_take(cq)) {
-		pthread_spin_unlock(&cq->lock);
+		orca_cq_unlock(cq);
 		return ENOENT;
 	}
 	if (cq->ex_wallclock)
@@ -120,7 +120,7 @@ static void orca_end_poll(struct ibv_cq_ex *cqx)
 
 	if (cq->cons != cq->ex_start)
 		orca_cq_update_cons(cq);
-	pthread_spin_unlock(&cq->lock);
+	orca_cq_unlock(cq);
 }
 
 static enum ibv_wc_opcode orca_read_opcode(struct ibv_cq_ex *cqx)
@@ -190,8 +190,11 @@ static uint64_t orca_read_completion_wallclock_ns(struct ibv_cq_ex *cqx)
 
 /*
  * libibverbs refuses wc_flags outside IBV_CREATE_CQ_SUP_WC_FLAGS itself
- * and initialises the common ibv_cq fields after this returns.  Parent
- * domains (MASK_PD) and CQ creation flags are not supported.  Either
+ * and initialises the common ibv_cq fields after this returns.  CQ
+ * creation flags are not supported.  MASK_PD must name a parent domain
+ * of this context (EINVAL otherwise); the kernel does not hear of it,
+ * and if the parent domain has a thread domain the CQ is polled and
+ * armed without its lock.  Either
  * completion timestamp flag gives the CQ 64-byte entries; the kernel
  * refuses them (EOPNOTSUPP) on a device without timestamps.  The
  * read_completion_*() callbacks are installed only for the flags asked
@@ -202,14 +205,23 @@ struct ibv_cq_ex *orca_create_cq_ex(struct ibv_context *ibctx,
 				    struct ibv_cq_init_attr_ex *attr)
 {
 	struct ibv_cq_init_attr_ex a = {};
+	struct orca_pd *parent = NULL;
 	struct ibv_cq_ex *cqx;
 	struct orca_cq *cq;
 
-	if (attr->comp_mask & ~IBV_CQ_INIT_ATTR_MASK_FLAGS ||
+	if (attr->comp_mask & ~(IBV_CQ_INIT_ATTR_MASK_FLAGS |
+				IBV_CQ_INIT_ATTR_MASK_PD) ||
 	    (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS && attr->flags) ||
 	    attr->wc_flags & ~(uint64_t)ORCA_WC_EX_SUPPORTED) {
 		errno = EOPNOTSUPP;
 		return NULL;
+	}
+	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) {
+		parent = orca_parent_domain(ibctx, attr->parent_domain);
+		if (!parent) {
+			errno = EINVAL;
+			return NULL;
+		}
 	}
 	if (attr->cqe > INT32_MAX) {
 		errno = EINVAL;
@@ -223,6 +235,9 @@ struct ibv_cq_ex *orca_create_cq_ex(struct ibv_context *ibctx,
 	cq = orca_create_cq_common(ibctx, &a);
 	if (!cq)
 		return NULL;
+	cq->parent = parent;
+	cq->no_lock = parent && parent->td;
+	orca_parent_get(parent);
 
 	cqx = &cq->vcq.cq_ex;
 	cqx->start_poll = orca_start_poll;
@@ -360,7 +375,7 @@ static void orca_wr_start(struct ibv_qp_ex *qpx)
 	struct orca_qp *qp = to_oqp_ex(qpx);
 	struct orca_wr_batch *b = &qp->wr;
 
-	pthread_spin_lock(&qp->sq.lock);
+	orca_wq_lock(&qp->sq);
 	b->start_prod = qp->sq.prod;
 	b->err = orca_qp_in_reset(qp) ? EINVAL : 0;
 	b->wqe = NULL;
@@ -380,7 +395,7 @@ static int orca_wr_complete(struct ibv_qp_ex *qpx)
 		sq->prod = b->start_prod;
 	else if (sq->prod != b->start_prod)
 		kick = orca_wq_publish(sq);
-	pthread_spin_unlock(&sq->lock);
+	orca_wq_unlock(sq);
 
 	if (kick)
 		orca_kick_sq(qp);
@@ -393,7 +408,7 @@ static void orca_wr_abort(struct ibv_qp_ex *qpx)
 
 	qp->sq.prod = qp->wr.start_prod;
 	qp->wr.wqe = NULL;
-	pthread_spin_unlock(&qp->sq.lock);
+	orca_wq_unlock(&qp->sq);
 }
 
 static void orca_wr_send(struct ibv_qp_ex *qpx)

@@ -37,7 +37,9 @@ static void orca_free_context(struct ibv_context *ibctx);
  */
 static const struct verbs_context_ops orca_ctx_ops = {
 	.alloc_mw = orca_alloc_mw,
+	.alloc_parent_domain = orca_alloc_parent_domain,
 	.alloc_pd = orca_alloc_pd,
+	.alloc_td = orca_alloc_td,
 	.attach_mcast = ibv_cmd_attach_mcast,
 	.bind_mw = orca_bind_mw,
 	.create_ah = orca_create_ah,
@@ -49,6 +51,7 @@ static const struct verbs_context_ops orca_ctx_ops = {
 	.create_srq = orca_create_srq,
 	.dealloc_mw = orca_dealloc_mw,
 	.dealloc_pd = orca_dealloc_pd,
+	.dealloc_td = orca_dealloc_td,
 	.dereg_mr = orca_dereg_mr,
 	.destroy_ah = orca_destroy_ah,
 	.destroy_cq = orca_destroy_cq,

@@ -47,9 +47,31 @@ struct orca_context {
 	size_t page_size;		/* mmap granule */
 };
 
+/*
+ * A thread domain (ibv_alloc_td(3)): nothing but a promise from the
+ * application, which a parent domain passes on to the QPs and CQs
+ * created with it.  users counts the parent domains naming it.
+ */
+struct orca_td {
+	struct ibv_td ibv_td;
+	unsigned int users;		/* atomic */
+};
+
+/*
+ * A PD, or a parent domain (ibv_alloc_parent_domain(3)).  A parent
+ * domain is a copy of its PD's handle and pdn, so that every command
+ * naming a PD sends the real PD's handle without knowing the difference,
+ * plus real, the PD it stands for, and its TD, if any.  users counts,
+ * for a PD, the parent domains of it; for a parent domain, the QPs and
+ * CQs created with it.
+ */
 struct orca_pd {
 	struct ibv_pd ibv_pd;
 	uint32_t pdn;
+	struct orca_pd *real;		/* parent domain: its PD; PD: NULL */
+	struct orca_td *td;		/* parent domain: its TD, or NULL */
+	void *pd_context;		/* parent domain: PD_CONTEXT's pointer */
+	unsigned int users;		/* atomic */
 };
 
 /*
@@ -77,6 +99,7 @@ struct orca_wq {
 	uint32_t max_post_sge;		/* reported max_*_sge: EINVAL beyond */
 	uint32_t prod;			/* software producer index */
 	uint32_t cons_seen;		/* the device's cons when last read */
+	bool no_lock;			/* created under a thread domain */
 	pthread_spinlock_t lock;
 };
 
@@ -104,7 +127,10 @@ struct orca_cq {
 	bool ex_wallclock;		/* IBV_WC_EX_WITH_..._WALLCLOCK asked */
 	uint64_t ex_wall_off;		/* CLOCK_REALTIME - device clock, ns,
 					 * sampled at start_poll */
+	bool no_lock;			/* created under a thread domain */
 	pthread_spinlock_t lock;
+	struct orca_pd *parent;		/* the parent domain it was created
+					 * with (ibv_create_cq_ex), or NULL */
 	struct orca_qmap map;
 };
 
@@ -130,6 +156,8 @@ struct orca_qp {
 	struct orca_wq rq;		/* depth 0 when the QP uses an SRQ */
 	struct orca_wr_batch wr;
 	struct orca_qmap map;
+	struct orca_pd *parent;		/* the parent domain it was created
+					 * with, or NULL */
 };
 
 struct orca_srq {
@@ -153,6 +181,37 @@ static inline struct orca_context *to_octx(struct ibv_context *ibctx)
 static inline struct orca_pd *to_opd(struct ibv_pd *ibpd)
 {
 	return orca_container_of(ibpd, struct orca_pd, ibv_pd);
+}
+
+static inline struct orca_td *to_otd(struct ibv_td *ibtd)
+{
+	return orca_container_of(ibtd, struct orca_td, ibv_td);
+}
+
+/* A PD of ctx that is a parent domain; NULL for anything else. */
+static inline struct orca_pd *orca_parent_domain(struct ibv_context *ctx,
+						 struct ibv_pd *ibpd)
+{
+	if (!ibpd || ibpd->context != ctx || !to_opd(ibpd)->real)
+		return NULL;
+	return to_opd(ibpd);
+}
+
+/*
+ * Whether two PDs are the same protection domain: a parent domain is
+ * its PD.  A PD of another context (or provider) is never looked into.
+ */
+static inline bool orca_same_pd(const struct ibv_pd *a, const struct ibv_pd *b)
+{
+	const struct orca_pd *pa, *pb;
+
+	if (a == b)
+		return true;
+	if (!a || !b || a->context != b->context)
+		return false;
+	pa = orca_container_of(a, const struct orca_pd, ibv_pd);
+	pb = orca_container_of(b, const struct orca_pd, ibv_pd);
+	return (pa->real ? pa->real : pa) == (pb->real ? pb->real : pb);
 }
 
 static inline struct orca_cq *to_ocq(struct ibv_cq *ibcq)
@@ -183,6 +242,37 @@ static inline void *orca_send_payload(const struct orca_qp *qp,
 }
 
 /*
+ * The SQ, RQ and CQ locks.  A queue created under a thread domain has
+ * no_lock set for its whole life: the application has promised not to
+ * use it from two threads at once (ibv_alloc_td(3)), so these skip the
+ * lock.  For every other queue the cost is one predictable branch on a
+ * field next to the lock.
+ */
+static inline void orca_wq_lock(struct orca_wq *wq)
+{
+	if (!wq->no_lock)
+		pthread_spin_lock(&wq->lock);
+}
+
+static inline void orca_wq_unlock(struct orca_wq *wq)
+{
+	if (!wq->no_lock)
+		pthread_spin_unlock(&wq->lock);
+}
+
+static inline void orca_cq_lock(struct orca_cq *cq)
+{
+	if (!cq->no_lock)
+		pthread_spin_lock(&cq->lock);
+}
+
+static inline void orca_cq_unlock(struct orca_cq *cq)
+{
+	if (!cq->no_lock)
+		pthread_spin_unlock(&cq->lock);
+}
+
+/*
  * Diagnostics go through libibverbs' log (VERBS_LOG_LEVEL, VERBS_LOG_FILE).
  * Its logger does not look at the context, so these are usable before
  * one exists.
@@ -203,6 +293,13 @@ int orca_query_rt_values(struct ibv_context *ibctx,
 			 struct ibv_values_ex *values);
 struct ibv_pd *orca_alloc_pd(struct ibv_context *ibctx);
 int orca_dealloc_pd(struct ibv_pd *ibpd);
+struct ibv_td *orca_alloc_td(struct ibv_context *ibctx,
+			     struct ibv_td_init_attr *attr);
+int orca_dealloc_td(struct ibv_td *ibtd);
+struct ibv_pd *orca_alloc_parent_domain(struct ibv_context *ibctx,
+					struct ibv_parent_domain_init_attr *attr);
+void orca_parent_get(struct orca_pd *parent);
+void orca_parent_put(struct orca_pd *parent);
 struct ibv_mr *orca_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 			   uint64_t hca_va, int access);
 int orca_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,

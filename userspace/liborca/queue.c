@@ -397,7 +397,7 @@ int orca_resize_cq(struct ibv_cq *ibcq, int cqe)
 	int old_cqe = ibcq->cqe;
 	int err;
 
-	pthread_spin_lock(&cq->lock);
+	orca_cq_lock(cq);
 	err = ibv_cmd_resize_cq(ibcq, cqe, &cmd.ibv, sizeof(cmd), &resp.ibv,
 				sizeof(resp));
 	if (err)
@@ -430,7 +430,7 @@ int orca_resize_cq(struct ibv_cq *ibcq, int cqe)
 	orca_dbg("cq %u: resized to %u entries of %u bytes, cqe %d\n",
 		 cq->cqn, cq->depth, cq->cqe_size, ibcq->cqe);
 out:
-	pthread_spin_unlock(&cq->lock);
+	orca_cq_unlock(cq);
 	return err;
 }
 
@@ -445,6 +445,7 @@ int orca_destroy_cq(struct ibv_cq *ibcq)
 
 	pthread_spin_destroy(&cq->lock);
 	orca_qmap_unmap(&cq->map);
+	orca_parent_put(cq->parent);
 	free(cq);
 	return 0;
 }
@@ -558,7 +559,10 @@ static int orca_qp_init_locks(struct orca_qp *qp)
 /*
  * Both create verbs end here with comp_mask PD.  ibv_cmd_create_qp_ex()
  * fills the ibv_qp (pd, cqs, srq, type, state RESET, mutex, cond) and
- * writes the actual caps back to attr->cap.
+ * writes the actual caps back to attr->cap.  attr->pd may be a parent
+ * domain, which carries its PD's handle; ibqp->pd stays the parent
+ * domain, as ibv_alloc_parent_domain(3) has it.  With a thread domain in
+ * it, the SQ and RQ are posted to without their locks.
  */
 static struct ibv_qp *orca_create_qp_common(struct ibv_context *ibctx,
 					    struct ibv_qp_init_attr_ex *attr)
@@ -607,10 +611,17 @@ static struct ibv_qp *orca_create_qp_common(struct ibv_context *ibctx,
 	err = orca_qp_init_locks(qp);
 	if (err)
 		goto err_unmap;
+	qp->parent = orca_parent_domain(ibctx, attr->pd);
+	if (qp->parent && qp->parent->td) {
+		qp->sq.no_lock = true;
+		qp->rq.no_lock = true;
+	}
+	orca_parent_get(qp->parent);
 
-	orca_dbg("qp handle %u qpn %u: sq %ux%u rq %ux%u inline %u\n",
+	orca_dbg("qp handle %u qpn %u: sq %ux%u rq %ux%u inline %u%s\n",
 		 qp->vqp.qp.handle, qp->qpn, qp->sq.depth, qp->sq.stride,
-		 qp->rq.depth, qp->rq.stride, qp->max_inline);
+		 qp->rq.depth, qp->rq.stride, qp->max_inline,
+		 qp->sq.no_lock ? ", thread domain: no locks" : "");
 	return &qp->vqp.qp;
 
 err_unmap:
@@ -750,6 +761,7 @@ int orca_destroy_qp(struct ibv_qp *ibqp)
 	orca_wq_fini(&qp->rq);
 	orca_wq_fini(&qp->sq);
 	orca_qmap_unmap(&qp->map);
+	orca_parent_put(qp->parent);
 	free(qp);
 	return 0;
 }

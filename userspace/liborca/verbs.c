@@ -111,10 +111,29 @@ struct ibv_pd *orca_alloc_pd(struct ibv_context *ibctx)
 	return &pd->ibv_pd;
 }
 
+/*
+ * A PD goes to the kernel, unless a parent domain still stands for it
+ * (EBUSY, nothing sent).  A parent domain is liborca's alone: it is
+ * freed without a command, unless a QP or CQ created with it is still
+ * there (EBUSY); then its PD and TD lose a user.
+ */
 int orca_dealloc_pd(struct ibv_pd *ibpd)
 {
 	struct orca_pd *pd = to_opd(ibpd);
 	int err;
+
+	if (__atomic_load_n(&pd->users, __ATOMIC_ACQUIRE))
+		return EBUSY;
+
+	if (pd->real) {
+		if (pd->td)
+			__atomic_fetch_sub(&pd->td->users, 1, __ATOMIC_RELEASE);
+		__atomic_fetch_sub(&pd->real->users, 1, __ATOMIC_RELEASE);
+		orca_dbg("parent domain of pd handle %u freed\n",
+			 ibpd->handle);
+		free(pd);
+		return 0;
+	}
 
 	err = ibv_cmd_dealloc_pd(ibpd);
 	if (err)
@@ -122,6 +141,110 @@ int orca_dealloc_pd(struct ibv_pd *ibpd)
 
 	free(pd);
 	return 0;
+}
+
+/* --- thread domains and parent domains ------------------------------- */
+
+/*
+ * ibv_alloc_td(3).  struct ibv_td_init_attr has only comp_mask, which
+ * names no field yet: anything in it is EINVAL.  A thread domain needs
+ * no device resource, so there is no command.
+ */
+struct ibv_td *orca_alloc_td(struct ibv_context *ibctx,
+			     struct ibv_td_init_attr *attr)
+{
+	struct orca_td *td;
+
+	if (attr && attr->comp_mask) {
+		errno = EINVAL;
+		return NULL;
+	}
+	td = calloc(1, sizeof(*td));
+	if (!td) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	td->ibv_td.context = ibctx;
+	return &td->ibv_td;
+}
+
+/* EBUSY while a parent domain names it. */
+int orca_dealloc_td(struct ibv_td *ibtd)
+{
+	struct orca_td *td = to_otd(ibtd);
+
+	if (__atomic_load_n(&td->users, __ATOMIC_ACQUIRE))
+		return EBUSY;
+	free(td);
+	return 0;
+}
+
+/*
+ * ibv_alloc_parent_domain(3).  Orca's queue memory is allocated by the
+ * kernel and mapped (orca-hw-interface.rst): liborca allocates no
+ * buffer that a custom allocator could provide, so ALLOCATORS, and any
+ * bit it does not know, is EOPNOTSUPP rather than silently ignored.
+ * PD_CONTEXT only stores the pointer (it would be handed to allocators).
+ * attr->pd must be a PD of this context, not a parent domain, and
+ * attr->td, if set, a TD of this context: EINVAL otherwise.
+ */
+#define ORCA_PARENT_DOMAIN_SUPPORTED	IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT
+
+struct ibv_pd *orca_alloc_parent_domain(struct ibv_context *ibctx,
+					struct ibv_parent_domain_init_attr *attr)
+{
+	struct orca_pd *pdom, *real;
+
+	if (!attr) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (attr->comp_mask & ~(uint32_t)ORCA_PARENT_DOMAIN_SUPPORTED) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!attr->pd || attr->pd->context != ibctx ||
+	    to_opd(attr->pd)->real ||
+	    (attr->td && attr->td->context != ibctx)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	real = to_opd(attr->pd);
+
+	pdom = calloc(1, sizeof(*pdom));
+	if (!pdom) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pdom->ibv_pd.context = ibctx;
+	pdom->ibv_pd.handle = real->ibv_pd.handle;
+	pdom->pdn = real->pdn;
+	pdom->real = real;
+	if (attr->td) {
+		pdom->td = to_otd(attr->td);
+		__atomic_fetch_add(&pdom->td->users, 1, __ATOMIC_RELAXED);
+	}
+	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)
+		pdom->pd_context = attr->pd_context;
+	__atomic_fetch_add(&real->users, 1, __ATOMIC_RELAXED);
+
+	orca_dbg("parent domain of pd handle %u pdn %u%s\n",
+		 real->ibv_pd.handle, real->pdn,
+		 pdom->td ? ", with a thread domain" : "");
+	return &pdom->ibv_pd;
+}
+
+/* A QP or CQ was created with (destroyed from) a parent domain. */
+void orca_parent_get(struct orca_pd *parent)
+{
+	if (parent)
+		__atomic_fetch_add(&parent->users, 1, __ATOMIC_RELAXED);
+}
+
+void orca_parent_put(struct orca_pd *parent)
+{
+	if (parent)
+		__atomic_fetch_sub(&parent->users, 1, __ATOMIC_RELEASE);
 }
 
 /*

@@ -14,7 +14,9 @@
  * several passes of the ring, resize, and posting from several threads;
  * CQs with completion timestamps (64-byte entries, the CREATE_CQ flag,
  * read_completion_ts and _wallclock_ns), the device clock in
- * query_device_ex and query_rt_values_ex.  TAP output.
+ * query_device_ex and query_rt_values_ex; thread and parent domains
+ * (their rules, and QPs and CQs under a TD working without their
+ * locks).  TAP output.
  */
 #define _GNU_SOURCE
 #include <endian.h>
@@ -27,6 +29,8 @@
 #include <rdma/orca-abi.h>
 
 #include "fake-kernel.h"
+/* For the lock-elision checks: the provider's QP and CQ structures. */
+#include "../liborca/orca.h"
 
 #define PAGE	4096
 
@@ -59,6 +63,8 @@ static uint32_t last_wr_count;		/* of the last POST_SEND/RECV */
 static uint32_t last_solicited;		/* of the last REQ_NOTIFY_CQ */
 static uint64_t next_key = 16 * PAGE;
 static uint32_t next_qpn = 0x100;
+static uint32_t next_pd_handle = 1;
+static uint32_t last_qp_pd;		/* pd_handle of the last CREATE_QP */
 
 static uint64_t last_key;		/* of the last CREATE/RESIZE answered */
 static int chan_wfd = -1;	/* write end of the fake completion channel */
@@ -153,7 +159,9 @@ static int answer(const void *cmd, size_t len)
 		return 0;
 	}
 	case IB_USER_VERBS_CMD_ALLOC_PD: {
-		struct ib_uverbs_alloc_pd_resp c = { .pd_handle = 1 };
+		struct ib_uverbs_alloc_pd_resp c = {
+			.pd_handle = next_pd_handle++,
+		};
 		struct orca_alloc_pd_resp d = { .pdn = 1 };
 
 		put(resp, &c, sizeof(c), &d, sizeof(d), out_len);
@@ -220,6 +228,7 @@ static int answer(const void *cmd, size_t len)
 			.mmap_key = next_key, .mmap_len = 3 * PAGE,
 		};
 
+		last_qp_pd = req->pd_handle;
 		last_key = next_key;
 		next_key += 64 * PAGE;
 		put(resp, &c, sizeof(c), &d, sizeof(d), out_len);
@@ -2324,6 +2333,313 @@ static void test_mw_dealloc(void)
 	   "dereg the MRs, dealloc the second PD");
 }
 
+/* --- thread domains and parent domains -------------------------------- */
+
+/*
+ * What a worker does while the test holds a lock of the queue it uses:
+ * post one send, post one receive, poll the CQ, arm it.  done says it
+ * got through.
+ */
+struct td_work {
+	struct ibv_qp *qp;
+	struct ibv_cq *cq;
+	int post_err, recv_err, polled, arm_err;
+	bool done;
+};
+
+static void *td_worker(void *arg)
+{
+	struct td_work *w = arg;
+	struct ibv_send_wr swr = { .wr_id = 0x7d, .opcode = IBV_WR_SEND };
+	struct ibv_recv_wr rwr = { .wr_id = 0x7e };
+	struct ibv_send_wr *sbad = NULL;
+	struct ibv_recv_wr *rbad = NULL;
+	struct ibv_wc wc;
+
+	w->post_err = ibv_post_send(w->qp, &swr, &sbad);
+	w->recv_err = ibv_post_recv(w->qp, &rwr, &rbad);
+	w->polled = ibv_poll_cq(w->cq, 1, &wc);
+	w->arm_err = ibv_req_notify_cq(w->cq, 0);
+	__atomic_store_n(&w->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * Runs td_worker on qp and cq while this thread holds the SQ, RQ and CQ
+ * spinlocks.  Returns whether it finished within ms milliseconds with
+ * the locks held; it is let through (and joined) in any case.
+ */
+static bool td_runs_under_locks(struct ibv_qp *qp, struct ibv_cq *cq,
+				struct td_work *w, int ms)
+{
+	struct orca_qp *oqp = orca_container_of(qp, struct orca_qp, vqp.qp);
+	struct orca_cq *ocq = orca_container_of(cq, struct orca_cq, vcq.cq);
+	pthread_t t;
+	bool done = false;
+
+	*w = (struct td_work){ .qp = qp, .cq = cq };
+	pthread_spin_lock(&oqp->sq.lock);
+	pthread_spin_lock(&oqp->rq.lock);
+	pthread_spin_lock(&ocq->lock);
+	if (pthread_create(&t, NULL, td_worker, w)) {
+		pthread_spin_unlock(&ocq->lock);
+		pthread_spin_unlock(&oqp->rq.lock);
+		pthread_spin_unlock(&oqp->sq.lock);
+		return false;
+	}
+	for (int i = 0; i < ms && !done; i++) {
+		usleep(1000);
+		done = __atomic_load_n(&w->done, __ATOMIC_ACQUIRE);
+	}
+	pthread_spin_unlock(&ocq->lock);
+	pthread_spin_unlock(&oqp->rq.lock);
+	pthread_spin_unlock(&oqp->sq.lock);
+	pthread_join(t, NULL);
+	return done;
+}
+
+static struct ibv_cq_ex *make_cq_pd(struct ibv_pd *parent, struct dev_cq *c)
+{
+	struct ibv_cq_init_attr_ex a = {
+		.cqe = 8, .wc_flags = IBV_WC_STANDARD_FLAGS,
+		.comp_mask = IBV_CQ_INIT_ATTR_MASK_PD,
+		.parent_domain = parent,
+	};
+	struct ibv_cq_ex *cqx = ibv_create_cq_ex(ctx, &a);
+
+	if (cqx)
+		*c = dev_cq_of(last_key, 8);
+	return cqx;
+}
+
+static struct ibv_qp *make_qp_pd(struct ibv_pd *ppd, struct ibv_cq *qcq,
+				 bool ex, struct dev_qp *d)
+{
+	struct ibv_qp_init_attr_ex a = {
+		.send_cq = qcq, .recv_cq = qcq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = SQ_MAX_WR, .max_recv_wr = RQ_MAX_WR,
+			 .max_send_sge = SQ_MAX_SGE,
+			 .max_recv_sge = RQ_MAX_SGE },
+		.comp_mask = IBV_QP_INIT_ATTR_PD, .pd = ppd,
+	};
+	struct ibv_qp *qp;
+
+	if (ex) {
+		a.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		a.send_ops_flags = IBV_QP_EX_WITH_SEND;
+		qp = ibv_create_qp_ex(ctx, &a);
+	} else {
+		struct ibv_qp_init_attr b = {
+			.send_cq = qcq, .recv_cq = qcq, .qp_type = IBV_QPT_RC,
+			.cap = a.cap,
+		};
+
+		qp = ibv_create_qp(ppd, &b);
+	}
+	if (qp)
+		*d = dev_qp_of(last_key);
+	return qp;
+}
+
+static void test_td_alloc(struct ibv_td **td, struct ibv_pd **pdx,
+			  struct ibv_pd **pdom, struct ibv_pd **pdom_nt)
+{
+	struct ibv_td_init_attr ta = { .comp_mask = 1 };
+	struct ibv_parent_domain_init_attr pa = {};
+	struct ibv_td foreign_td = { .context = (void *)&foreign_td };
+	static int pd_ctx_cookie;
+	struct ibv_pd *p;
+
+	errno = 0;
+	ok(!ibv_alloc_td(ctx, &ta) && errno == EINVAL,
+	   "alloc_td with an unknown comp_mask bit: EINVAL");
+	ta.comp_mask = 0;
+	*td = ibv_alloc_td(ctx, &ta);
+	ok(*td && (*td)->context == ctx, "alloc_td: a TD of the context");
+	*pdx = ibv_alloc_pd(ctx);
+	if (!*td || !*pdx) {
+		ok(0, "td and pd for the parent domain checks");
+		return;
+	}
+
+	errno = 0;
+	ok(!ibv_alloc_parent_domain(ctx, &pa) && errno == EINVAL,
+	   "alloc_parent_domain without a PD: EINVAL");
+	pa.pd = *pdx;
+	pa.td = &foreign_td;
+	errno = 0;
+	ok(!ibv_alloc_parent_domain(ctx, &pa) && errno == EINVAL,
+	   "alloc_parent_domain with a TD of another context: EINVAL");
+	pa.td = *td;
+	pa.comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS;
+	errno = 0;
+	ok(!ibv_alloc_parent_domain(ctx, &pa) && errno == EOPNOTSUPP,
+	   "alloc_parent_domain with custom allocators: EOPNOTSUPP (rings are the kernel's)");
+	pa.comp_mask = 1 << 7;
+	errno = 0;
+	ok(!ibv_alloc_parent_domain(ctx, &pa) && errno == EOPNOTSUPP,
+	   "alloc_parent_domain with an unknown comp_mask bit: EOPNOTSUPP");
+
+	pa.comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT;
+	pa.pd_context = &pd_ctx_cookie;
+	*pdom = ibv_alloc_parent_domain(ctx, &pa);
+	ok(*pdom && *pdom != *pdx && (*pdom)->context == ctx &&
+	   (*pdom)->handle == (*pdx)->handle &&
+	   to_opd(*pdom)->pd_context == &pd_ctx_cookie,
+	   "alloc_parent_domain with a TD and PD_CONTEXT: the PD's handle, the pointer kept");
+	pa = (struct ibv_parent_domain_init_attr){ .pd = *pdx };
+	*pdom_nt = ibv_alloc_parent_domain(ctx, &pa);
+	ok(*pdom_nt && (*pdom_nt)->handle == (*pdx)->handle,
+	   "alloc_parent_domain without a TD");
+	if (*pdom) {
+		pa.pd = *pdom;
+		errno = 0;
+		p = ibv_alloc_parent_domain(ctx, &pa);
+		ok(!p && errno == EINVAL,
+		   "alloc_parent_domain of a parent domain: EINVAL");
+	}
+}
+
+static void test_td(void)
+{
+	struct ibv_pd *pdx = NULL, *pdom = NULL, *pdom_nt = NULL;
+	struct ibv_cq_init_attr_ex ca = {
+		.cqe = 8, .wc_flags = IBV_WC_STANDARD_FLAGS,
+		.comp_mask = IBV_CQ_INIT_ATTR_MASK_PD,
+	};
+	struct ibv_mw_bind b = {
+		.wr_id = 0xb7,
+		.bind_info = { .addr = (uintptr_t)mw_buf, .length = 64,
+			       .mw_access_flags = IBV_ACCESS_REMOTE_READ },
+	};
+	struct ibv_poll_cq_attr poll_attr = {};
+	struct ibv_qp *qp_td, *qp_ex, *qp_nt;
+	struct ibv_cq_ex *cq_td, *cq_nt;
+	struct ibv_mr *mrx;
+	struct ibv_mw *mwx;
+	struct dev_cq c_td, c_nt;
+	struct dev_qp d_td, d_ex, d_nt;
+	struct ibv_td *td = NULL;
+	struct td_work w;
+	unsigned int deallocs;
+	bool fine;
+
+	test_td_alloc(&td, &pdx, &pdom, &pdom_nt);
+	if (!td || !pdx || !pdom || !pdom_nt)
+		return;
+
+	deallocs = n_cmd[IB_USER_VERBS_CMD_DEALLOC_PD];
+	ok(ibv_dealloc_td(td) == EBUSY, "dealloc_td while a parent domain names it: EBUSY");
+	ok(ibv_dealloc_pd(pdx) == EBUSY &&
+	   n_cmd[IB_USER_VERBS_CMD_DEALLOC_PD] == deallocs,
+	   "dealloc_pd of a PD with parent domains: EBUSY, no DEALLOC_PD sent");
+
+	errno = 0;
+	ca.parent_domain = pdx;
+	ok(!ibv_create_cq_ex(ctx, &ca) && errno == EINVAL,
+	   "create_cq_ex with MASK_PD naming a plain PD: EINVAL");
+	ca.parent_domain = NULL;
+	errno = 0;
+	ok(!ibv_create_cq_ex(ctx, &ca) && errno == EINVAL,
+	   "create_cq_ex with MASK_PD and no parent domain: EINVAL");
+
+	cq_td = make_cq_pd(pdom, &c_td);
+	cq_nt = make_cq_pd(pdom_nt, &c_nt);
+	qp_td = cq_td ? make_qp_pd(pdom, ibv_cq_ex_to_cq(cq_td), false,
+				   &d_td) : NULL;
+	ok(qp_td && last_qp_pd == pdx->handle && qp_td->pd == pdom,
+	   "create_qp with a parent domain: CREATE_QP names the PD's handle, qp->pd is the parent domain");
+	qp_ex = cq_td ? make_qp_pd(pdom, ibv_cq_ex_to_cq(cq_td), true,
+				   &d_ex) : NULL;
+	qp_nt = cq_nt ? make_qp_pd(pdom_nt, ibv_cq_ex_to_cq(cq_nt), false,
+				   &d_nt) : NULL;
+	if (!cq_td || !cq_nt || !qp_td || !qp_ex || !qp_nt) {
+		ok(0, "CQs and QPs through the parent domains: %s",
+		   strerror(errno));
+		return;
+	}
+	ok(to_oqp(qp_td)->sq.no_lock && to_oqp(qp_td)->rq.no_lock &&
+	   to_oqp(qp_ex)->sq.no_lock &&
+	   to_ocq(ibv_cq_ex_to_cq(cq_td))->no_lock,
+	   "with a TD: the QPs (create_qp, create_qp_ex) and the CQ skip their locks");
+	ok(!to_oqp(qp_nt)->sq.no_lock && !to_oqp(qp_nt)->rq.no_lock &&
+	   !to_ocq(ibv_cq_ex_to_cq(cq_nt))->no_lock && !to_ocq(cq)->no_lock,
+	   "without a TD, and a plain CQ: locks kept");
+
+	to_state(qp_td, IBV_QPS_INIT);
+	to_state(qp_ex, IBV_QPS_INIT);
+	to_state(qp_nt, IBV_QPS_INIT);
+	d_td.sq_db->dev_flags = htole32(ORCA_DB_DEV_POLLING);
+	d_td.rq_db->dev_flags = htole32(ORCA_DB_DEV_POLLING);
+	d_nt.sq_db->dev_flags = htole32(ORCA_DB_DEV_POLLING);
+	d_nt.rq_db->dev_flags = htole32(ORCA_DB_DEV_POLLING);
+
+	dev_cqe(&c_td, 0x7f, ORCA_CQE_OP_SEND, 0, ORCA_CQE_ST_SUCCESS, 0, 0,
+		to_oqp(qp_td)->qpn, 0);
+	fine = td_runs_under_locks(qp_td, ibv_cq_ex_to_cq(cq_td), &w, 2000);
+	ok(fine && !w.post_err && !w.recv_err && w.polled == 1 && !w.arm_err,
+	   "TD QP and CQ: post_send, post_recv, poll and arm go through while their locks are held");
+	ok(ld(&d_td.sq_db->prod) == 1 && ld(&d_td.rq_db->prod) == 1 &&
+	   le64toh(sq_wqe(&d_td, 0)->wr_id) == 0x7d &&
+	   ld(&c_td.db->cons) == 1,
+	   "TD QP and CQ: the WQEs are in the rings, cons published");
+
+	dev_cqe(&c_nt, 0x80, ORCA_CQE_OP_SEND, 0, ORCA_CQE_ST_SUCCESS, 0, 0,
+		to_oqp(qp_nt)->qpn, 0);
+	fine = td_runs_under_locks(qp_nt, ibv_cq_ex_to_cq(cq_nt), &w, 100);
+	ok(!fine && w.done && !w.post_err && !w.recv_err && w.polled == 1,
+	   "parent domain without a TD: the worker waits for the locks, then posts and polls");
+
+	/* The ibv_wr_*() API and start/end_poll under a TD, locks held. */
+	pthread_spin_lock(&to_oqp(qp_ex)->sq.lock);
+	pthread_spin_lock(&to_ocq(ibv_cq_ex_to_cq(cq_td))->lock);
+	d_ex.sq_db->dev_flags = htole32(ORCA_DB_DEV_POLLING);
+	ibv_wr_start(ibv_qp_to_qp_ex(qp_ex));
+	ibv_qp_to_qp_ex(qp_ex)->wr_id = 0x81;
+	ibv_wr_send(ibv_qp_to_qp_ex(qp_ex));
+	ibv_wr_set_sge(ibv_qp_to_qp_ex(qp_ex), 1, 0x1000, 8);
+	ok(ibv_wr_complete(ibv_qp_to_qp_ex(qp_ex)) == 0 &&
+	   ld(&d_ex.sq_db->prod) == 1,
+	   "TD QP: wr_start/wr_complete post with the SQ lock held elsewhere");
+	dev_cqe(&c_td, 0x82, ORCA_CQE_OP_SEND, 0, ORCA_CQE_ST_SUCCESS, 0, 0,
+		1, 0);
+	fine = ibv_start_poll(cq_td, &poll_attr) == 0 && cq_td->wr_id == 0x82;
+	if (fine)
+		ibv_end_poll(cq_td);
+	ok(fine && ld(&c_td.db->cons) == 2,
+	   "TD CQ: start_poll/end_poll with the CQ lock held elsewhere");
+	pthread_spin_unlock(&to_ocq(ibv_cq_ex_to_cq(cq_td))->lock);
+	pthread_spin_unlock(&to_oqp(qp_ex)->sq.lock);
+
+	/* A parent domain is its PD for the window bind checks. */
+	mrx = ibv_reg_mr(pdx, mw_buf, sizeof(mw_buf),
+			 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	mwx = ibv_alloc_mw(pdx, IBV_MW_TYPE_1);
+	b.bind_info.mr = mrx;
+	ok(mrx && mwx && ibv_bind_mw(qp_td, mwx, &b) == 0 &&
+	   ld(&d_td.sq_db->prod) == 2,
+	   "bind_mw on a QP of a parent domain, window and MR of its PD: posted");
+	if (mwx)
+		ibv_dealloc_mw(mwx);
+	if (mrx)
+		ibv_dereg_mr(mrx);
+
+	ok(ibv_dealloc_pd(pdom) == EBUSY, "dealloc of a parent domain with QPs and CQs: EBUSY");
+	ok(!ibv_destroy_qp(qp_td) && !ibv_destroy_qp(qp_ex) &&
+	   ibv_dealloc_pd(pdom) == EBUSY,
+	   "QPs destroyed: the CQ still holds the parent domain (EBUSY)");
+	ok(!ibv_destroy_cq(ibv_cq_ex_to_cq(cq_td)) && !ibv_dealloc_pd(pdom) &&
+	   n_cmd[IB_USER_VERBS_CMD_DEALLOC_PD] == deallocs,
+	   "CQ destroyed: the parent domain goes, no DEALLOC_PD sent");
+	ok(!ibv_dealloc_td(td), "then the TD goes");
+	ok(ibv_dealloc_pd(pdx) == EBUSY,
+	   "the PD: still EBUSY while the parent domain without a TD exists");
+	ok(!ibv_destroy_qp(qp_nt) && !ibv_destroy_cq(ibv_cq_ex_to_cq(cq_nt)) &&
+	   !ibv_dealloc_pd(pdom_nt) && !ibv_dealloc_pd(pdx) &&
+	   n_cmd[IB_USER_VERBS_CMD_DEALLOC_PD] == deallocs + 1,
+	   "last parent domain gone: the PD is deallocated with one DEALLOC_PD");
+}
+
 int main(void)
 {
 	struct ibv_device **list;
@@ -2362,6 +2678,7 @@ int main(void)
 	test_bind_wr();
 	test_bind_poll();
 	test_mw_dealloc();
+	test_td();
 
 	ok(!ibv_destroy_cq(cq), "destroy cq");
 	ibv_dealloc_pd(pd);
