@@ -236,43 +236,10 @@ static int wm_open(struct wm_end *e, unsigned int access)
 static int wm_connect(struct ibv_qp *qp, const struct wm_end *e,
 		      const struct wm_end *peer, struct ibv_qp *peer_qp)
 {
-	struct ibv_qp_attr at = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ |
-				   IBV_ACCESS_REMOTE_ATOMIC,
-	};
-
-	if (ibv_modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		return -1;
-	memset(&at, 0, sizeof(at));
-	at.qp_state = IBV_QPS_RTR;
-	at.path_mtu = IBV_MTU_1024;
-	at.dest_qp_num = peer_qp->qp_num;
-	at.rq_psn = 0;
-	at.max_dest_rd_atomic = 1;
-	at.min_rnr_timer = 12;
-	at.ah_attr.is_global = 1;
-	at.ah_attr.grh.dgid = peer->gid;
-	at.ah_attr.grh.sgid_index = e->gidx;
-	at.ah_attr.grh.hop_limit = 64;
-	at.ah_attr.port_num = 1;
-	if (ibv_modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_AV |
-			  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	memset(&at, 0, sizeof(at));
-	at.qp_state = IBV_QPS_RTS;
-	at.timeout = 14;
-	at.retry_cnt = 7;
-	at.rnr_retry = 7;
-	at.sq_psn = 0;
-	at.max_rd_atomic = 1;
-	return ibv_modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+	return wire_rc_connect(qp, IBV_ACCESS_REMOTE_WRITE |
+			       IBV_ACCESS_REMOTE_READ |
+			       IBV_ACCESS_REMOTE_ATOMIC,
+			       e->gidx, &peer->gid, peer_qp->qp_num);
 }
 
 /* B's device has windows of both types. */
