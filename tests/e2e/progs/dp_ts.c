@@ -671,54 +671,55 @@ static void test_old_api(struct tpair *p)
 
 static void test_resize(struct tpair *p)
 {
-	struct tswc sw[NRESIZE + 1], rw[NRESIZE];
-	struct ibv_cq *scq = p->a.e.scq;
+	struct tswc rw[NRESIZE + 1], sw[NRESIZE];
+	struct ibv_cq *rcq = p->b.e.rcq;
 	uint64_t raw0, raw1;
-	int i, ret, old = scq->cqe, good = 1, ns;
+	int i, ret, old = rcq->cqe, good = 1, nr;
 
 	raw0 = clk_ns(CLOCK_MONOTONIC_RAW);
 	for (i = 0; i < NRESIZE; i++)
 		good = good && !post_recv_at(p->b.e.qp, 0x880 + i, 4096 * i, 4096) &&
 		       !post_wr(p->a.e.qp, 0x800 + i, IBV_WR_SEND, 4096 * i, 100 + i, 0);
 	/*
-	 * The 4 receives on the other side show that the messages went
-	 * through; the send completions are then written (or about to be,
-	 * as the ACKs come back): either way they must come out of the
-	 * resized CQ in order.
+	 * Between two QPs of one function the device executes a send WQE
+	 * to its end, the receiver's CQE included, before the next one
+	 * ("Processing model" in the interface specification): once a's 4
+	 * send completions are polled, b's 4 receive completions are in
+	 * b's ring, unpolled, when it is resized.
 	 */
-	good = good && tpoll(p->b.rcx, rw, NRESIZE, "resize: b's receives") == NRESIZE;
-	ret = good ? ibv_resize_cq(scq, RESIZE_CQE) : -1;
-	ok(good && !ret && scq->cqe >= RESIZE_CQE,
+	good = good && tpoll(p->a.scx, sw, NRESIZE, "resize: a's sends") == NRESIZE;
+	ret = good ? ibv_resize_cq(rcq, RESIZE_CQE) : -1;
+	ok(good && !ret && rcq->cqe >= RESIZE_CQE,
 	   "ibv_resize_cq %d -> %d on a timestamp CQ holding %d unpolled "
 	   "completions: returns %d, cqe %d", old, RESIZE_CQE, NRESIZE, ret,
-	   scq->cqe);
-	ns = good && !ret ? tpoll(p->a.scx, sw, NRESIZE, "resize: a's sends") : 0;
+	   rcq->cqe);
+	nr = good && !ret ? tpoll(p->b.rcx, rw, NRESIZE, "resize: b's receives") : 0;
 	raw1 = clk_ns(CLOCK_MONOTONIC_RAW);
-	for (i = 0; i < ns; i++)
-		if (sw[i].wc.wr_id != 0x800U + i || sw[i].wc.status != IBV_WC_SUCCESS ||
-		    sw[i].wc.opcode != IBV_WC_SEND) {
-			tswc_diag("after resize", i, &sw[i]);
+	for (i = 0; i < nr; i++)
+		if (rw[i].wc.wr_id != 0x880U + i || rw[i].wc.status != IBV_WC_SUCCESS ||
+		    rw[i].wc.opcode != IBV_WC_RECV ||
+		    rw[i].wc.byte_len != 100U + i) {
+			tswc_diag("after resize", i, &rw[i]);
 			good = 0;
 		}
-	ok(good && ns == NRESIZE && tempty(p->a.scx, "resized send CQ"),
-	   "after the resize the %d send completions come out in order with their "
-	   "wr_ids, and nothing else (%d)", NRESIZE, ns);
-	ok(ns == NRESIZE && ts_within(sw, ns, raw0, raw1, "after resize"),
+	ok(good && nr == NRESIZE && tempty(p->b.rcx, "resized receive CQ"),
+	   "after the resize the %d receive completions come out in order with "
+	   "their wr_ids and lengths, and nothing else (%d)", NRESIZE, nr);
+	ok(nr == NRESIZE && ts_within(rw, nr, raw0, raw1, "after resize"),
 	   "their timestamps lie between CLOCK_MONOTONIC_RAW before posting and "
 	   "after polling");
-	ok(ns == NRESIZE && ts_ordered(sw, ns, "after resize"),
+	ok(nr == NRESIZE && ts_ordered(rw, nr, "after resize"),
 	   "their timestamps never decrease");
 
 	/* The resized ring takes new completions. */
-	good = ns == NRESIZE &&
+	good = nr == NRESIZE &&
 	       !post_recv_at(p->b.e.qp, 0x890, 0, 4096) &&
 	       !post_wr(p->a.e.qp, 0x810, IBV_WR_SEND, 0, 33, 0) &&
-	       tpoll(p->a.scx, &sw[NRESIZE], 1, "after resize: one more send") == 1 &&
-	       tpoll(p->b.rcx, rw, 1, "after resize: one more receive") == 1;
-	ok(good && sw[NRESIZE].wc.wr_id == 0x810 &&
-	   sw[NRESIZE].wc.status == IBV_WC_SUCCESS &&
-	   rw[0].wc.wr_id == 0x890 && rw[0].wc.byte_len == 33 &&
-	   ts_ordered(sw, NRESIZE + 1, "after resize, one more"),
+	       tpoll(p->a.scx, sw, 1, "after resize: one more send") == 1 &&
+	       tpoll(p->b.rcx, &rw[NRESIZE], 1, "after resize: one more receive") == 1;
+	ok(good && sw[0].wc.wr_id == 0x810 && sw[0].wc.status == IBV_WC_SUCCESS &&
+	   rw[NRESIZE].wc.wr_id == 0x890 && rw[NRESIZE].wc.byte_len == 33 &&
+	   ts_ordered(rw, NRESIZE + 1, "after resize, one more"),
 	   "the resized CQ takes a new completion, stamped no earlier than the "
 	   "ones before it");
 }
