@@ -95,6 +95,9 @@ enum orca_soft_answer {
 /* orca_soft_mem.c */
 struct orca_soft_mr *orca_soft_mr_get(struct orca_soft_dev *sdev, u32 key);
 bool orca_soft_mr_range_ok(const struct orca_soft_mr *mr, u64 addr, u64 len);
+bool orca_soft_key_inv_ok(struct orca_soft_dev *sdev,
+			  const struct orca_soft_qp *qp, u32 key, bool remote);
+void orca_soft_key_invalidate(struct orca_soft_dev *sdev, u32 key);
 int orca_soft_sgl_resolve(struct orca_soft_dev *sdev,
 			  struct orca_soft_sgl *sgl,
 			  const struct orca_sge *sge, u32 n,
@@ -115,7 +118,7 @@ u8 orca_soft_bind_mw(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 		     u32 cur_key, const struct orca_wqe_bind_mw *b);
 bool orca_soft_mw_inv_ok(const struct orca_soft_mr *mw,
 			 const struct orca_soft_qp *qp, bool remote);
-void orca_soft_mw_invalidate(struct orca_soft_mr *mw);
+void orca_soft_mw_unbind(struct orca_soft_mr *mw);
 struct orca_soft_mr *orca_soft_mw_resolve(const struct orca_soft_mr *mw,
 					  const struct orca_soft_qp *dqp,
 					  u64 *addr, u64 len);
@@ -146,8 +149,6 @@ void orca_soft_recv_consume(struct orca_soft_dev *sdev,
 			    struct orca_soft_qp *dqp, u32 prod);
 void orca_soft_recv_fail(struct orca_soft_dev *sdev, struct orca_soft_qp *dqp,
 			 u32 prod, struct orca_soft_cqe_info *ci, u8 status);
-bool orca_soft_inv_key_ok(struct orca_soft_dev *sdev, struct orca_soft_qp *dqp,
-			  u32 key);
 void orca_soft_recv_invalidate(struct orca_soft_dev *sdev, u32 key,
 			       struct orca_soft_cqe_info *ci);
 enum orca_soft_answer orca_soft_resp_deliver(struct orca_soft_dev *sdev,

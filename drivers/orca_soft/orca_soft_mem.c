@@ -27,6 +27,36 @@ struct orca_soft_mr *orca_soft_mr_get(struct orca_soft_dev *sdev, u32 key)
 	return mr;
 }
 
+/*
+ * LOCAL_INV (@remote false) and SEND_INV (@remote true) of @key by @qp:
+ * the key, variant included, of a FAST_REG region of @qp's PD or of a
+ * type 2 window (orca_soft_mw_inv_ok()).
+ */
+bool orca_soft_key_inv_ok(struct orca_soft_dev *sdev,
+			  const struct orca_soft_qp *qp, u32 key, bool remote)
+{
+	struct orca_soft_mr *mr;
+
+	mr = xa_load(&sdev->mrs, FIELD_GET(ORCA_MR_KEY_INDEX, key));
+	if (!mr || mr->key != key)
+		return false;
+	if (mr->mw_type)
+		return orca_soft_mw_inv_ok(mr, qp, remote);
+	return (mr->flags & ORCA_MR_FLAG_FAST_REG) && mr->pd == qp->pd;
+}
+
+/* Invalidate @key, which orca_soft_key_inv_ok() accepted. */
+void orca_soft_key_invalidate(struct orca_soft_dev *sdev, u32 key)
+{
+	struct orca_soft_mr *mr;
+
+	mr = xa_load(&sdev->mrs, FIELD_GET(ORCA_MR_KEY_INDEX, key));
+	if (mr->mw_type)
+		orca_soft_mw_unbind(mr);
+	else
+		mr->valid = false;
+}
+
 /* [addr, addr + len) lies within the region. */
 bool orca_soft_mr_range_ok(const struct orca_soft_mr *mr, u64 addr, u64 len)
 {

@@ -61,7 +61,7 @@ u8 orca_soft_alloc_mw(struct orca_soft_dev *sdev,
 }
 
 /* The window no longer grants access: it lets go of region and QP. */
-static void orca_soft_mw_unbind(struct orca_soft_mr *mw)
+void orca_soft_mw_unbind(struct orca_soft_mr *mw)
 {
 	if (mw->region)
 		mw->region->windows--;
@@ -186,11 +186,6 @@ bool orca_soft_mw_inv_ok(const struct orca_soft_mr *mw,
 {
 	return mw->mw_type == ORCA_MW_TYPE_2 && mw->pd == qp->pd &&
 	       (!mw->valid || !remote || mw->mw_qp == qp);
-}
-
-void orca_soft_mw_invalidate(struct orca_soft_mr *mw)
-{
-	orca_soft_mw_unbind(mw);
 }
 
 /*

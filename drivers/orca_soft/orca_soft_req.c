@@ -89,27 +89,13 @@ static bool orca_soft_op_is_read_like(u8 op)
 	       op == ORCA_WQE_OP_ATOMIC_FETCH_ADD;
 }
 
-/*
- * LOCAL_INV: imm_inv names a FAST_REG region or a bound type 2 window of
- * the QP's PD.
- */
+/* LOCAL_INV: imm_inv names a FAST_REG region or a type 2 window. */
 static u8 orca_soft_local_inv(struct orca_soft_dev *sdev,
 			      struct orca_soft_qp *qp, u32 key)
 {
-	struct orca_soft_mr *mr;
-
-	mr = xa_load(&sdev->mrs, FIELD_GET(ORCA_MR_KEY_INDEX, key));
-	if (!mr || mr->key != key)
+	if (!orca_soft_key_inv_ok(sdev, qp, key, false))
 		return ORCA_CQE_ST_LOC_PROT_ERR;
-	if (mr->mw_type) {
-		if (!orca_soft_mw_inv_ok(mr, qp, false))
-			return ORCA_CQE_ST_LOC_PROT_ERR;
-		orca_soft_mw_invalidate(mr);
-		return ORCA_CQE_ST_SUCCESS;
-	}
-	if (!(mr->flags & ORCA_MR_FLAG_FAST_REG) || mr->pd != qp->pd)
-		return ORCA_CQE_ST_LOC_PROT_ERR;
-	mr->valid = false;
+	orca_soft_key_invalidate(sdev, key);
 	return ORCA_CQE_ST_SUCCESS;
 }
 

@@ -351,33 +351,14 @@ void orca_soft_recv_fail(struct orca_soft_dev *sdev, struct orca_soft_qp *dqp,
 	orca_soft_qp_set_err(sdev, dqp);
 }
 
-bool orca_soft_inv_key_ok(struct orca_soft_dev *sdev, struct orca_soft_qp *dqp,
-			  u32 key)
-{
-	struct orca_soft_mr *mr;
-
-	mr = xa_load(&sdev->mrs, FIELD_GET(ORCA_MR_KEY_INDEX, key));
-	if (!mr || mr->key != key)
-		return false;
-	if (mr->mw_type)
-		return orca_soft_mw_inv_ok(mr, dqp, true);
-	return (mr->flags & ORCA_MR_FLAG_FAST_REG) && mr->pd == dqp->pd;
-}
-
 /*
- * SEND with Invalidate: the key (checked by orca_soft_inv_key_ok())
+ * SEND with Invalidate: the key (checked by orca_soft_key_inv_ok())
  * becomes invalid, and the receive completion says so.
  */
 void orca_soft_recv_invalidate(struct orca_soft_dev *sdev, u32 key,
 			       struct orca_soft_cqe_info *ci)
 {
-	struct orca_soft_mr *mr;
-
-	mr = xa_load(&sdev->mrs, FIELD_GET(ORCA_MR_KEY_INDEX, key));
-	if (mr->mw_type)
-		orca_soft_mw_invalidate(mr);
-	else
-		mr->valid = false;
+	orca_soft_key_invalidate(sdev, key);
 	ci->flags |= ORCA_CQE_FLAG_INV;
 	ci->imm_inv = key;
 }
@@ -405,7 +386,7 @@ static enum orca_soft_answer orca_soft_resp_recv(struct orca_soft_dev *sdev,
 
 	/* Checks that reject the request without consuming a receive. */
 	if (msg->opcode == ORCA_WQE_OP_SEND_INV &&
-	    !orca_soft_inv_key_ok(sdev, dqp, msg->imm_inv))
+	    !orca_soft_key_inv_ok(sdev, dqp, msg->imm_inv, true))
 		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_REQ_ERR,
 					  ORCA_SOFT_NAK_INV_REQ);
 	if (msg->opcode == ORCA_WQE_OP_RDMA_WRITE_IMM && msg->len) {

@@ -274,7 +274,7 @@ static enum orca_soft_answer orca_soft_wire_send(struct orca_soft_dev *sdev,
 		dqp->resp.off = 0;
 	if (last && (pkt->opcode == ORCA_OP_RC_SEND_LAST_INV ||
 		     pkt->opcode == ORCA_OP_RC_SEND_ONLY_INV) &&
-	    !orca_soft_inv_key_ok(sdev, dqp, pkt->ieth_rkey))
+	    !orca_soft_key_inv_ok(sdev, dqp, pkt->ieth_rkey, true))
 		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_REQ_ERR,
 					  ORCA_SOFT_NAK_INV_REQ);
 
