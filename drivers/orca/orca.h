@@ -191,6 +191,12 @@ struct orca_pd {
 	bool refused;		/* the device refused a DEALLOC_PD once */
 };
 
+struct orca_xrcd {
+	struct ib_xrcd ibxrcd;
+	u32 xrcdn;
+	bool refused;		/* the device refused a DEALLOC_XRCD once */
+};
+
 struct orca_cq {
 	struct ib_cq ibcq;
 	u32 cqn;
@@ -324,6 +330,11 @@ static inline struct orca_dev *to_odev(struct ib_device *ibdev)
 	return container_of(ibdev, struct orca_dev, ibdev);
 }
 
+static inline struct orca_xrcd *to_oxrcd(struct ib_xrcd *ibxrcd)
+{
+	return container_of(ibxrcd, struct orca_xrcd, ibxrcd);
+}
+
 static inline struct orca_pd *to_opd(struct ib_pd *ibpd)
 {
 	return container_of(ibpd, struct orca_pd, ibpd);
@@ -411,6 +422,8 @@ int orca_cmd_query_port(struct orca_dev *dev, u32 port,
 			struct orca_hw_port_attr *attr);
 int orca_cmd_alloc_pd(struct orca_dev *dev, u32 *pdn);
 int orca_cmd_dealloc_pd(struct orca_dev *dev, u32 pdn);
+int orca_cmd_alloc_xrcd(struct orca_dev *dev, u32 *xrcdn);
+int orca_cmd_dealloc_xrcd(struct orca_dev *dev, u32 xrcdn);
 
 int orca_cmd_query_stats(struct orca_dev *dev, struct orca_hw_stats *stats);
 int orca_cmd_create_eq(struct orca_dev *dev, dma_addr_t ring, u8 log2_depth,

@@ -131,6 +131,24 @@ int orca_cmd_dealloc_pd(struct orca_dev *dev, u32 pdn)
 	return orca_admin_exec(dev, &cmd, NULL, 0, NULL, 0, NULL);
 }
 
+int orca_cmd_alloc_xrcd(struct orca_dev *dev, u32 *xrcdn)
+{
+	union orca_aq_cmd cmd;
+	u64 result;
+	int ret;
+
+	orca_cmd_init(&cmd, ORCA_CMD_ALLOC_XRCD);
+	ret = orca_admin_exec(dev, &cmd, NULL, 0, NULL, 0, &result);
+	if (ret)
+		return ret;
+	return orca_cmd_handle_result(result, xrcdn);
+}
+
+int orca_cmd_dealloc_xrcd(struct orca_dev *dev, u32 xrcdn)
+{
+	return orca_cmd_on_handle(dev, ORCA_CMD_DEALLOC_XRCD, xrcdn);
+}
+
 int orca_cmd_reg_mr(struct orca_dev *dev, const struct orca_hw_reg_mr *in,
 		    u32 *key)
 {

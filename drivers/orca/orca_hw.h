@@ -47,7 +47,7 @@
 #define ORCA_VERSION_MAJOR		GENMASK(31, 16)
 #define ORCA_VERSION_MINOR		GENMASK(15, 0)
 #define ORCA_IFACE_VERSION_MAJOR	1
-#define ORCA_IFACE_VERSION_MINOR	3
+#define ORCA_IFACE_VERSION_MINOR	4
 
 #define ORCA_CAPS_NUM_VECTORS		GENMASK(7, 0)
 #define ORCA_CAPS_AQ_MAX_LOG2		GENMASK(15, 8)
@@ -115,6 +115,8 @@ enum orca_aq_opcode {
 	ORCA_CMD_DEREG_MR		= 0x13,
 	ORCA_CMD_ALLOC_MW		= 0x14,
 	ORCA_CMD_DEALLOC_MW		= 0x15,
+	ORCA_CMD_ALLOC_XRCD		= 0x16,
+	ORCA_CMD_DEALLOC_XRCD		= 0x17,
 	ORCA_CMD_CREATE_CQ		= 0x20,
 	ORCA_CMD_RESIZE_CQ		= 0x21,
 	ORCA_CMD_DESTROY_CQ		= 0x22,
@@ -223,6 +225,15 @@ struct orca_cmd_alloc_mw {
 
 #define ORCA_MW_TYPE_1			1	/* bound by key, to a PD */
 #define ORCA_MW_TYPE_2			2	/* type 2B: bound to a QP */
+
+/*
+ * ALLOC_XRCD (interface 1.4): an XRC domain; the completion's result
+ * carries its number.  DEALLOC_XRCD names it with struct orca_cmd_handle.
+ */
+struct orca_cmd_alloc_xrcd {
+	struct orca_aq_hdr hdr;
+	u8 rsvd[ORCA_AQ_CMD_BODY_SIZE];
+};
 
 /* Commands that name one object by its handle (DESTROY_*, DEREG_MR, ...). */
 struct orca_cmd_handle {
@@ -340,6 +351,7 @@ union orca_aq_cmd {
 	struct orca_cmd_modify_qp modify_qp;
 	struct orca_cmd_handle handle;
 	struct orca_cmd_alloc_mw alloc_mw;
+	struct orca_cmd_alloc_xrcd alloc_xrcd;
 	struct orca_cmd_create_eq create_eq;
 	struct orca_cmd_create_cq create_cq;
 	struct orca_cmd_resize_cq resize_cq;
@@ -379,6 +391,7 @@ static_assert(sizeof(struct orca_aq_cqe) == ORCA_AQ_CQE_SIZE);
 #define ORCA_HW_DEV_CAP_DETACH		BIT(7)
 #define ORCA_HW_DEV_CAP_MW		BIT(8)	/* memory windows, 1.3 */
 #define ORCA_HW_DEV_CAP_TIMESTAMP	BIT(9)	/* CQE64 timestamps, 1.3 */
+#define ORCA_HW_DEV_CAP_XRC		BIT(10)	/* XRC domains, SRQs, QPs, 1.4 */
 
 /* GUIDs are EUI-64 identifiers, stored in network byte order. */
 struct orca_hw_device_attr {
@@ -413,7 +426,8 @@ struct orca_hw_device_attr {
 	__le32 max_pkeys;
 	__le32 max_mw;		/* since 1.3 */
 	__le32 clock_khz;	/* since 1.3: the completion clock's rate */
-	u8 rsvd[112];
+	__le32 max_xrcd;	/* since 1.4 */
+	u8 rsvd[108];
 };
 
 #define ORCA_HW_DEVICE_ATTR_SIZE	256
@@ -512,6 +526,8 @@ enum orca_qp_type {
 	ORCA_QPT_RC			= 2,
 	ORCA_QPT_UC			= 3,
 	ORCA_QPT_UD			= 4,
+	ORCA_QPT_XRC_INI		= 5,	/* 1.4: XRC send side */
+	ORCA_QPT_XRC_TGT		= 6,	/* 1.4: XRC receive side */
 };
 
 struct orca_hw_create_qp {
@@ -527,7 +543,8 @@ struct orca_hw_create_qp {
 	__le64 rq_addr;
 	__le64 sq_db_addr;	/* struct orca_db_record */
 	__le64 rq_db_addr;
-	u8 rsvd[32];
+	__le32 xrcdn;		/* XRC_TGT: its XRC domain; else 0 */
+	u8 rsvd[28];
 };
 
 #define ORCA_HW_CREATE_QP_SIZE		96
@@ -638,11 +655,18 @@ struct orca_hw_srq {
 	__le32 max_wr;		/* QUERY_SRQ only */
 	__le64 ring_addr;
 	__le64 db_addr;		/* struct orca_db_record */
-	u8 rsvd[32];
+	__le32 info;		/* ORCA_SRQ_INFO_TYPE; since 1.4 */
+	__le32 xrcdn;		/* XRC SRQ: its XRC domain; else 0 */
+	__le32 cqn;		/* XRC SRQ: CQ of its receives; else 0 */
+	u8 rsvd[20];
 };
 
 #define ORCA_HW_SRQ_SIZE		64
 static_assert(sizeof(struct orca_hw_srq) == ORCA_HW_SRQ_SIZE);
+
+#define ORCA_SRQ_INFO_TYPE		GENMASK(3, 0)
+#define ORCA_SRQT_BASIC			0
+#define ORCA_SRQT_XRC			1
 
 /* ---------------------------------------------------------------------
  * QUERY_STATS output mailbox: free-running 64-bit counters.

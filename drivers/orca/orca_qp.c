@@ -85,6 +85,19 @@ static int orca_qp_type(struct ib_qp_init_attr *attr, bool user,
 	case IB_QPT_UD:
 		*type = ORCA_QPT_UD;
 		return 0;
+	/*
+	 * XRC: the send side for user QPs only, since a kernel ib_send_wr
+	 * cannot name the target's SRQ; ib_core creates the receive side
+	 * itself, without udata, for a user.
+	 */
+	case IB_QPT_XRC_INI:
+		if (!user)
+			return -EOPNOTSUPP;
+		*type = ORCA_QPT_XRC_INI;
+		return 0;
+	case IB_QPT_XRC_TGT:
+		*type = ORCA_QPT_XRC_TGT;
+		return 0;
 	case IB_QPT_GSI:
 		if (user)
 			return -EOPNOTSUPP;
@@ -110,7 +123,8 @@ static int orca_qp_caps(struct orca_dev *dev, struct orca_qp *qp,
 	if (cap->max_send_wr > max_wr || cap->max_send_sge > max_sge ||
 	    cap->max_inline_data > max_inline)
 		return -EINVAL;
-	if (!attr->srq && (cap->max_recv_wr > max_wr ||
+	qp->has_rq = !attr->srq && attr->qp_type != IB_QPT_XRC_INI;
+	if (qp->has_rq && (cap->max_recv_wr > max_wr ||
 			   cap->max_recv_sge > max_sge))
 		return -EINVAL;
 
@@ -124,7 +138,6 @@ static int orca_qp_caps(struct orca_dev *dev, struct orca_qp *qp,
 	qp->sq_hdr = hdr;
 	qp->max_inline = min_t(u32, max_inline,
 			       (1U << qp->sq.log2_stride) - hdr);
-	qp->has_rq = !attr->srq;
 	if (qp->has_rq) {
 		ret = orca_wq_geom(cap->max_recv_wr, cap->max_recv_sge,
 				   ORCA_RECV_WQE_HDR_SIZE, 32, 0, &qp->rq);
@@ -143,6 +156,50 @@ static int orca_qp_caps(struct orca_dev *dev, struct orca_qp *qp,
 		cap->max_recv_sge = 0;
 	}
 	return 0;
+}
+
+/*
+ * The receive side of XRC: no queue, no CQ, no PD; requests name the XRC
+ * SRQ of its domain that takes them.  ib_core shares it among the
+ * processes of the domain and destroys it with its last handle.
+ */
+static int orca_create_xrc_tgt(struct orca_dev *dev, struct orca_qp *qp,
+			       struct ib_qp_init_attr *attr)
+{
+	struct ib_qp *ibqp = &qp->ibqp;
+	struct orca_hw_create_qp hw = {};
+	int ret;
+
+	if (!(le32_to_cpu(dev->hw_attr.cap_flags) & ORCA_HW_DEV_CAP_XRC))
+		return -EOPNOTSUPP;
+	if (attr->create_flags)
+		return -EOPNOTSUPP;
+	hw.info = cpu_to_le32(FIELD_PREP(ORCA_QP_INFO_TYPE, qp->hw_type));
+	hw.xrcdn = cpu_to_le32(to_oxrcd(attr->xrcd)->xrcdn);
+	ret = orca_cmd_create_qp(dev, &hw, &qp->qpn);
+	if (ret)
+		return ret;
+	if (qp->qpn == 1) {
+		ret = -EIO;
+		goto err_destroy;
+	}
+	ibqp->qp_num = qp->qpn;
+	ibqp->port = ORCA_PORT_NUM;
+	ret = xa_insert_irq(&dev->qp_xa, qp->qpn, qp, GFP_KERNEL);
+	if (ret)
+		goto err_destroy;
+	/* Nothing to post to: the posting verbs refuse it as a user QP's. */
+	qp->user = true;
+	qp->in_reset = true;
+	memset(&attr->cap, 0, sizeof(attr->cap));
+	qp->cap = attr->cap;
+	qp->sq_sig_type = attr->sq_sig_type;
+	return 0;
+
+err_destroy:
+	if (orca_cmd_destroy_qp(dev, qp->qpn))
+		ibdev_warn(&dev->ibdev, "DESTROY_QP %u failed\n", qp->qpn);
+	return ret;
 }
 
 int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
@@ -167,6 +224,8 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	ret = orca_qp_type(attr, !!udata, &qp->hw_type);
 	if (ret)
 		return ret;
+	if (qp->hw_type == ORCA_QPT_XRC_TGT)
+		return orca_create_xrc_tgt(dev, qp, attr);
 	if (attr->create_flags)
 		return -EOPNOTSUPP;
 	if (attr->srq) {
@@ -175,8 +234,13 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 		if (attr->srq->pd != ibqp->pd)
 			return -EINVAL;
 	}
-	if (!attr->send_cq || (!attr->recv_cq && !attr->srq))
+	if (!attr->send_cq)
 		return -EINVAL;
+	if (!attr->recv_cq && !attr->srq && qp->hw_type != ORCA_QPT_XRC_INI)
+		return -EINVAL;
+	if (qp->hw_type == ORCA_QPT_XRC_INI &&
+	    !(le32_to_cpu(dev->hw_attr.cap_flags) & ORCA_HW_DEV_CAP_XRC))
+		return -EOPNOTSUPP;
 	ret = orca_qp_caps(dev, qp, attr);
 	if (ret)
 		return ret;
@@ -208,7 +272,7 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	hw.info = cpu_to_le32(info);
 	hw.pdn = cpu_to_le32(to_opd(ibqp->pd)->pdn);
 	hw.send_cqn = cpu_to_le32(to_ocq(attr->send_cq)->cqn);
-	if (attr->recv_cq)
+	if (attr->recv_cq && attr->qp_type != IB_QPT_XRC_INI)
 		hw.recv_cqn = cpu_to_le32(to_ocq(attr->recv_cq)->cqn);
 	hw.sq_cfg = cpu_to_le32(orca_wq_cfg(&qp->sq));
 	hw.max_inline = cpu_to_le32(qp->max_inline);
@@ -672,6 +736,9 @@ int orca_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	struct orca_qp *qp = to_oqp(ibqp);
 	struct nlattr *nest;
 
+	/* An XRC_TGT QP has no queue to describe. */
+	if (qp->hw_type == ORCA_QPT_XRC_TGT)
+		return 0;
 	nest = nla_nest_start_noflag(msg, RDMA_NLDEV_ATTR_DRIVER);
 	if (!nest)
 		return -EMSGSIZE;
@@ -716,8 +783,17 @@ int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 		if (ret)
 			return ret;
 	}
-	if (attr->srq_type != IB_SRQT_BASIC)
+	if (attr->srq_type == IB_SRQT_XRC) {
+		/* ib_core checked the domain and the CQ are there. */
+		if (!(le32_to_cpu(hwa->cap_flags) & ORCA_HW_DEV_CAP_XRC))
+			return -EOPNOTSUPP;
+		hw.info = cpu_to_le32(FIELD_PREP(ORCA_SRQ_INFO_TYPE,
+						 ORCA_SRQT_XRC));
+		hw.xrcdn = cpu_to_le32(to_oxrcd(attr->ext.xrc.xrcd)->xrcdn);
+		hw.cqn = cpu_to_le32(to_ocq(attr->ext.cq)->cqn);
+	} else if (attr->srq_type != IB_SRQT_BASIC) {
 		return -EOPNOTSUPP;
+	}
 	if (attr->attr.max_wr > le32_to_cpu(hwa->max_srq_wr) ||
 	    attr->attr.max_sge > min_t(u32, le32_to_cpu(hwa->max_srq_sge),
 				       ORCA_MAX_SGE_HW))
@@ -754,6 +830,10 @@ int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 				    !orca_admin_effect_unknown(dev, ret));
 		return ret;
 	}
+
+	/* The number XRC senders name the SRQ by (ibv_get_srq_num(3)). */
+	if (attr->srq_type == IB_SRQT_XRC)
+		ibsrq->ext.xrc.srq_num = srq->srqn;
 
 	ret = xa_insert_irq(&dev->srq_xa, srq->srqn, srq, GFP_KERNEL);
 	if (ret)

@@ -106,6 +106,8 @@ static u64 orca_device_cap_flags(const struct orca_dev *dev, u32 caps)
 		flags |= IB_DEVICE_RC_RNR_NAK_GEN;
 	if ((caps & ORCA_HW_DEV_CAP_MW) && dev->hw_attr.max_mw)
 		flags |= IB_DEVICE_MEM_WINDOW | IB_DEVICE_MEM_WINDOW_TYPE_2B;
+	if ((caps & ORCA_HW_DEV_CAP_XRC) && dev->hw_attr.max_xrcd)
+		flags |= IB_DEVICE_XRC;
 	return flags;
 }
 
@@ -338,6 +340,43 @@ static int orca_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 }
 
 /*
+ * XRC domains.  ib_core shares one among the processes that open the
+ * same file, and allocates it from a user context only (no udata here
+ * for a kernel caller either: ib_alloc_xrcd_user() passes what it got).
+ */
+static int orca_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata)
+{
+	struct orca_dev *dev = to_odev(ibxrcd->device);
+	struct orca_xrcd *xrcd = to_oxrcd(ibxrcd);
+	int ret;
+
+	if (!(le32_to_cpu(dev->hw_attr.cap_flags) & ORCA_HW_DEV_CAP_XRC))
+		return -EOPNOTSUPP;
+	if (udata) {
+		ret = orca_udata_no_req(udata);
+		if (ret)
+			return ret;
+	}
+	return orca_cmd_alloc_xrcd(dev, &xrcd->xrcdn);
+}
+
+static int orca_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata)
+{
+	struct orca_dev *dev = to_odev(ibxrcd->device);
+	struct orca_xrcd *xrcd = to_oxrcd(ibxrcd);
+	int ret;
+
+	/* Like a PD, a domain names no memory the device could still use. */
+	ret = orca_cmd_dealloc_xrcd(dev, xrcd->xrcdn);
+	if (ret && orca_destroy_refused(dev, ret, udata, &xrcd->refused))
+		return ret;
+	if (ret)
+		ibdev_warn(ibxrcd->device, "DEALLOC_XRCD %u failed: %d\n",
+			   xrcd->xrcdn, ret);
+	return 0;
+}
+
+/*
  * Queue memory.  A user object's is allocated as one block so the device
  * sees it contiguous, then split into independent pages: each can be
  * inserted into a user mapping, which holds its own page reference.  A
@@ -467,6 +506,9 @@ int orca_destroy_queue(struct orca_dev *dev, struct xarray *xa, u32 handle,
 void orca_qmem_destroyed(struct orca_dev *dev, struct orca_qmem *qmem,
 			 bool device_done)
 {
+	/* An XRC_TGT QP has no queue memory. */
+	if (!qmem)
+		return;
 	if (device_done) {
 		orca_qmem_put(qmem);
 		return;
@@ -753,6 +795,7 @@ const struct ib_device_ops orca_dev_ops = {
 	.alloc_mr = orca_alloc_mr,
 	.alloc_mw = orca_alloc_mw,
 	.alloc_pd = orca_alloc_pd,
+	.alloc_xrcd = orca_alloc_xrcd,
 	.alloc_ucontext = orca_alloc_ucontext,
 	.attach_mcast = orca_attach_mcast,
 	.create_ah = orca_create_ah,
@@ -762,6 +805,7 @@ const struct ib_device_ops orca_dev_ops = {
 	.create_user_ah = orca_create_ah,
 	.dealloc_mw = orca_dealloc_mw,
 	.dealloc_pd = orca_dealloc_pd,
+	.dealloc_xrcd = orca_dealloc_xrcd,
 	.dealloc_ucontext = orca_dealloc_ucontext,
 	.del_gid = orca_del_gid,
 	.dereg_mr = orca_dereg_mr,
@@ -804,4 +848,5 @@ const struct ib_device_ops orca_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_qp, orca_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, orca_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, orca_ucontext, ibucontext),
+	INIT_RDMA_OBJ_SIZE(ib_xrcd, orca_xrcd, ibxrcd),
 };

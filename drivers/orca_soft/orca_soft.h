@@ -87,6 +87,7 @@
 #define ORCA_SOFT_MAX_RD_ATOM		16
 #define ORCA_SOFT_MAX_SRQ		1024
 #define ORCA_SOFT_MAX_SRQ_WR		16384
+#define ORCA_SOFT_MAX_XRCD		16384
 #define ORCA_SOFT_MAX_AH		0x7fffffff
 #define ORCA_SOFT_MAX_MCAST_GRP		256
 #define ORCA_SOFT_MAX_MCAST_QP		64
@@ -148,6 +149,11 @@ struct orca_soft_pd {
 	u32 users;			/* MRs, MWs, QPs, SRQs, AHs */
 };
 
+struct orca_soft_xrcd {
+	u32 xrcdn;
+	u32 users;			/* XRC SRQs, XRC_TGT QPs */
+};
+
 /*
  * A completion event queue on an interrupt vector.  prod, cons and armed
  * are under orca_soft_dev.ceq_lock: the EQ doorbell is handled in the
@@ -193,6 +199,8 @@ struct orca_soft_wq {
 struct orca_soft_srq {
 	u32 srqn;
 	struct orca_soft_pd *pd;
+	struct orca_soft_xrcd *xrcd;	/* XRC SRQ: its domain, else NULL */
+	struct orca_soft_cq *cq;	/* XRC SRQ: CQ of its receives */
 	struct orca_soft_wq wq;
 	u32 limit;			/* armed limit, 0: not armed */
 	u32 users;			/* QPs */
@@ -214,6 +222,7 @@ struct orca_soft_swqe {
 	u32 rkey;
 	u32 imm_inv;
 	u32 first_psn;
+	u32 xrc_srqn;			/* XRC_INI: the target's XRC SRQ */
 	u32 npkts;			/* PSNs it takes; 0: executed locally */
 	u8 op;				/* ORCA_WQE_OP_* */
 	u8 flags;			/* ORCA_WQE_FLAG_* */
@@ -260,6 +269,7 @@ struct orca_soft_rres {
 	u32 rkey;
 	u32 len;
 	u64 orig;			/* atomic: the value returned */
+	u32 xrc_srqn;			/* XRC_TGT READ: the SRQ it named */
 	bool atomic;
 	bool valid;
 };
@@ -306,6 +316,12 @@ enum orca_soft_wait {
 	ORCA_SOFT_WAIT_ACK,		/* no answer: local ACK timeout */
 };
 
+/*
+ * An XRC_TGT QP owns no PD, CQ or SRQ: pd, recv_cq and srq are those of
+ * the XRC SRQ the request being executed names (orca_soft_xrc_bind()),
+ * borrowed, not counted in the objects' users.  An XRC_INI QP has no
+ * recv_cq.
+ */
 struct orca_soft_qp {
 	u32 qpn;
 	u8 type;			/* enum orca_qp_type */
@@ -315,6 +331,7 @@ struct orca_soft_qp {
 	struct orca_soft_cq *send_cq;
 	struct orca_soft_cq *recv_cq;
 	struct orca_soft_srq *srq;	/* or NULL: the QP has an RQ */
+	struct orca_soft_xrcd *xrcd;	/* XRC_TGT: its domain */
 	struct orca_soft_wq sq;
 	struct orca_soft_wq rq;
 	u32 sq_hdr;			/* bytes before a send WQE's SGEs */
@@ -443,6 +460,7 @@ struct orca_soft_dev {
 	struct xarray cqs;		/* struct orca_soft_cq, by cqn */
 	struct xarray qps;		/* struct orca_soft_qp, by qpn */
 	struct xarray srqs;		/* struct orca_soft_srq, by srqn */
+	struct xarray xrcds;		/* struct orca_soft_xrcd, by xrcdn */
 	u32 qpn_next;			/* cyclic QPN allocation */
 	u32 cqn_next;			/* cyclic CQN allocation */
 	struct orca_soft_gid gids[ORCA_SOFT_GID_TBL_LEN];
@@ -450,6 +468,26 @@ struct orca_soft_dev {
 	u32 nr_mcgs;
 	struct orca_soft_counts counts;
 };
+
+/* RC transport: RC, and both halves of XRC. */
+static inline bool orca_soft_qp_is_rc(const struct orca_soft_qp *qp)
+{
+	return qp->type == ORCA_QPT_RC || qp->type == ORCA_QPT_XRC_INI ||
+	       qp->type == ORCA_QPT_XRC_TGT;
+}
+
+/* An XRC_TGT QP has no send queue. */
+static inline bool orca_soft_qp_has_sq(const struct orca_soft_qp *qp)
+{
+	return qp->type != ORCA_QPT_XRC_TGT;
+}
+
+/* A receive queue of its own: not with an SRQ, never on XRC QPs. */
+static inline bool orca_soft_qp_has_rq(const struct orca_soft_qp *qp)
+{
+	return !qp->srq && qp->type != ORCA_QPT_XRC_INI &&
+	       qp->type != ORCA_QPT_XRC_TGT;
+}
 
 static inline struct orca_soft_dev *bdev_to_sdev(struct orca_bus_device *b)
 {
@@ -496,6 +534,8 @@ u8 orca_soft_put_output(struct orca_soft_dev *sdev,
 u8 orca_soft_get_input(struct orca_soft_dev *sdev, u64 in_addr, u32 in_len,
 		       void *in, size_t len);
 struct orca_soft_pd *orca_soft_pd_find(struct orca_soft_dev *sdev, u32 pdn);
+struct orca_soft_xrcd *orca_soft_xrcd_find(struct orca_soft_dev *sdev,
+					   u32 xrcdn);
 bool orca_soft_vlan_ok(u16 vlan);
 u32 orca_soft_active_mtu(struct net_device *ndev);
 
@@ -545,6 +585,10 @@ u8 orca_soft_destroy_srq(struct orca_soft_dev *sdev,
 struct orca_soft_srq *orca_soft_srq_find(struct orca_soft_dev *sdev,
 					 u32 srqn);
 void orca_soft_srq_reset(struct orca_soft_dev *sdev);
+void orca_soft_xrc_srq_gone(struct orca_soft_dev *sdev,
+			    struct orca_soft_srq *srq);
+bool orca_soft_xrc_bind(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
+			u32 srqn);
 
 /* orca_soft_qp.c */
 u8 orca_soft_create_qp(struct orca_soft_dev *sdev,

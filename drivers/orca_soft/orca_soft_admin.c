@@ -102,7 +102,8 @@ static u8 orca_soft_query_device(struct orca_soft_dev *sdev,
 				     ORCA_HW_DEV_CAP_RNR_NAK |
 				     ORCA_HW_DEV_CAP_DETACH |
 				     ORCA_HW_DEV_CAP_MW |
-				     ORCA_HW_DEV_CAP_TIMESTAMP);
+				     ORCA_HW_DEV_CAP_TIMESTAMP |
+				     ORCA_HW_DEV_CAP_XRC);
 	attr.num_ports = cpu_to_le32(1);
 	attr.max_qp = cpu_to_le32(ORCA_SOFT_MAX_QP);
 	attr.max_qp_wr = cpu_to_le32(ORCA_SOFT_MAX_QP_WR);
@@ -128,6 +129,7 @@ static u8 orca_soft_query_device(struct orca_soft_dev *sdev,
 	attr.max_mw = cpu_to_le32(ORCA_SOFT_MAX_MR);
 	/* Nanoseconds: ktime_get_raw_ns(), CLOCK_MONOTONIC_RAW. */
 	attr.clock_khz = cpu_to_le32(1000000);
+	attr.max_xrcd = cpu_to_le32(ORCA_SOFT_MAX_XRCD);
 	return orca_soft_put_output(sdev, cmd, &attr, sizeof(attr));
 }
 
@@ -274,6 +276,51 @@ static u8 orca_soft_dealloc_pd(struct orca_soft_dev *sdev,
 	return ORCA_AQ_STS_OK;
 }
 
+struct orca_soft_xrcd *orca_soft_xrcd_find(struct orca_soft_dev *sdev,
+					   u32 xrcdn)
+{
+	return xa_load(&sdev->xrcds, xrcdn);
+}
+
+static u8 orca_soft_alloc_xrcd(struct orca_soft_dev *sdev,
+			       const union orca_aq_cmd *cmd,
+			       struct orca_soft_cmd_out *out)
+{
+	const struct orca_cmd_alloc_xrcd *c = &cmd->alloc_xrcd;
+	struct orca_soft_xrcd *xrcd;
+
+	if (!orca_soft_rsvd_clear(c->rsvd, sizeof(c->rsvd)))
+		return ORCA_AQ_STS_BAD_PARAM;
+	xrcd = kzalloc(sizeof(*xrcd), GFP_KERNEL);
+	if (!xrcd)
+		return ORCA_AQ_STS_NO_RESOURCES;
+	if (xa_alloc(&sdev->xrcds, &xrcd->xrcdn, xrcd,
+		     XA_LIMIT(1, ORCA_SOFT_MAX_XRCD), GFP_KERNEL)) {
+		kfree(xrcd);
+		return ORCA_AQ_STS_NO_RESOURCES;
+	}
+	out->result = xrcd->xrcdn;
+	return ORCA_AQ_STS_OK;
+}
+
+static u8 orca_soft_dealloc_xrcd(struct orca_soft_dev *sdev,
+				 const union orca_aq_cmd *cmd)
+{
+	const struct orca_cmd_handle *c = &cmd->handle;
+	struct orca_soft_xrcd *xrcd;
+
+	if (!orca_soft_rsvd_clear(c->rsvd, sizeof(c->rsvd)))
+		return ORCA_AQ_STS_BAD_PARAM;
+	xrcd = orca_soft_xrcd_find(sdev, le32_to_cpu(c->handle));
+	if (!xrcd)
+		return ORCA_AQ_STS_BAD_HANDLE;
+	if (xrcd->users)
+		return ORCA_AQ_STS_BUSY;
+	xa_erase(&sdev->xrcds, xrcd->xrcdn);
+	kfree(xrcd);
+	return ORCA_AQ_STS_OK;
+}
+
 static u8 orca_soft_exec(struct orca_soft_dev *sdev,
 			 const union orca_aq_cmd *cmd,
 			 struct orca_soft_cmd_out *out)
@@ -303,6 +350,10 @@ static u8 orca_soft_exec(struct orca_soft_dev *sdev,
 		return orca_soft_alloc_mw(sdev, cmd, out);
 	case ORCA_CMD_DEALLOC_MW:
 		return orca_soft_dealloc_mw(sdev, cmd);
+	case ORCA_CMD_ALLOC_XRCD:
+		return orca_soft_alloc_xrcd(sdev, cmd, out);
+	case ORCA_CMD_DEALLOC_XRCD:
+		return orca_soft_dealloc_xrcd(sdev, cmd);
 	case ORCA_CMD_CREATE_CQ:
 		return orca_soft_create_cq(sdev, cmd, out);
 	case ORCA_CMD_RESIZE_CQ:
@@ -516,6 +567,7 @@ void orca_soft_admin_init(struct orca_soft_dev *sdev)
 	xa_init_flags(&sdev->cqs, XA_FLAGS_ALLOC1);
 	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC1);
 	xa_init_flags(&sdev->srqs, XA_FLAGS_ALLOC1);
+	xa_init_flags(&sdev->xrcds, XA_FLAGS_ALLOC1);
 	INIT_LIST_HEAD(&sdev->mcgs);
 	sdev->nr_mcgs = 0;
 	sdev->qpn_next = 2;
@@ -531,6 +583,7 @@ void orca_soft_admin_init(struct orca_soft_dev *sdev)
  */
 void orca_soft_admin_reset(struct orca_soft_dev *sdev)
 {
+	struct orca_soft_xrcd *xrcd;
 	struct orca_soft_pd *pd;
 	unsigned long idx;
 
@@ -543,6 +596,9 @@ void orca_soft_admin_reset(struct orca_soft_dev *sdev)
 	xa_for_each(&sdev->pds, idx, pd)
 		kfree(pd);
 	xa_destroy(&sdev->pds);
+	xa_for_each(&sdev->xrcds, idx, xrcd)
+		kfree(xrcd);
+	xa_destroy(&sdev->xrcds);
 	xa_destroy(&sdev->eqs);
 	xa_destroy(&sdev->mrs);
 	xa_destroy(&sdev->cqs);

@@ -246,7 +246,7 @@ void orca_soft_engine_wake(struct orca_soft_dev *sdev)
 static void orca_soft_sq_polling(struct orca_soft_dev *sdev,
 				 struct orca_soft_qp *qp, bool on)
 {
-	if (qp->sq_polling == on)
+	if (qp->sq_polling == on || !orca_soft_qp_has_sq(qp))
 		return;
 	qp->sq_polling = on;
 	orca_soft_wq_set_flags(sdev, &qp->sq, on ? ORCA_DB_DEV_POLLING : 0);
@@ -300,7 +300,7 @@ void orca_soft_qp_set_err(struct orca_soft_dev *sdev, struct orca_soft_qp *qp)
 	if (qp->state == ORCA_QPS_ERR)
 		return;
 	qp->state = ORCA_QPS_ERR;
-	if (!qp->srq)
+	if (orca_soft_qp_has_rq(qp))
 		orca_soft_wq_set_flags(sdev, &qp->rq, 0);
 	/* The flag is clear before we look at prod for the flush. */
 	smp_mb();
@@ -312,7 +312,8 @@ void orca_soft_qp_set_err(struct orca_soft_dev *sdev, struct orca_soft_qp *qp)
 	qp->req.rnr_until = 0;
 	/* READ responses queued: the responder's next pass judges them. */
 	orca_soft_qp_activate(sdev, qp);
-	if (qp->srq && !qp->resp.srq_held)
+	/* An XRC_TGT QP only borrows SRQs: orca_soft_flush_held() says it. */
+	if (qp->srq && !qp->resp.srq_held && qp->type != ORCA_QPT_XRC_TGT)
 		orca_soft_post_event(sdev, ORCA_EQE_QP_LAST_WQE, qp->qpn);
 }
 
@@ -349,6 +350,13 @@ static void orca_soft_qp_reset_dp(struct orca_soft_dev *sdev,
 	memset(&qp->resp, 0, sizeof(qp->resp));
 	qp->req.swqe = swqe;
 	INIT_LIST_HEAD(&qp->resp.ack_node);
+	if (qp->type == ORCA_QPT_XRC_TGT) {
+		/* Nothing borrowed outlives the QP's messages. */
+		qp->srq = NULL;
+		qp->pd = NULL;
+		qp->recv_cq = NULL;
+		return;
+	}
 	orca_soft_sq_polling(sdev, qp, false);
 	qp->sq.broken = false;
 	if (!orca_soft_dma_read32(sdev, qp->sq.db_addr + ORCA_SOFT_REC_PROD,
@@ -356,7 +364,7 @@ static void orca_soft_qp_reset_dp(struct orca_soft_dev *sdev,
 		qp->sq.cons = prod;
 		orca_soft_wq_put_cons(sdev, &qp->sq);
 	}
-	if (qp->srq)
+	if (!orca_soft_qp_has_rq(qp))
 		return;
 	qp->rq.broken = false;
 	orca_soft_wq_set_flags(sdev, &qp->rq, 0);
@@ -380,7 +388,8 @@ void orca_soft_qp_modified(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 		return;
 	}
 	/* RQ: POLLING from INIT on, until RESET or ERR. */
-	if (cur == ORCA_QPS_RESET && qp->state != ORCA_QPS_ERR && !qp->srq)
+	if (cur == ORCA_QPS_RESET && qp->state != ORCA_QPS_ERR &&
+	    orca_soft_qp_has_rq(qp))
 		orca_soft_wq_set_flags(sdev, &qp->rq, ORCA_DB_DEV_POLLING);
 	if (mask & ORCA_QP_ATTR_SQ_PSN)
 		qp->req.sq_psn = le32_to_cpu(qp->attr.sq_psn) &
@@ -480,14 +489,18 @@ static int orca_soft_qp_run(struct orca_soft_dev *sdev,
 	if (qp->resp.rd_busy)
 		n = orca_soft_wire_resp_run(sdev, qp, budget);
 	if (qp->state == ORCA_QPS_ERR) {
-		n += orca_soft_flush_wq(sdev, qp, &qp->sq, true, budget);
-		if (!qp->srq)
+		if (orca_soft_qp_has_sq(qp))
+			n += orca_soft_flush_wq(sdev, qp, &qp->sq, true,
+						budget);
+		if (orca_soft_qp_has_rq(qp))
 			n += orca_soft_flush_wq(sdev, qp, &qp->rq, false,
 						budget);
-		else
+		else if (qp->srq)
 			n += orca_soft_flush_held(sdev, qp);
 		return n;
 	}
+	if (!orca_soft_qp_has_sq(qp))
+		return n;
 	/* SQD: the WQEs in progress on the wire finish (orca_soft_sq_run). */
 	if ((qp->state != ORCA_QPS_RTS && qp->state != ORCA_QPS_SQD) ||
 	    qp->req.wait != ORCA_SOFT_WAIT_NONE)
@@ -707,13 +720,15 @@ static bool orca_soft_engine_quiesce(struct orca_soft_dev *sdev)
 		bool work = false;
 
 		if ((qp->state == ORCA_QPS_RTS || qp->state == ORCA_QPS_ERR) &&
+		    orca_soft_qp_has_sq(qp) &&
 		    !orca_soft_dma_read32(sdev, qp->sq.db_addr +
 					  ORCA_SOFT_REC_PROD, &prod) &&
 		    prod != qp->sq.cons && !qp->sq.broken)
 			work = true;
 		if (qp->resp.rd_busy)
 			work = true;
-		if (qp->state == ORCA_QPS_ERR && !qp->srq && !qp->rq.broken &&
+		if (qp->state == ORCA_QPS_ERR && orca_soft_qp_has_rq(qp) &&
+		    !qp->rq.broken &&
 		    !orca_soft_dma_read32(sdev, qp->rq.db_addr +
 					  ORCA_SOFT_REC_PROD, &prod) &&
 		    prod != qp->rq.cons)

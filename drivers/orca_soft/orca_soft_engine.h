@@ -77,6 +77,7 @@ struct orca_soft_msg {
 	u32 rkey;
 	u64 compare_add;
 	u64 swap;
+	u32 xrc_srqn;			/* XRC_INI: the target's XRC SRQ */
 	/* UD: the address vector, validated on the engine's copy */
 	u32 qkey;
 	const struct orca_av *av;

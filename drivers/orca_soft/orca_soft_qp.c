@@ -52,13 +52,22 @@ static u8 orca_soft_create_qp_check(const struct orca_hw_create_qp *in,
 	    (info & ~ORCA_QP_INFO_ALL))
 		return ORCA_AQ_STS_BAD_PARAM;
 	qp->type = FIELD_GET(ORCA_QP_INFO_TYPE, info);
-	if (qp->type < ORCA_QPT_GSI || qp->type > ORCA_QPT_UD)
+	if (qp->type < ORCA_QPT_GSI || qp->type > ORCA_QPT_XRC_TGT)
 		return ORCA_AQ_STS_UNSUPPORTED;
 	/* An SRQ serves RC and UD QPs only. */
 	if (use_srq && qp->type != ORCA_QPT_RC && qp->type != ORCA_QPT_UD)
 		return ORCA_AQ_STS_BAD_PARAM;
 	if (!use_srq && in->srqn)
 		return ORCA_AQ_STS_BAD_PARAM;
+	if (qp->type != ORCA_QPT_XRC_TGT && in->xrcdn)
+		return ORCA_AQ_STS_BAD_PARAM;
+	/* An XRC_TGT QP has no queue, CQ or PD: only its domain. */
+	if (qp->type == ORCA_QPT_XRC_TGT)
+		return info == FIELD_PREP(ORCA_QP_INFO_TYPE, qp->type) &&
+		       !in->pdn && !in->send_cqn && !in->recv_cqn &&
+		       !in->sq_cfg && !in->rq_cfg && !in->max_inline &&
+		       !in->sq_addr && !in->rq_addr && !in->sq_db_addr &&
+		       !in->rq_db_addr ? ORCA_AQ_STS_OK : ORCA_AQ_STS_BAD_PARAM;
 	qp->sq_sig_all = info & ORCA_QP_INFO_SQ_SIG_ALL;
 
 	/* UD and GSI send WQEs carry an address vector after the header. */
@@ -78,6 +87,10 @@ static u8 orca_soft_create_qp_check(const struct orca_hw_create_qp *in,
 	/* With an SRQ, the RQ fields are ignored. */
 	if (use_srq)
 		return ORCA_AQ_STS_OK;
+	/* An XRC_INI QP sends only. */
+	if (qp->type == ORCA_QPT_XRC_INI)
+		return !in->recv_cqn && !in->rq_cfg && !in->rq_addr &&
+		       !in->rq_db_addr ? ORCA_AQ_STS_OK : ORCA_AQ_STS_BAD_PARAM;
 	sts = orca_soft_wq_cfg(le32_to_cpu(in->rq_cfg), ORCA_RECV_WQE_HDR_SIZE,
 			       &qp->rq);
 	if (sts)
@@ -94,19 +107,41 @@ static u8 orca_soft_create_qp_refs(struct orca_soft_dev *sdev,
 				   const struct orca_hw_create_qp *in,
 				   struct orca_soft_qp *qp)
 {
+	if (qp->type == ORCA_QPT_XRC_TGT) {
+		qp->xrcd = orca_soft_xrcd_find(sdev, le32_to_cpu(in->xrcdn));
+		return qp->xrcd ? ORCA_AQ_STS_OK : ORCA_AQ_STS_BAD_HANDLE;
+	}
 	qp->pd = orca_soft_pd_find(sdev, le32_to_cpu(in->pdn));
 	qp->send_cq = orca_soft_cq_find(sdev, le32_to_cpu(in->send_cqn));
-	qp->recv_cq = orca_soft_cq_find(sdev, le32_to_cpu(in->recv_cqn));
-	if (!qp->pd || !qp->send_cq || !qp->recv_cq)
+	if (qp->type != ORCA_QPT_XRC_INI)
+		qp->recv_cq = orca_soft_cq_find(sdev,
+						le32_to_cpu(in->recv_cqn));
+	if (!qp->pd || !qp->send_cq ||
+	    (!qp->recv_cq && qp->type != ORCA_QPT_XRC_INI))
 		return ORCA_AQ_STS_BAD_HANDLE;
 	if (!(le32_to_cpu(in->info) & ORCA_QP_INFO_USE_SRQ))
 		return ORCA_AQ_STS_OK;
 	qp->srq = orca_soft_srq_find(sdev, le32_to_cpu(in->srqn));
 	if (!qp->srq)
 		return ORCA_AQ_STS_BAD_HANDLE;
-	if (qp->srq->pd != qp->pd)
+	if (qp->srq->pd != qp->pd || qp->srq->xrcd)
 		return ORCA_AQ_STS_BAD_PARAM;
 	return ORCA_AQ_STS_OK;
+}
+
+/* Take (@d 1) or drop (-1) the references of a QP on the objects it uses. */
+static void orca_soft_qp_refs(struct orca_soft_qp *qp, int d)
+{
+	if (qp->type == ORCA_QPT_XRC_TGT) {
+		qp->xrcd->users += d;
+		return;
+	}
+	qp->pd->users += d;
+	qp->send_cq->users += d;
+	if (qp->recv_cq)
+		qp->recv_cq->users += d;
+	if (qp->srq)
+		qp->srq->users += d;
 }
 
 u8 orca_soft_create_qp(struct orca_soft_dev *sdev,
@@ -131,7 +166,7 @@ u8 orca_soft_create_qp(struct orca_soft_dev *sdev,
 	sts = orca_soft_create_qp_check(&in, qp);
 	if (sts)
 		goto err_free;
-	if (qp->type == ORCA_QPT_RC) {
+	if (orca_soft_qp_is_rc(qp) && orca_soft_qp_has_sq(qp)) {
 		qp->req.swqe = kcalloc(ORCA_SOFT_SWQES, sizeof(*qp->req.swqe),
 				       GFP_KERNEL);
 		if (!qp->req.swqe) {
@@ -142,7 +177,7 @@ u8 orca_soft_create_qp(struct orca_soft_dev *sdev,
 	sts = orca_soft_create_qp_refs(sdev, &in, qp);
 	if (sts)
 		goto err_free;
-	if (qp->srq) {
+	if (qp->srq || qp->type == ORCA_QPT_XRC_TGT) {
 		qp->srq_wqe = kmalloc(ORCA_SOFT_SRQ_WQE_MAX, GFP_KERNEL);
 		if (!qp->srq_wqe) {
 			sts = ORCA_AQ_STS_NO_RESOURCES;
@@ -170,11 +205,7 @@ u8 orca_soft_create_qp(struct orca_soft_dev *sdev,
 	INIT_LIST_HEAD(&qp->wait_node);
 	INIT_LIST_HEAD(&qp->timer_node);
 	INIT_LIST_HEAD(&qp->resp.ack_node);
-	qp->pd->users++;
-	qp->send_cq->users++;
-	qp->recv_cq->users++;
-	if (qp->srq)
-		qp->srq->users++;
+	orca_soft_qp_refs(qp, 1);
 	sdev->counts.qps++;
 	out->result = qp->qpn;
 	return ORCA_AQ_STS_OK;
@@ -371,10 +402,12 @@ u8 orca_soft_query_qp(struct orca_soft_dev *sdev,
 	attr.qp_state = qp->state;
 	attr.cur_qp_state = qp->state;
 	attr.sq_draining = 0;
-	attr.max_send_wr = cpu_to_le32(BIT(qp->sq.log2_depth));
-	attr.max_send_sge = cpu_to_le32(qp->sq.max_sge);
-	attr.max_inline = cpu_to_le32(qp->max_inline);
-	if (!qp->srq) {
+	if (orca_soft_qp_has_sq(qp)) {
+		attr.max_send_wr = cpu_to_le32(BIT(qp->sq.log2_depth));
+		attr.max_send_sge = cpu_to_le32(qp->sq.max_sge);
+		attr.max_inline = cpu_to_le32(qp->max_inline);
+	}
+	if (orca_soft_qp_has_rq(qp)) {
 		attr.max_recv_wr = cpu_to_le32(BIT(qp->rq.log2_depth));
 		attr.max_recv_sge = cpu_to_le32(qp->rq.max_sge);
 	}
@@ -386,11 +419,7 @@ static void orca_soft_qp_free(struct orca_soft_dev *sdev,
 {
 	orca_soft_qp_unlink(qp);
 	xa_erase(&sdev->qps, qp->qpn);
-	qp->pd->users--;
-	qp->send_cq->users--;
-	qp->recv_cq->users--;
-	if (qp->srq)
-		qp->srq->users--;
+	orca_soft_qp_refs(qp, -1);
 	sdev->counts.qps--;
 	kfree(qp->srq_wqe);
 	kfree(qp->req.swqe);

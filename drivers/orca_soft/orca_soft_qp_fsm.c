@@ -7,13 +7,13 @@
  * which it allows besides ORCA_QP_ATTR_STATE.  The content is the IBTA
  * table as Linux applies it (ib_modify_qp_is_ok()), for the QP types the
  * device has, with one deliberate difference: SQE->RTS is not a legal
- * transition for RC, since an RC QP never enters SQE.
+ * transition for RC and XRC, since such a QP never enters SQE.
  */
 #include <linux/kernel.h>
 
 #include "orca_soft_qp_fsm.h"
 
-#define ORCA_QPT_MAX		(ORCA_QPT_UD + 1)
+#define ORCA_QPT_MAX		(ORCA_QPT_XRC_TGT + 1)
 
 struct orca_qp_fsm_entry {
 	bool legal;
@@ -36,6 +36,8 @@ struct orca_qp_fsm_entry {
 	[ORCA_QPT_RC] = ORCA_RTS_OPT_RC,		\
 	[ORCA_QPT_UC] = ORCA_RTS_OPT_UC,		\
 	[ORCA_QPT_UD] = ORCA_RTS_OPT_UD,		\
+	[ORCA_QPT_XRC_INI] = ORCA_RTS_OPT_UC,		\
+	[ORCA_QPT_XRC_TGT] = ORCA_RTS_OPT_RC,		\
 }
 
 /* Any state to RESET or ERR, with no attribute. */
@@ -58,6 +60,12 @@ static const struct orca_qp_fsm_entry orca_qp_fsm[ORCA_QPS_NUM][ORCA_QPS_NUM] = 
 				[ORCA_QPT_UD] = ORCA_QP_ATTR_PKEY_INDEX |
 						ORCA_QP_ATTR_PORT |
 						ORCA_QP_ATTR_QKEY,
+				[ORCA_QPT_XRC_INI] = ORCA_QP_ATTR_PKEY_INDEX |
+						     ORCA_QP_ATTR_PORT |
+						     ORCA_QP_ATTR_ACCESS_FLAGS,
+				[ORCA_QPT_XRC_TGT] = ORCA_QP_ATTR_PKEY_INDEX |
+						     ORCA_QP_ATTR_PORT |
+						     ORCA_QP_ATTR_ACCESS_FLAGS,
 			},
 		},
 	},
@@ -78,6 +86,12 @@ static const struct orca_qp_fsm_entry orca_qp_fsm[ORCA_QPS_NUM][ORCA_QPS_NUM] = 
 				[ORCA_QPT_UD] = ORCA_QP_ATTR_PKEY_INDEX |
 						ORCA_QP_ATTR_PORT |
 						ORCA_QP_ATTR_QKEY,
+				[ORCA_QPT_XRC_INI] = ORCA_QP_ATTR_PKEY_INDEX |
+						     ORCA_QP_ATTR_PORT |
+						     ORCA_QP_ATTR_ACCESS_FLAGS,
+				[ORCA_QPT_XRC_TGT] = ORCA_QP_ATTR_PKEY_INDEX |
+						     ORCA_QP_ATTR_PORT |
+						     ORCA_QP_ATTR_ACCESS_FLAGS,
 			},
 		},
 		[ORCA_QPS_RTR] = {
@@ -93,6 +107,16 @@ static const struct orca_qp_fsm_entry orca_qp_fsm[ORCA_QPS_NUM][ORCA_QPS_NUM] = 
 						ORCA_QP_ATTR_PATH_MTU |
 						ORCA_QP_ATTR_DEST_QPN |
 						ORCA_QP_ATTR_RQ_PSN,
+				[ORCA_QPT_XRC_INI] = ORCA_QP_ATTR_AV |
+						     ORCA_QP_ATTR_PATH_MTU |
+						     ORCA_QP_ATTR_DEST_QPN |
+						     ORCA_QP_ATTR_RQ_PSN,
+				[ORCA_QPT_XRC_TGT] = ORCA_QP_ATTR_AV |
+						     ORCA_QP_ATTR_PATH_MTU |
+						     ORCA_QP_ATTR_DEST_QPN |
+						     ORCA_QP_ATTR_RQ_PSN |
+						     ORCA_QP_ATTR_MAX_DEST_RD_ATOMIC |
+						     ORCA_QP_ATTR_MIN_RNR_TIMER,
 			},
 			.opt = {
 				[ORCA_QPT_GSI] = ORCA_QP_ATTR_PKEY_INDEX |
@@ -105,6 +129,12 @@ static const struct orca_qp_fsm_entry orca_qp_fsm[ORCA_QPS_NUM][ORCA_QPS_NUM] = 
 						ORCA_QP_ATTR_PKEY_INDEX,
 				[ORCA_QPT_UD] = ORCA_QP_ATTR_PKEY_INDEX |
 						ORCA_QP_ATTR_QKEY,
+				[ORCA_QPT_XRC_INI] = ORCA_QP_ATTR_ALT_PATH |
+						     ORCA_QP_ATTR_ACCESS_FLAGS |
+						     ORCA_QP_ATTR_PKEY_INDEX,
+				[ORCA_QPT_XRC_TGT] = ORCA_QP_ATTR_ALT_PATH |
+						     ORCA_QP_ATTR_ACCESS_FLAGS |
+						     ORCA_QP_ATTR_PKEY_INDEX,
 			},
 		},
 	},
@@ -122,6 +152,13 @@ static const struct orca_qp_fsm_entry orca_qp_fsm[ORCA_QPS_NUM][ORCA_QPS_NUM] = 
 						ORCA_QP_ATTR_MAX_QP_RD_ATOMIC,
 				[ORCA_QPT_UC] = ORCA_QP_ATTR_SQ_PSN,
 				[ORCA_QPT_UD] = ORCA_QP_ATTR_SQ_PSN,
+				[ORCA_QPT_XRC_INI] = ORCA_QP_ATTR_TIMEOUT |
+						     ORCA_QP_ATTR_RETRY_CNT |
+						     ORCA_QP_ATTR_RNR_RETRY |
+						     ORCA_QP_ATTR_SQ_PSN |
+						     ORCA_QP_ATTR_MAX_QP_RD_ATOMIC,
+				[ORCA_QPT_XRC_TGT] = ORCA_QP_ATTR_TIMEOUT |
+						     ORCA_QP_ATTR_SQ_PSN,
 			},
 			.opt = ORCA_RTS_OPT,
 		},
@@ -140,6 +177,8 @@ static const struct orca_qp_fsm_entry orca_qp_fsm[ORCA_QPS_NUM][ORCA_QPS_NUM] = 
 				[ORCA_QPT_RC] = ORCA_QP_ATTR_EN_SQD_ASYNC,
 				[ORCA_QPT_UC] = ORCA_QP_ATTR_EN_SQD_ASYNC,
 				[ORCA_QPT_UD] = ORCA_QP_ATTR_EN_SQD_ASYNC,
+				[ORCA_QPT_XRC_INI] = ORCA_QP_ATTR_EN_SQD_ASYNC,
+				[ORCA_QPT_XRC_TGT] = ORCA_QP_ATTR_EN_SQD_ASYNC,
 			},
 		},
 	},
@@ -174,6 +213,25 @@ static const struct orca_qp_fsm_entry orca_qp_fsm[ORCA_QPS_NUM][ORCA_QPS_NUM] = 
 						ORCA_QP_ATTR_PATH_MIG_STATE,
 				[ORCA_QPT_UD] = ORCA_QP_ATTR_PKEY_INDEX |
 						ORCA_QP_ATTR_QKEY,
+				[ORCA_QPT_XRC_INI] = ORCA_QP_ATTR_PORT |
+						     ORCA_QP_ATTR_AV |
+						     ORCA_QP_ATTR_TIMEOUT |
+						     ORCA_QP_ATTR_RETRY_CNT |
+						     ORCA_QP_ATTR_RNR_RETRY |
+						     ORCA_QP_ATTR_MAX_QP_RD_ATOMIC |
+						     ORCA_QP_ATTR_ALT_PATH |
+						     ORCA_QP_ATTR_ACCESS_FLAGS |
+						     ORCA_QP_ATTR_PKEY_INDEX |
+						     ORCA_QP_ATTR_PATH_MIG_STATE,
+				[ORCA_QPT_XRC_TGT] = ORCA_QP_ATTR_PORT |
+						     ORCA_QP_ATTR_AV |
+						     ORCA_QP_ATTR_TIMEOUT |
+						     ORCA_QP_ATTR_MAX_DEST_RD_ATOMIC |
+						     ORCA_QP_ATTR_ALT_PATH |
+						     ORCA_QP_ATTR_ACCESS_FLAGS |
+						     ORCA_QP_ATTR_PKEY_INDEX |
+						     ORCA_QP_ATTR_MIN_RNR_TIMER |
+						     ORCA_QP_ATTR_PATH_MIG_STATE,
 			},
 		},
 	},
@@ -200,7 +258,7 @@ static const struct orca_qp_fsm_entry orca_qp_fsm[ORCA_QPS_NUM][ORCA_QPS_NUM] = 
 
 static bool orca_qp_fsm_args_ok(u8 type, u8 cur, u8 next)
 {
-	return type >= ORCA_QPT_GSI && type <= ORCA_QPT_UD &&
+	return type >= ORCA_QPT_GSI && type <= ORCA_QPT_XRC_TGT &&
 	       cur < ORCA_QPS_NUM && next < ORCA_QPS_NUM;
 }
 
@@ -214,8 +272,10 @@ bool orca_qp_transition_legal(u8 type, u8 cur, u8 next)
 {
 	if (!orca_qp_fsm_args_ok(type, cur, next))
 		return false;
-	/* An RC QP never enters SQE, so it never leaves it for RTS either. */
-	if (type == ORCA_QPT_RC && cur == ORCA_QPS_SQE && next == ORCA_QPS_RTS)
+	/* An RC or XRC QP never enters SQE, so never leaves it for RTS. */
+	if ((type == ORCA_QPT_RC || type == ORCA_QPT_XRC_INI ||
+	     type == ORCA_QPT_XRC_TGT) &&
+	    cur == ORCA_QPS_SQE && next == ORCA_QPS_RTS)
 		return false;
 	return orca_qp_fsm[cur][next].legal;
 }

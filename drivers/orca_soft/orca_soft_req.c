@@ -76,7 +76,7 @@ static bool orca_soft_op_ok(u8 type, u8 op)
 	case ORCA_WQE_OP_RDMA_READ:
 	case ORCA_WQE_OP_ATOMIC_CMP_SWP:
 	case ORCA_WQE_OP_ATOMIC_FETCH_ADD:
-		return type == ORCA_QPT_RC;
+		return type == ORCA_QPT_RC || type == ORCA_QPT_XRC_INI;
 	default:
 		return false;
 	}
@@ -180,8 +180,12 @@ static struct orca_soft_qp *orca_soft_req_dest(struct orca_soft_dev *sdev,
 	if (!orca_soft_req_local(sdev, qp))
 		return NULL;
 	dqp = orca_soft_qp_find(sdev, le32_to_cpu(qp->attr.dest_qpn));
-	/* Connected: the peer must be of our type and connected to us. */
-	if (!dqp || dqp->type != qp->type ||
+	/*
+	 * Connected: the peer must be of our type (XRC_TGT for XRC_INI)
+	 * and connected to us.
+	 */
+	if (!dqp || dqp->type != (qp->type == ORCA_QPT_XRC_INI ?
+				  ORCA_QPT_XRC_TGT : qp->type) ||
 	    le32_to_cpu(dqp->attr.dest_qpn) != qp->qpn)
 		return NULL;
 	return dqp;
@@ -218,7 +222,7 @@ static u8 orca_soft_req_connected(struct orca_soft_dev *sdev,
 	orca_soft_count_tx(sdev, msg);
 
 	/* UC has no acknowledgements: sent is done. */
-	if (qp->type == ORCA_QPT_UC || ans == ORCA_SOFT_ACK) {
+	if (!orca_soft_qp_is_rc(qp) || ans == ORCA_SOFT_ACK) {
 		qp->req.sq_psn = orca_psn_add(qp->req.sq_psn, msg->packets);
 		return ORCA_CQE_ST_SUCCESS;
 	}
@@ -385,12 +389,17 @@ u8 orca_soft_req_decode(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 		.solicited = fl & ORCA_WQE_FLAG_SOLICITED,
 		.imm_inv = le32_to_cpu(wqe->imm_inv),
 		.local = &s->local,
+		.xrc_srqn = le32_to_cpu(wqe->xrc_srqn),
 	};
 	int ret;
 
 	*executed = false;
 	if (!orca_soft_op_ok(qp->type, op) ||
 	    !orca_soft_wqe_rsvd_ok(wqe, op, fl, nsge))
+		return ORCA_CQE_ST_LOC_QP_OP_ERR;
+	/* The target's SRQ: XRC_INI QPs only, 24 bits. */
+	if (qp->type == ORCA_QPT_XRC_INI ?
+	    msg.xrc_srqn & ~ORCA_WQE_XRC_SRQN_MASK : msg.xrc_srqn)
 		return ORCA_CQE_ST_LOC_QP_OP_ERR;
 	if (op == ORCA_WQE_OP_LOCAL_INV) {
 		*executed = true;

@@ -26,6 +26,8 @@
  *  - bad rkey, MR rights, QP remote access flags or bounds: QP to ERR
  *    with QP_ACCESS_ERR; requester REM_ACCESS_ERR.  No receive WQE is
  *    consumed.
+ *  - XRC: a request naming no XRC SRQ of the XRC_TGT QP's domain: invalid
+ *    request, QP to ERR with QP_REQ_ERR; requester REM_INV_REQ_ERR.
  *  - SEND_INV whose key is not a FAST_REG region of the responder's PD,
  *    or a misaligned atomic: invalid request, QP to ERR with QP_REQ_ERR;
  *    requester REM_INV_REQ_ERR.  No receive WQE is consumed.
@@ -58,7 +60,7 @@ enum orca_soft_answer orca_soft_resp_err(struct orca_soft_dev *sdev,
 					 struct orca_soft_qp *dqp, u8 event,
 					 enum orca_soft_answer ans)
 {
-	if (dqp->type != ORCA_QPT_RC)
+	if (!orca_soft_qp_is_rc(dqp))
 		return ORCA_SOFT_SILENT;
 	orca_soft_qp_set_err(sdev, dqp);
 	if (event)
@@ -265,7 +267,7 @@ enum orca_soft_answer orca_soft_recv_need(struct orca_soft_dev *sdev,
 	ret = orca_soft_recv_avail(sdev, dqp, prod);
 
 	if (ret == -ENOENT)
-		return dqp->type == ORCA_QPT_RC ? ORCA_SOFT_RNR_NAK :
+		return orca_soft_qp_is_rc(dqp) ? ORCA_SOFT_RNR_NAK :
 						  ORCA_SOFT_SILENT;
 	if (ret)
 		return orca_soft_resp_err(sdev, dqp, 0, ORCA_SOFT_NAK_OP);
@@ -403,7 +405,7 @@ static enum orca_soft_answer orca_soft_resp_recv(struct orca_soft_dev *sdev,
 		orca_soft_recv_fail(sdev, dqp, prod, &ci,
 				    ORCA_CQE_ST_LOC_QP_OP_ERR);
 		orca_soft_post_event(sdev, ORCA_EQE_QP_FATAL, dqp->qpn);
-		return dqp->type == ORCA_QPT_RC ? ORCA_SOFT_NAK_OP :
+		return orca_soft_qp_is_rc(dqp) ? ORCA_SOFT_NAK_OP :
 						  ORCA_SOFT_SILENT;
 	}
 
@@ -427,7 +429,7 @@ static enum orca_soft_answer orca_soft_resp_recv(struct orca_soft_dev *sdev,
 			return ORCA_SOFT_SILENT;
 		orca_soft_recv_fail(sdev, dqp, prod, &ci,
 				    ORCA_CQE_ST_LOC_PROT_ERR);
-		return dqp->type == ORCA_QPT_RC ? ORCA_SOFT_NAK_OP :
+		return orca_soft_qp_is_rc(dqp) ? ORCA_SOFT_NAK_OP :
 						  ORCA_SOFT_SILENT;
 	}
 	need = msg->len + (ud ? ORCA_SOFT_GRH_LEN : 0);
@@ -437,7 +439,7 @@ static enum orca_soft_answer orca_soft_resp_recv(struct orca_soft_dev *sdev,
 			return ORCA_SOFT_SILENT;
 		orca_soft_recv_fail(sdev, dqp, prod, &ci,
 				    ORCA_CQE_ST_LOC_LEN_ERR);
-		if (dqp->type != ORCA_QPT_RC)
+		if (!orca_soft_qp_is_rc(dqp))
 			return ORCA_SOFT_SILENT;
 		orca_soft_post_event(sdev, ORCA_EQE_QP_REQ_ERR, dqp->qpn);
 		return ORCA_SOFT_NAK_INV_REQ;
@@ -456,7 +458,7 @@ static enum orca_soft_answer orca_soft_resp_recv(struct orca_soft_dev *sdev,
 			return ORCA_SOFT_SILENT;
 		orca_soft_recv_fail(sdev, dqp, prod, &ci,
 				    ORCA_CQE_ST_LOC_PROT_ERR);
-		return dqp->type == ORCA_QPT_RC ? ORCA_SOFT_NAK_OP :
+		return orca_soft_qp_is_rc(dqp) ? ORCA_SOFT_NAK_OP :
 						  ORCA_SOFT_SILENT;
 	}
 	ci.byte_len = need;
@@ -494,6 +496,7 @@ enum orca_soft_answer orca_soft_resp_deliver(struct orca_soft_dev *sdev,
 		return ORCA_SOFT_SILENT;
 	switch (dqp->type) {
 	case ORCA_QPT_RC:
+	case ORCA_QPT_XRC_TGT:
 		/* Not the expected PSN: a duplicate or a gap, no answer. */
 		if (msg->psn != dqp->resp.rq_psn)
 			return ORCA_SOFT_SILENT;
@@ -507,6 +510,12 @@ enum orca_soft_answer orca_soft_resp_deliver(struct orca_soft_dev *sdev,
 			return ORCA_SOFT_SILENT;
 		break;
 	}
+
+	/* XRC: the request names the SRQ, whose PD and CQ serve it. */
+	if (dqp->type == ORCA_QPT_XRC_TGT &&
+	    !orca_soft_xrc_bind(sdev, dqp, msg->xrc_srqn))
+		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_REQ_ERR,
+					  ORCA_SOFT_NAK_INV_REQ);
 
 	/* No responder resource takes a READ or atomic. */
 	if (!dqp->attr.max_dest_rd_atomic &&

@@ -6,6 +6,10 @@
  * its limit; receive WQEs are consumed by the data path (issue #4), which
  * also raises ORCA_EQE_SRQ_LIMIT when fewer than the armed limit remain,
  * and disarms it.
+ *
+ * An XRC SRQ (interface 1.4) also belongs to an XRC domain and has a CQ of
+ * its own: XRC_TGT QPs of the domain take its WQEs for the requests that
+ * name it, check memory against its PD, and complete in its CQ.
  */
 
 #include <linux/bitfield.h>
@@ -69,11 +73,13 @@ u8 orca_soft_create_srq(struct orca_soft_dev *sdev,
 			struct orca_soft_cmd_out *out)
 {
 	const struct orca_cmd_mbox_in *c = &cmd->mbox_in;
+	struct orca_soft_xrcd *xrcd = NULL;
+	struct orca_soft_cq *cq = NULL;
 	struct orca_soft_srq *srq;
 	struct orca_soft_pd *pd;
 	struct orca_soft_wq wq = {};
 	struct orca_hw_srq in;
-	u32 limit;
+	u32 limit, type;
 	u8 sts;
 
 	if (!orca_soft_rsvd_clear(c->rsvd, sizeof(c->rsvd)))
@@ -82,7 +88,11 @@ u8 orca_soft_create_srq(struct orca_soft_dev *sdev,
 				  le32_to_cpu(c->in_len), &in, sizeof(in));
 	if (sts)
 		return sts;
-	if (!orca_soft_rsvd_clear(in.rsvd, sizeof(in.rsvd)))
+	type = FIELD_GET(ORCA_SRQ_INFO_TYPE, le32_to_cpu(in.info));
+	if (!orca_soft_rsvd_clear(in.rsvd, sizeof(in.rsvd)) ||
+	    le32_to_cpu(in.info) & ~ORCA_SRQ_INFO_TYPE ||
+	    type > ORCA_SRQT_XRC ||
+	    (type == ORCA_SRQT_BASIC && (in.xrcdn || in.cqn)))
 		return ORCA_AQ_STS_BAD_PARAM;
 	sts = orca_soft_wq_cfg(le32_to_cpu(in.cfg), ORCA_RECV_WQE_HDR_SIZE,
 			       &wq);
@@ -98,11 +108,19 @@ u8 orca_soft_create_srq(struct orca_soft_dev *sdev,
 	pd = orca_soft_pd_find(sdev, le32_to_cpu(in.pdn));
 	if (!pd)
 		return ORCA_AQ_STS_BAD_HANDLE;
+	if (type == ORCA_SRQT_XRC) {
+		xrcd = orca_soft_xrcd_find(sdev, le32_to_cpu(in.xrcdn));
+		cq = orca_soft_cq_find(sdev, le32_to_cpu(in.cqn));
+		if (!xrcd || !cq)
+			return ORCA_AQ_STS_BAD_HANDLE;
+	}
 
 	srq = kzalloc(sizeof(*srq), GFP_KERNEL);
 	if (!srq)
 		return ORCA_AQ_STS_NO_RESOURCES;
 	srq->pd = pd;
+	srq->xrcd = xrcd;
+	srq->cq = cq;
 	srq->wq = wq;
 	srq->limit = limit;
 	if (xa_alloc(&sdev->srqs, &srq->srqn, srq,
@@ -113,6 +131,10 @@ u8 orca_soft_create_srq(struct orca_soft_dev *sdev,
 	/* The device looks at an SRQ's prod when it needs a WQE. */
 	orca_soft_wq_set_flags(sdev, &srq->wq, ORCA_DB_DEV_POLLING);
 	pd->users++;
+	if (xrcd) {
+		xrcd->users++;
+		cq->users++;
+	}
 	sdev->counts.srqs++;
 	out->result = srq->srqn;
 	return ORCA_AQ_STS_OK;
@@ -161,6 +183,12 @@ u8 orca_soft_query_srq(struct orca_soft_dev *sdev,
 	attr.max_wr = cpu_to_le32(BIT(srq->wq.log2_depth));
 	attr.ring_addr = cpu_to_le64(srq->wq.ring_addr);
 	attr.db_addr = cpu_to_le64(srq->wq.db_addr);
+	if (srq->xrcd) {
+		attr.info = cpu_to_le32(FIELD_PREP(ORCA_SRQ_INFO_TYPE,
+						   ORCA_SRQT_XRC));
+		attr.xrcdn = cpu_to_le32(srq->xrcd->xrcdn);
+		attr.cqn = cpu_to_le32(srq->cq->cqn);
+	}
 	return orca_soft_put_output(sdev, cmd, &attr, sizeof(attr));
 }
 
@@ -169,6 +197,10 @@ static void orca_soft_srq_free(struct orca_soft_dev *sdev,
 {
 	xa_erase(&sdev->srqs, srq->srqn);
 	srq->pd->users--;
+	if (srq->xrcd) {
+		srq->xrcd->users--;
+		srq->cq->users--;
+	}
 	sdev->counts.srqs--;
 	kfree(srq);
 }
@@ -186,8 +218,51 @@ u8 orca_soft_destroy_srq(struct orca_soft_dev *sdev,
 		return ORCA_AQ_STS_BAD_HANDLE;
 	if (srq->users)
 		return ORCA_AQ_STS_BUSY;
+	if (srq->xrcd)
+		orca_soft_xrc_srq_gone(sdev, srq);
 	orca_soft_srq_free(sdev, srq);
 	return ORCA_AQ_STS_OK;
+}
+
+/*
+ * XRC_TGT QPs that borrowed @srq for the message in progress forget it:
+ * the WQE a QP holds goes with the SRQ, and the message's next packet
+ * names an SRQ that no longer exists (an invalid request).
+ */
+void orca_soft_xrc_srq_gone(struct orca_soft_dev *sdev,
+			    struct orca_soft_srq *srq)
+{
+	struct orca_soft_qp *qp;
+	unsigned long idx;
+
+	xa_for_each(&sdev->qps, idx, qp) {
+		if (qp->type != ORCA_QPT_XRC_TGT || qp->srq != srq)
+			continue;
+		qp->resp.srq_held = false;
+		qp->srq = NULL;
+		qp->pd = NULL;
+		qp->recv_cq = NULL;
+	}
+}
+
+/*
+ * An XRC_TGT QP executes a request naming XRC SRQ @srqn: the SRQ must
+ * exist and belong to the QP's domain, and a message takes its SRQ from
+ * its first packet to its last.  The QP then works with the SRQ's PD and
+ * completes in its CQ.
+ */
+bool orca_soft_xrc_bind(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
+			u32 srqn)
+{
+	struct orca_soft_srq *srq = orca_soft_srq_find(sdev, srqn);
+
+	if (!srq || srq->xrcd != qp->xrcd ||
+	    (qp->resp.srq_held && srq != qp->srq))
+		return false;
+	qp->srq = srq;
+	qp->pd = srq->pd;
+	qp->recv_cq = srq->cq;
+	return true;
 }
 
 void orca_soft_srq_reset(struct orca_soft_dev *sdev)

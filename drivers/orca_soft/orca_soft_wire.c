@@ -41,6 +41,7 @@
 #define H_AACK		ORCA_WIRE_HDR_ATOMIC_ACK_ETH
 #define H_IMM		ORCA_WIRE_HDR_IMMDT
 #define H_IETH		ORCA_WIRE_HDR_IETH
+#define H_XRC		ORCA_WIRE_HDR_XRCETH
 
 #define OP(code, f, h, l)						\
 	[ORCA_OP_##code] = {						\
@@ -51,7 +52,7 @@
  * Every supported opcode: what it is, the extension headers it carries
  * after the BTH and the total length of its headers.  The lengths are
  * written out (BTH 12, DETH 8, RETH 16, AtomicETH 28, AETH 4,
- * AtomicAckETH 8, ImmDt 4, IETH 4); the KUnit suite checks each against
+ * AtomicAckETH 8, ImmDt 4, IETH 4, XRCETH 4); the KUnit suite checks each against
  * the sum of its headers.  An entry without a name is not supported.
  */
 static const struct orca_wire_opinfo orca_wire_ops[256] = {
@@ -94,6 +95,32 @@ static const struct orca_wire_opinfo orca_wire_ops[256] = {
 
 	OP(UD_SEND_ONLY,	OF_SEND | OF_ONLY,	H_DETH,		20),
 	OP(UD_SEND_ONLY_IMM,	OF_SEND | OF_ONLY,	H_DETH | H_IMM,	24),
+
+	/* XRC: RC's requests with an XRCETH; RC's responses. */
+	OP(XRC_SEND_FIRST,	OF_SEND | OF_FIRST,	H_XRC,		16),
+	OP(XRC_SEND_MIDDLE,	OF_SEND | OF_MIDDLE,	H_XRC,		16),
+	OP(XRC_SEND_LAST,	OF_SEND | OF_LAST,	H_XRC,		16),
+	OP(XRC_SEND_LAST_IMM,	OF_SEND | OF_LAST,	H_XRC | H_IMM,	20),
+	OP(XRC_SEND_ONLY,	OF_SEND | OF_ONLY,	H_XRC,		16),
+	OP(XRC_SEND_ONLY_IMM,	OF_SEND | OF_ONLY,	H_XRC | H_IMM,	20),
+	OP(XRC_WRITE_FIRST,	OF_WRITE | OF_FIRST,	H_XRC | H_RETH,	32),
+	OP(XRC_WRITE_MIDDLE,	OF_WRITE | OF_MIDDLE,	H_XRC,		16),
+	OP(XRC_WRITE_LAST,	OF_WRITE | OF_LAST,	H_XRC,		16),
+	OP(XRC_WRITE_LAST_IMM,	OF_WRITE | OF_LAST,	H_XRC | H_IMM,	20),
+	OP(XRC_WRITE_ONLY,	OF_WRITE | OF_ONLY,	H_XRC | H_RETH,	32),
+	OP(XRC_WRITE_ONLY_IMM,	OF_WRITE | OF_ONLY,
+	   H_XRC | H_RETH | H_IMM,					36),
+	OP(XRC_READ_REQUEST,	OF_READ,		H_XRC | H_RETH,	32),
+	OP(XRC_READ_RESP_FIRST,	OF_RRESP | OF_FIRST | OF_ACK, H_AETH,	16),
+	OP(XRC_READ_RESP_MIDDLE, OF_RRESP | OF_MIDDLE,	0,		12),
+	OP(XRC_READ_RESP_LAST,	OF_RRESP | OF_LAST | OF_ACK, H_AETH,	16),
+	OP(XRC_READ_RESP_ONLY,	OF_RRESP | OF_ONLY | OF_ACK, H_AETH,	16),
+	OP(XRC_ACK,		OF_ONLY | OF_ACK,	H_AETH,		16),
+	OP(XRC_ATOMIC_ACK,	OF_AACK,		H_AETH | H_AACK, 24),
+	OP(XRC_CMP_SWAP,	OF_ATOMIC,		H_XRC | H_ATOM,	44),
+	OP(XRC_FETCH_ADD,	OF_ATOMIC,		H_XRC | H_ATOM,	44),
+	OP(XRC_SEND_LAST_INV,	OF_SEND | OF_LAST,	H_XRC | H_IETH,	20),
+	OP(XRC_SEND_ONLY_INV,	OF_SEND | OF_ONLY,	H_XRC | H_IETH,	20),
 };
 
 #undef OP
@@ -117,6 +144,7 @@ static const struct orca_wire_opinfo orca_wire_ops[256] = {
 #undef H_AACK
 #undef H_IMM
 #undef H_IETH
+#undef H_XRC
 
 /**
  * orca_wire_opinfo() - what an opcode carries
@@ -190,6 +218,9 @@ int orca_wire_build(const struct orca_wire_pkt *pkt, void *buf, size_t size)
 		return -EINVAL;
 	if ((op->hdrs & ORCA_WIRE_HDR_DETH) && pkt->deth_sqpn & ~ORCA_DETH_SQPN)
 		return -EINVAL;
+	if ((op->hdrs & ORCA_WIRE_HDR_XRCETH) &&
+	    pkt->xrc_srqn & ~ORCA_XRCETH_SRQN)
+		return -EINVAL;
 
 	memset(buf, 0, op->hdr_len);
 	bth->opcode = pkt->opcode;
@@ -206,6 +237,13 @@ int orca_wire_build(const struct orca_wire_pkt *pkt, void *buf, size_t size)
 	p += ORCA_WIRE_BTH_LEN;
 
 	/* The extension headers, in wire order. */
+	if (op->hdrs & ORCA_WIRE_HDR_XRCETH) {
+		struct orca_xrceth *x = (struct orca_xrceth *)p;
+
+		x->srqn = cpu_to_be32(FIELD_PREP(ORCA_XRCETH_SRQN,
+						 pkt->xrc_srqn));
+		p += ORCA_WIRE_XRCETH_LEN;
+	}
 	if (op->hdrs & ORCA_WIRE_HDR_DETH) {
 		struct orca_deth *deth = (struct orca_deth *)p;
 
@@ -330,6 +368,14 @@ int orca_wire_parse(const void *buf, size_t len, u32 mtu,
 	pkt->psn = FIELD_GET(ORCA_BTH_PSN, apsn);
 	p += ORCA_WIRE_BTH_LEN;
 
+	/* The XRCETH's reserved bits are ignored, as the BTH's are. */
+	if (op->hdrs & ORCA_WIRE_HDR_XRCETH) {
+		const struct orca_xrceth *x = (const struct orca_xrceth *)p;
+
+		pkt->xrc_srqn = FIELD_GET(ORCA_XRCETH_SRQN,
+					  be32_to_cpu(x->srqn));
+		p += ORCA_WIRE_XRCETH_LEN;
+	}
 	if (op->hdrs & ORCA_WIRE_HDR_DETH) {
 		const struct orca_deth *deth = (const struct orca_deth *)p;
 

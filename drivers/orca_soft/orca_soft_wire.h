@@ -19,6 +19,7 @@
 #ifndef ORCA_SOFT_WIRE_H
 #define ORCA_SOFT_WIRE_H
 
+#include <linux/bitfield.h>
 #include <linux/bits.h>
 #include <linux/build_bug.h>
 #include <linux/types.h>
@@ -38,17 +39,18 @@
 #define ORCA_WIRE_IMMDT_LEN		4
 #define ORCA_WIRE_IETH_LEN		4
 #define ORCA_WIRE_DETH_LEN		8
+#define ORCA_WIRE_XRCETH_LEN		4
 #define ORCA_WIRE_ICRC_LEN		4
 #define ORCA_WIRE_UDP_HDR_LEN		8
 #define ORCA_WIRE_IPV4_HDR_LEN		20
 #define ORCA_WIRE_IPV6_HDR_LEN		40
 
 /*
- * The longest header sequence of any opcode, BTH + AtomicETH; of an
- * opcode with a payload, BTH + RETH + ImmDt.
+ * The longest header sequence of any opcode, BTH + XRCETH + AtomicETH;
+ * of an opcode with a payload, BTH + XRCETH + RETH + ImmDt.
  */
-#define ORCA_WIRE_MAX_HDR_LEN		40
-#define ORCA_WIRE_MAX_PAYLOAD_HDR_LEN	32
+#define ORCA_WIRE_MAX_HDR_LEN		44
+#define ORCA_WIRE_MAX_PAYLOAD_HDR_LEN	36
 
 /* The largest payload of one packet: the largest path MTU, 4096. */
 #define ORCA_WIRE_MAX_PAYLOAD		4096
@@ -144,6 +146,13 @@ struct orca_deth {
 
 #define ORCA_DETH_SQPN			GENMASK(23, 0)
 
+/* XRC Extended Transport Header: every XRC request, right after the BTH. */
+struct orca_xrceth {
+	__be32 srqn;			/* ORCA_XRCETH_SRQN; bits 31:24 reserved */
+} __packed;
+
+#define ORCA_XRCETH_SRQN		GENMASK(23, 0)
+
 static_assert(sizeof(struct orca_bth) == ORCA_WIRE_BTH_LEN);
 static_assert(sizeof(struct orca_reth) == ORCA_WIRE_RETH_LEN);
 static_assert(sizeof(struct orca_aeth) == ORCA_WIRE_AETH_LEN);
@@ -151,11 +160,13 @@ static_assert(sizeof(struct orca_atomic_eth) == ORCA_WIRE_ATOMIC_ETH_LEN);
 static_assert(sizeof(struct orca_atomic_ack_eth) ==
 	      ORCA_WIRE_ATOMIC_ACK_ETH_LEN);
 static_assert(sizeof(struct orca_deth) == ORCA_WIRE_DETH_LEN);
+static_assert(sizeof(struct orca_xrceth) == ORCA_WIRE_XRCETH_LEN);
 
 /*
  * BTH opcodes: the transport in bits [7:5], the operation in [4:0].
- * Only the opcodes listed here are supported; every other one (RD, XRC,
- * CNP, the reserved and vendor ranges) is rejected by orca_wire_parse().
+ * Only the opcodes listed here are supported; every other one (RD, CNP,
+ * the reserved and vendor ranges) is rejected by orca_wire_parse().  An
+ * XRC opcode is its RC twin with the XRC transport: ORCA_WIRE_XRC_OP().
  */
 #define ORCA_WIRE_OP_TRANSPORT		GENMASK(7, 5)
 #define ORCA_WIRE_OP_CODE		GENMASK(4, 0)
@@ -164,7 +175,11 @@ enum orca_wire_transport {
 	ORCA_WIRE_RC			= 0,
 	ORCA_WIRE_UC			= 1,
 	ORCA_WIRE_UD			= 3,
+	ORCA_WIRE_XRC			= 5,
 };
+
+#define ORCA_WIRE_XRC_OP(rc_op)		(FIELD_PREP(ORCA_WIRE_OP_TRANSPORT, \
+						    ORCA_WIRE_XRC) | (rc_op))
 
 enum orca_wire_opcode {
 	/* Reliable Connection */
@@ -209,6 +224,31 @@ enum orca_wire_opcode {
 	/* Unreliable Datagram */
 	ORCA_OP_UD_SEND_ONLY			= 0x64,
 	ORCA_OP_UD_SEND_ONLY_IMM		= 0x65,
+
+	/* Extended Reliable Connection: 0xa0 + the RC code */
+	ORCA_OP_XRC_SEND_FIRST			= 0xa0,
+	ORCA_OP_XRC_SEND_MIDDLE			= 0xa1,
+	ORCA_OP_XRC_SEND_LAST			= 0xa2,
+	ORCA_OP_XRC_SEND_LAST_IMM		= 0xa3,
+	ORCA_OP_XRC_SEND_ONLY			= 0xa4,
+	ORCA_OP_XRC_SEND_ONLY_IMM		= 0xa5,
+	ORCA_OP_XRC_WRITE_FIRST			= 0xa6,
+	ORCA_OP_XRC_WRITE_MIDDLE		= 0xa7,
+	ORCA_OP_XRC_WRITE_LAST			= 0xa8,
+	ORCA_OP_XRC_WRITE_LAST_IMM		= 0xa9,
+	ORCA_OP_XRC_WRITE_ONLY			= 0xaa,
+	ORCA_OP_XRC_WRITE_ONLY_IMM		= 0xab,
+	ORCA_OP_XRC_READ_REQUEST		= 0xac,
+	ORCA_OP_XRC_READ_RESP_FIRST		= 0xad,
+	ORCA_OP_XRC_READ_RESP_MIDDLE		= 0xae,
+	ORCA_OP_XRC_READ_RESP_LAST		= 0xaf,
+	ORCA_OP_XRC_READ_RESP_ONLY		= 0xb0,
+	ORCA_OP_XRC_ACK				= 0xb1,
+	ORCA_OP_XRC_ATOMIC_ACK			= 0xb2,
+	ORCA_OP_XRC_CMP_SWAP			= 0xb3,
+	ORCA_OP_XRC_FETCH_ADD			= 0xb4,
+	ORCA_OP_XRC_SEND_LAST_INV		= 0xb6,
+	ORCA_OP_XRC_SEND_ONLY_INV		= 0xb7,
 };
 
 /* The extension headers an opcode carries: orca_wire_opinfo.hdrs. */
@@ -219,6 +259,7 @@ enum orca_wire_opcode {
 #define ORCA_WIRE_HDR_ATOMIC_ACK_ETH	BIT(4)
 #define ORCA_WIRE_HDR_IMMDT		BIT(5)
 #define ORCA_WIRE_HDR_IETH		BIT(6)
+#define ORCA_WIRE_HDR_XRCETH		BIT(7)
 
 /* What an opcode is: orca_wire_opinfo.flags. */
 #define ORCA_WIRE_F_REQUEST		BIT(0)	/* requester to responder */
@@ -286,6 +327,9 @@ struct orca_wire_pkt {
 	/* DETH */
 	u32 deth_qkey;
 	u32 deth_sqpn;
+
+	/* XRCETH */
+	u32 xrc_srqn;
 
 	/* Build: the payload that follows.  Parse: where it is and its size. */
 	u32 payload_len;

@@ -71,7 +71,8 @@ static void orca_soft_put_sq_cons(struct orca_soft_dev *sdev,
 /* The BTH opcode of a request packet. */
 static u8 orca_soft_wire_opcode(u8 type, u8 op, bool first, bool last)
 {
-	u8 base = type == ORCA_QPT_UC ? ORCA_OP_UC_SEND_FIRST : 0;
+	u8 base = type == ORCA_QPT_UC ? ORCA_OP_UC_SEND_FIRST :
+		  type == ORCA_QPT_XRC_INI ? ORCA_OP_XRC_SEND_FIRST : 0;
 	u8 code;
 
 	switch (op) {
@@ -88,10 +89,11 @@ static u8 orca_soft_wire_opcode(u8 type, u8 op, bool first, bool last)
 			       ORCA_OP_RC_SEND_MIDDLE);
 		break;
 	case ORCA_WQE_OP_SEND_INV:
-		return first ? (last ? ORCA_OP_RC_SEND_ONLY_INV :
+		code = first ? (last ? ORCA_OP_RC_SEND_ONLY_INV :
 			       ORCA_OP_RC_SEND_FIRST) :
 			       (last ? ORCA_OP_RC_SEND_LAST_INV :
 			       ORCA_OP_RC_SEND_MIDDLE);
+		break;
 	case ORCA_WQE_OP_RDMA_WRITE:
 		code = first ? (last ? ORCA_OP_RC_WRITE_ONLY :
 			       ORCA_OP_RC_WRITE_FIRST) :
@@ -105,11 +107,14 @@ static u8 orca_soft_wire_opcode(u8 type, u8 op, bool first, bool last)
 			       ORCA_OP_RC_WRITE_MIDDLE);
 		break;
 	case ORCA_WQE_OP_RDMA_READ:
-		return ORCA_OP_RC_READ_REQUEST;
+		code = ORCA_OP_RC_READ_REQUEST;
+		break;
 	case ORCA_WQE_OP_ATOMIC_CMP_SWP:
-		return ORCA_OP_RC_CMP_SWAP;
+		code = ORCA_OP_RC_CMP_SWAP;
+		break;
 	default:
-		return ORCA_OP_RC_FETCH_ADD;
+		code = ORCA_OP_RC_FETCH_ADD;
+		break;
 	}
 	return base | code;
 }
@@ -549,7 +554,7 @@ void orca_soft_wire_rx_response(struct orca_soft_dev *sdev,
 	bool has_aeth = orca_wire_opinfo(pkt->opcode)->hdrs &
 			ORCA_WIRE_HDR_AETH;
 
-	if (qp->type != ORCA_QPT_RC || !qp->req.swqe ||
+	if (!orca_soft_qp_is_rc(qp) || !qp->req.swqe ||
 	    (qp->state != ORCA_QPS_RTS && qp->state != ORCA_QPS_SQD)) {
 		sdev->counts.rx_drops++;
 		return;
@@ -667,6 +672,7 @@ static int orca_soft_swqe_fill(struct orca_soft_dev *sdev,
 	w->imm_inv = msg.imm_inv;
 	w->compare_add = msg.compare_add;
 	w->swap = msg.swap;
+	w->xrc_srqn = msg.xrc_srqn;
 	return st;
 }
 
@@ -704,7 +710,7 @@ static int orca_soft_wire_send_wqe(struct orca_soft_dev *sdev,
 {
 	struct orca_soft_sgl *sgl = &sdev->scratch->local;
 	u32 mtu = orca_soft_qp_mtu(sdev, qp);
-	bool rc = qp->type == ORCA_QPT_RC;
+	bool rc = orca_soft_qp_is_rc(qp);
 	struct orca_soft_route rt;
 	int n = 0;
 
@@ -756,6 +762,7 @@ static int orca_soft_wire_send_wqe(struct orca_soft_dev *sdev,
 			pkt.payload_len = plen;
 		}
 		pkt.opcode = orca_soft_wire_opcode(qp->type, w->op, first, last);
+		pkt.xrc_srqn = w->xrc_srqn;
 		if (rc && orca_psn_diff(psn, qp->req.max_psn) < 0)
 			sdev->counts.retransmits++;
 		orca_soft_wire_tx(sdev, &rt, &pkt, sgl, off);

@@ -47,12 +47,18 @@ static u8 orca_soft_resp_nres(const struct orca_soft_qp *qp)
 
 /* ------------------------------------------------------------- answers */
 
+/* The opcode of a response: an XRC_TGT QP answers with RC's XRC twins. */
+static u8 orca_soft_wire_resp_op(const struct orca_soft_qp *qp, u8 rc_op)
+{
+	return qp->type == ORCA_QPT_XRC_TGT ? ORCA_WIRE_XRC_OP(rc_op) : rc_op;
+}
+
 static void orca_soft_wire_send_aeth(struct orca_soft_dev *sdev,
 				     struct orca_soft_qp *qp, u8 opcode,
 				     u8 syndrome, u32 psn, u64 orig)
 {
 	struct orca_wire_pkt pkt = {
-		.opcode = opcode,
+		.opcode = orca_soft_wire_resp_op(qp, opcode),
 		.pkey = ORCA_SOFT_PKEY_DEFAULT,
 		.dest_qpn = le32_to_cpu(qp->attr.dest_qpn),
 		.psn = psn,
@@ -202,7 +208,7 @@ static u8 orca_soft_wire_rwqe(struct orca_soft_dev *sdev,
 		nsge = orca_soft_rwqe_read(sdev, dqp, ci);
 		if (nsge < 0)
 			return ORCA_CQE_ST_LOC_QP_OP_ERR;
-		if (dqp->srq && dqp->type == ORCA_QPT_RC) {
+		if (dqp->srq && orca_soft_qp_is_rc(dqp)) {
 			memcpy(dqp->srq_wqe, s->rwqe, ORCA_RECV_WQE_HDR_SIZE +
 			       nsge * sizeof(struct orca_sge));
 			orca_soft_recv_consume(sdev, dqp, prod);
@@ -291,7 +297,7 @@ static enum orca_soft_answer orca_soft_wire_send(struct orca_soft_dev *sdev,
 		enum orca_soft_answer ans;
 
 		ans = orca_soft_wire_rwqe_fail(sdev, dqp, prod, &ci, st);
-		return dqp->type == ORCA_QPT_RC ? ans : ORCA_SOFT_SILENT;
+		return orca_soft_qp_is_rc(dqp) ? ans : ORCA_SOFT_SILENT;
 	}
 	dqp->resp.off += plen;
 	if (!last) {
@@ -309,7 +315,7 @@ static enum orca_soft_answer orca_soft_wire_send(struct orca_soft_dev *sdev,
 		break;
 	case ORCA_OP_RC_SEND_LAST_INV:
 	case ORCA_OP_RC_SEND_ONLY_INV:
-		if (dqp->type == ORCA_QPT_RC)
+		if (orca_soft_qp_is_rc(dqp))
 			orca_soft_recv_invalidate(sdev, pkt->ieth_rkey, &ci);
 		break;
 	default:
@@ -398,7 +404,7 @@ static enum orca_soft_answer orca_soft_wire_write(struct orca_soft_dev *sdev,
 			enum orca_soft_answer ans;
 
 			ans = orca_soft_wire_rwqe_fail(sdev, dqp, prod, &ci, st);
-			return dqp->type == ORCA_QPT_RC ? ans :
+			return orca_soft_qp_is_rc(dqp) ? ans :
 							  ORCA_SOFT_SILENT;
 		}
 		ci.byte_len = dqp->resp.wr_len;
@@ -420,6 +426,33 @@ static void orca_soft_wire_rd_queue(struct orca_soft_dev *sdev,
 	qp->resp.rd_psn = psn;
 	qp->resp.rd_busy = true;
 	orca_soft_qp_activate(sdev, qp);
+}
+
+/*
+ * The region a READ response reads from, resolved again for each packet.
+ * An XRC_TGT QP checks the rkey against the PD of the SRQ the READ named
+ * (the QP may have borrowed another SRQ since), if that SRQ still exists.
+ */
+static struct orca_soft_mr *orca_soft_wire_rd_mr(struct orca_soft_dev *sdev,
+						 struct orca_soft_qp *qp,
+						 const struct orca_soft_rres *r,
+						 u64 *va, u32 len)
+{
+	struct orca_soft_pd *pd = qp->pd;
+	struct orca_soft_srq *srq;
+	struct orca_soft_mr *mr;
+
+	if (qp->type != ORCA_QPT_XRC_TGT)
+		return orca_soft_rkey(sdev, qp, r->rkey, va, len,
+				      ORCA_ACCESS_REMOTE_READ);
+	srq = orca_soft_srq_find(sdev, r->xrc_srqn);
+	if (!srq || srq->xrcd != qp->xrcd)
+		return NULL;
+	qp->pd = srq->pd;
+	mr = orca_soft_rkey(sdev, qp, r->rkey, va, len,
+			    ORCA_ACCESS_REMOTE_READ);
+	qp->pd = pd;
+	return mr;
 }
 
 /*
@@ -481,6 +514,7 @@ static enum orca_soft_answer orca_soft_wire_read(struct orca_soft_dev *sdev,
 	r->va = pkt->reth_va;
 	r->rkey = pkt->reth_rkey;
 	r->len = pkt->reth_len;
+	r->xrc_srqn = pkt->xrc_srqn;
 	orca_soft_wire_res_commit(sdev, dqp, r);
 	dqp->resp.rq_psn = orca_psn_add(pkt->psn, r->npkts);
 	dqp->resp.msn++;
@@ -589,7 +623,8 @@ int orca_soft_wire_resp_run(struct orca_soft_dev *sdev,
 
 		n++;
 		if (r->atomic) {
-			pkt.opcode = ORCA_OP_RC_ATOMIC_ACK;
+			pkt.opcode = orca_soft_wire_resp_op(qp,
+							    ORCA_OP_RC_ATOMIC_ACK);
 			pkt.atomic_orig = r->orig;
 			orca_soft_wire_tx(sdev, &rt, &pkt, NULL, 0);
 		} else {
@@ -606,11 +641,11 @@ int orca_soft_wire_resp_run(struct orca_soft_dev *sdev,
 				pkt.opcode = ORCA_OP_RC_READ_RESP_LAST;
 			else
 				pkt.opcode = ORCA_OP_RC_READ_RESP_MIDDLE;
+			pkt.opcode = orca_soft_wire_resp_op(qp, pkt.opcode);
 			pkt.payload_len = plen;
 			if (plen) {
-				mr = orca_soft_rkey(sdev, qp, r->rkey, &va,
-						    plen,
-						    ORCA_ACCESS_REMOTE_READ);
+				mr = orca_soft_wire_rd_mr(sdev, qp, r, &va,
+							  plen);
 				if (!mr) {
 					/* The region went away meanwhile. */
 					orca_soft_wire_rd_gone(sdev, qp, pkt.psn);
@@ -748,7 +783,9 @@ static void orca_soft_wire_rc_request(struct orca_soft_dev *sdev,
 	qp->resp.nak_sent = false;
 	qp->resp.nak_owed = false;
 	if (!orca_soft_wire_seq_ok(sdev, qp, pkt, flags) ||
-	    ((flags & ORCA_WIRE_F_ATOMIC) && !(flags & ORCA_WIRE_F_LAST))) {
+	    ((flags & ORCA_WIRE_F_ATOMIC) && !(flags & ORCA_WIRE_F_LAST)) ||
+	    (qp->type == ORCA_QPT_XRC_TGT &&
+	     !orca_soft_xrc_bind(sdev, qp, pkt->xrc_srqn))) {
 		ans = orca_soft_resp_err(sdev, qp, ORCA_EQE_QP_REQ_ERR,
 					 ORCA_SOFT_NAK_INV_REQ);
 	} else {
@@ -902,6 +939,20 @@ static bool orca_soft_wire_on_path(const struct orca_soft_dev *sdev,
 		       sizeof(rx->dgid));
 }
 
+/* The QP type a packet of @transport is for: XRC requests go to XRC_TGT. */
+static u8 orca_soft_wire_qp_type(u8 transport, u16 flags)
+{
+	switch (transport) {
+	case ORCA_WIRE_RC:
+		return ORCA_QPT_RC;
+	case ORCA_WIRE_UC:
+		return ORCA_QPT_UC;
+	default:
+		return flags & ORCA_WIRE_F_REQUEST ? ORCA_QPT_XRC_TGT :
+						     ORCA_QPT_XRC_INI;
+	}
+}
+
 static void orca_soft_wire_rx_one(struct orca_soft_dev *sdev,
 				  const struct orca_soft_rx *rx)
 {
@@ -928,13 +979,15 @@ static void orca_soft_wire_rx_one(struct orca_soft_dev *sdev,
 		return;
 	}
 	qp = orca_soft_qp_find(sdev, pkt.dest_qpn);
-	if (!qp || qp->type != (transport == ORCA_WIRE_RC ? ORCA_QPT_RC :
-							   ORCA_QPT_UC) ||
+	if (!qp || qp->type != orca_soft_wire_qp_type(transport, op->flags) ||
 	    orca_soft_req_local(sdev, qp) ||
 	    !orca_soft_wire_on_path(sdev, qp, rx)) {
 		sdev->counts.rx_drops++;
 		return;
 	}
+	/* From here on an XRC packet is handled as its RC twin. */
+	if (transport == ORCA_WIRE_XRC)
+		pkt.opcode = FIELD_GET(ORCA_WIRE_OP_CODE, pkt.opcode);
 	if (!(op->flags & ORCA_WIRE_F_REQUEST)) {
 		orca_soft_wire_rx_response(sdev, qp, &pkt, payload);
 		return;
@@ -943,7 +996,7 @@ static void orca_soft_wire_rx_one(struct orca_soft_dev *sdev,
 		sdev->counts.rx_drops++;
 		return;
 	}
-	if (qp->type == ORCA_QPT_RC)
+	if (orca_soft_qp_is_rc(qp))
 		orca_soft_wire_rc_request(sdev, qp, &pkt, op->flags, payload);
 	else
 		orca_soft_wire_uc_request(sdev, qp, &pkt, op->flags, payload);

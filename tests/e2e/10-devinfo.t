@@ -7,7 +7,7 @@
 
 . "$(dirname "$0")/lib.sh"
 
-plan 15
+plan 16
 
 mac=$(cat "/sys/class/net/$ORCA_NETDEV/address")
 # EUI-64 from the MAC: flip the U/L bit, insert ff:fe in the middle.
@@ -37,10 +37,12 @@ check "firmware version reported by QUERY_DEVICE" \
 
 # Exactly the capabilities Orca has: CURR_QP_STATE_MOD (0x80),
 # PORT_ACTIVE_EVENT (0x400), SYS_IMAGE_GUID (0x800), RC_RNR_NAK_GEN
-# (0x1000), MEM_WINDOW (0x20000), MEM_MGT_EXTENSIONS (0x200000, fast
-# registration) and MEM_WINDOW_TYPE_2B (0x1000000).
-check "device_cap_flags are exactly 0x01221c80" \
-	grep -Eq 'device_cap_flags:[[:space:]]+0x01221c80$' /tmp/devinfo.out
+# (0x1000), MEM_WINDOW (0x20000), XRC (0x100000), MEM_MGT_EXTENSIONS
+# (0x200000, fast registration) and MEM_WINDOW_TYPE_2B (0x1000000).
+check "device_cap_flags are exactly 0x01321c80" \
+	grep -Eq 'device_cap_flags:[[:space:]]+0x01321c80$' /tmp/devinfo.out
+check "ibv_devinfo -v names the XRC capability" \
+	grep -Eq '^[[:space:]]+XRC[[:space:]]*$' /tmp/devinfo.out
 check "max_mw is 65536" grep -Eq 'max_mw:[[:space:]]+65536$' /tmp/devinfo.out
 # Completion timestamps: a 64-bit clock counting nanoseconds.
 check "completion timestamp_mask is 64 bits" \

@@ -158,7 +158,14 @@ static const struct orca_v1_layout orca_v1_cmd_layout[] = {
 	ORCA_V1_OFF(orca_wqe_bind_mw, reserved, 0x1c),
 	ORCA_V1_OFF(orca_hw_device_attr, max_mw, 0x88),
 	ORCA_V1_OFF(orca_hw_device_attr, clock_khz, 0x8c),
-	ORCA_V1_OFF(orca_hw_device_attr, rsvd, 0x90),
+	ORCA_V1_OFF(orca_hw_device_attr, max_xrcd, 0x90),
+	ORCA_V1_OFF(orca_hw_device_attr, rsvd, 0x94),
+	ORCA_V1_LEN(orca_hw_device_attr, rsvd, 108),
+	/* XRC (1.4): fields carved from reserved bytes. */
+	ORCA_V1_SIZE(orca_cmd_alloc_xrcd, 64),
+	ORCA_V1_OFF(orca_send_wqe, xrc_srqn, 0x14),
+	ORCA_V1_OFF(orca_send_wqe, reserved, 0x18),
+	ORCA_V1_LEN(orca_send_wqe, reserved, 8),
 	ORCA_V1_SIZE(orca_cqe_ext, 32),
 	ORCA_V1_OFF(orca_cqe_ext, timestamp, 0x00),
 	ORCA_V1_OFF(orca_cmd_handle, handle, 0x10),
@@ -283,8 +290,9 @@ static const struct orca_v1_layout orca_v1_mbox_layout[] = {
 	ORCA_V1_OFF(orca_hw_create_qp, rq_addr, 0x28),
 	ORCA_V1_OFF(orca_hw_create_qp, sq_db_addr, 0x30),
 	ORCA_V1_OFF(orca_hw_create_qp, rq_db_addr, 0x38),
-	ORCA_V1_OFF(orca_hw_create_qp, rsvd, 0x40),
-	ORCA_V1_LEN(orca_hw_create_qp, rsvd, 32),
+	ORCA_V1_OFF(orca_hw_create_qp, xrcdn, 0x40),
+	ORCA_V1_OFF(orca_hw_create_qp, rsvd, 0x44),
+	ORCA_V1_LEN(orca_hw_create_qp, rsvd, 28),
 
 	/* MODIFY_QP input and QUERY_QP output, 128 bytes. */
 	ORCA_V1_SIZE(orca_hw_qp_attr, 128),
@@ -337,8 +345,11 @@ static const struct orca_v1_layout orca_v1_mbox_layout[] = {
 	ORCA_V1_OFF(orca_hw_srq, max_wr, 0x0c),
 	ORCA_V1_OFF(orca_hw_srq, ring_addr, 0x10),
 	ORCA_V1_OFF(orca_hw_srq, db_addr, 0x18),
-	ORCA_V1_OFF(orca_hw_srq, rsvd, 0x20),
-	ORCA_V1_LEN(orca_hw_srq, rsvd, 32),
+	ORCA_V1_OFF(orca_hw_srq, info, 0x20),
+	ORCA_V1_OFF(orca_hw_srq, xrcdn, 0x24),
+	ORCA_V1_OFF(orca_hw_srq, cqn, 0x28),
+	ORCA_V1_OFF(orca_hw_srq, rsvd, 0x2c),
+	ORCA_V1_LEN(orca_hw_srq, rsvd, 20),
 
 	/* QUERY_STATS output, 256 bytes of 64-bit counters. */
 	ORCA_V1_SIZE(orca_hw_stats, 256),

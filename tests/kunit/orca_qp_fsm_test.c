@@ -15,7 +15,7 @@
  *
  * Intentional differences from ib_modify_qp_is_ok(): ALT_PATH (no APM)
  * and CAP (no QP resize) complete with UNSUPPORTED, and SQE->RTS is not
- * legal for RC (an RC QP never enters SQE).
+ * legal for RC and XRC (such a QP never enters SQE).
  */
 #include <kunit/test.h>
 #include <linux/kernel.h>
@@ -26,10 +26,11 @@
 #include "../../drivers/orca_soft/orca_soft_qp_fsm.c"
 
 #define A(x)		ORCA_QP_ATTR_##x
-#define NTYPES		(ORCA_QPT_UD + 1)
+#define NTYPES		(ORCA_QPT_XRC_TGT + 1)
 
 static const u8 orca_test_types[] = {
 	ORCA_QPT_GSI, ORCA_QPT_RC, ORCA_QPT_UC, ORCA_QPT_UD,
+	ORCA_QPT_XRC_INI, ORCA_QPT_XRC_TGT,
 };
 
 static const char *const orca_test_state_names[ORCA_QPS_NUM] = {
@@ -39,6 +40,7 @@ static const char *const orca_test_state_names[ORCA_QPS_NUM] = {
 static const char *const orca_test_type_names[NTYPES] = {
 	[ORCA_QPT_GSI] = "GSI", [ORCA_QPT_RC] = "RC",
 	[ORCA_QPT_UC] = "UC", [ORCA_QPT_UD] = "UD",
+	[ORCA_QPT_XRC_INI] = "XRC_INI", [ORCA_QPT_XRC_TGT] = "XRC_TGT",
 };
 
 struct orca_fsm_expect {
@@ -49,7 +51,7 @@ struct orca_fsm_expect {
 	u32 opt[NTYPES];
 };
 
-#define ALL_TYPES	{ false, true, true, true, true }
+#define ALL_TYPES	{ false, true, true, true, true, true, true }
 #define RTS_OPT {							\
 	[ORCA_QPT_GSI] = A(CUR_STATE) | A(QKEY),			\
 	[ORCA_QPT_RC] = A(CUR_STATE) | A(ACCESS_FLAGS) | A(ALT_PATH) |	\
@@ -57,6 +59,11 @@ struct orca_fsm_expect {
 	[ORCA_QPT_UC] = A(CUR_STATE) | A(ACCESS_FLAGS) | A(ALT_PATH) |	\
 			A(PATH_MIG_STATE),				\
 	[ORCA_QPT_UD] = A(CUR_STATE) | A(QKEY),				\
+	[ORCA_QPT_XRC_INI] = A(CUR_STATE) | A(ACCESS_FLAGS) |		\
+			     A(ALT_PATH) | A(PATH_MIG_STATE),		\
+	[ORCA_QPT_XRC_TGT] = A(CUR_STATE) | A(ACCESS_FLAGS) |		\
+			     A(ALT_PATH) | A(PATH_MIG_STATE) |		\
+			     A(MIN_RNR_TIMER),				\
 }
 
 #define INIT_ATTRS {							\
@@ -64,6 +71,8 @@ struct orca_fsm_expect {
 	[ORCA_QPT_RC] = A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS),	\
 	[ORCA_QPT_UC] = A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS),	\
 	[ORCA_QPT_UD] = A(PKEY_INDEX) | A(PORT) | A(QKEY),		\
+	[ORCA_QPT_XRC_INI] = A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS),	\
+	[ORCA_QPT_XRC_TGT] = A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS),	\
 }
 
 /* Every legal transition; anything not listed is illegal. */
@@ -92,6 +101,12 @@ static const struct orca_fsm_expect orca_fsm_expect[] = {
 					A(MIN_RNR_TIMER),
 			[ORCA_QPT_UC] = A(AV) | A(PATH_MTU) | A(DEST_QPN) |
 					A(RQ_PSN),
+			[ORCA_QPT_XRC_INI] = A(AV) | A(PATH_MTU) |
+					     A(DEST_QPN) | A(RQ_PSN),
+			[ORCA_QPT_XRC_TGT] = A(AV) | A(PATH_MTU) |
+					     A(DEST_QPN) | A(RQ_PSN) |
+					     A(MAX_DEST_RD_ATOMIC) |
+					     A(MIN_RNR_TIMER),
 		},
 		.opt = {
 			[ORCA_QPT_GSI] = A(PKEY_INDEX) | A(QKEY),
@@ -100,6 +115,10 @@ static const struct orca_fsm_expect orca_fsm_expect[] = {
 			[ORCA_QPT_UC] = A(PKEY_INDEX) | A(ACCESS_FLAGS) |
 					A(ALT_PATH),
 			[ORCA_QPT_UD] = A(PKEY_INDEX) | A(QKEY),
+			[ORCA_QPT_XRC_INI] = A(PKEY_INDEX) | A(ACCESS_FLAGS) |
+					     A(ALT_PATH),
+			[ORCA_QPT_XRC_TGT] = A(PKEY_INDEX) | A(ACCESS_FLAGS) |
+					     A(ALT_PATH),
 		},
 	},
 	{
@@ -110,6 +129,10 @@ static const struct orca_fsm_expect orca_fsm_expect[] = {
 					A(RNR_RETRY) | A(MAX_QP_RD_ATOMIC),
 			[ORCA_QPT_UC] = A(SQ_PSN),
 			[ORCA_QPT_UD] = A(SQ_PSN),
+			[ORCA_QPT_XRC_INI] = A(SQ_PSN) | A(TIMEOUT) |
+					     A(RETRY_CNT) | A(RNR_RETRY) |
+					     A(MAX_QP_RD_ATOMIC),
+			[ORCA_QPT_XRC_TGT] = A(SQ_PSN) | A(TIMEOUT),
 		},
 		.opt = RTS_OPT,
 	},
@@ -121,6 +144,8 @@ static const struct orca_fsm_expect orca_fsm_expect[] = {
 			[ORCA_QPT_RC] = A(EN_SQD_ASYNC),
 			[ORCA_QPT_UC] = A(EN_SQD_ASYNC),
 			[ORCA_QPT_UD] = A(EN_SQD_ASYNC),
+			[ORCA_QPT_XRC_INI] = A(EN_SQD_ASYNC),
+			[ORCA_QPT_XRC_TGT] = A(EN_SQD_ASYNC),
 		},
 	},
 	{ ORCA_QPS_SQD, ORCA_QPS_RTS, ALL_TYPES, .opt = RTS_OPT },
@@ -137,12 +162,24 @@ static const struct orca_fsm_expect orca_fsm_expect[] = {
 			[ORCA_QPT_UC] = A(AV) | A(ALT_PATH) | A(ACCESS_FLAGS) |
 					A(PKEY_INDEX) | A(PATH_MIG_STATE),
 			[ORCA_QPT_UD] = A(PKEY_INDEX) | A(QKEY),
+			[ORCA_QPT_XRC_INI] = A(PORT) | A(AV) | A(TIMEOUT) |
+					     A(RETRY_CNT) | A(RNR_RETRY) |
+					     A(MAX_QP_RD_ATOMIC) |
+					     A(ALT_PATH) | A(ACCESS_FLAGS) |
+					     A(PKEY_INDEX) |
+					     A(PATH_MIG_STATE),
+			[ORCA_QPT_XRC_TGT] = A(PORT) | A(AV) | A(TIMEOUT) |
+					     A(MAX_DEST_RD_ATOMIC) |
+					     A(ALT_PATH) | A(ACCESS_FLAGS) |
+					     A(PKEY_INDEX) |
+					     A(MIN_RNR_TIMER) |
+					     A(PATH_MIG_STATE),
 		},
 	},
 	{
-		/* No SQE for RC. */
+		/* No SQE for RC and XRC. */
 		ORCA_QPS_SQE, ORCA_QPS_RTS,
-		{ false, true, false, true, true },
+		{ false, true, false, true, true, false, false },
 		.opt = {
 			[ORCA_QPT_GSI] = A(CUR_STATE) | A(QKEY),
 			[ORCA_QPT_UC] = A(CUR_STATE) | A(ACCESS_FLAGS),
@@ -214,11 +251,11 @@ static void orca_fsm_legality(struct kunit *test)
 		}
 	}
 	/*
-	 * 4 types x 49 pairs.  Legal: 7 to RESET, 6 to ERR and 9 others for
-	 * GSI, UC and UD; RC lacks SQE->RTS.
+	 * 6 types x 49 pairs.  Legal: 7 to RESET, 6 to ERR and 9 others for
+	 * GSI, UC and UD; RC, XRC_INI and XRC_TGT lack SQE->RTS.
 	 */
-	KUNIT_EXPECT_EQ(test, legal, 22U * 3 + 21);
-	KUNIT_EXPECT_EQ(test, illegal, 4U * 49 - (22U * 3 + 21));
+	KUNIT_EXPECT_EQ(test, legal, 22U * 3 + 21 * 3);
+	KUNIT_EXPECT_EQ(test, illegal, 6U * 49 - (22U * 3 + 21 * 3));
 }
 
 /*
@@ -299,7 +336,7 @@ static void orca_fsm_bad_args(struct kunit *test)
 {
 	KUNIT_EXPECT_FALSE(test, orca_qp_transition_legal(0, ORCA_QPS_RESET,
 							  ORCA_QPS_INIT));
-	KUNIT_EXPECT_FALSE(test, orca_qp_transition_legal(ORCA_QPT_UD + 1,
+	KUNIT_EXPECT_FALSE(test, orca_qp_transition_legal(ORCA_QPT_XRC_TGT + 1,
 							  ORCA_QPS_RESET,
 							  ORCA_QPS_RESET));
 	KUNIT_EXPECT_FALSE(test, orca_qp_transition_legal(ORCA_QPT_RC,
@@ -374,6 +411,10 @@ static enum ib_qp_type orca_test_to_ib_type(u8 type)
 		return IB_QPT_RC;
 	case ORCA_QPT_UC:
 		return IB_QPT_UC;
+	case ORCA_QPT_XRC_INI:
+		return IB_QPT_XRC_INI;
+	case ORCA_QPT_XRC_TGT:
+		return IB_QPT_XRC_TGT;
 	default:
 		return IB_QPT_UD;
 	}
@@ -407,7 +448,9 @@ static void orca_oracle_one(struct kunit *test, struct orca_oracle_stats *s,
 	s->checked++;
 	if (ib)
 		s->ib_ok++;
-	if (type == ORCA_QPT_RC && cur == ORCA_QPS_SQE && next == ORCA_QPS_RTS) {
+	if ((type == ORCA_QPT_RC || type == ORCA_QPT_XRC_INI ||
+	     type == ORCA_QPT_XRC_TGT) &&
+	    cur == ORCA_QPS_SQE && next == ORCA_QPS_RTS) {
 		want = ORCA_AQ_STS_BAD_STATE;
 		if (ib)
 			s->rc_sqe++;

@@ -34,6 +34,7 @@ enum {
 	AACK = 8,
 	IMM = 4,
 	IETH = 4,
+	XRCETH = 4,
 	ICRC = 4,
 };
 
@@ -83,6 +84,30 @@ static const struct orca_wire_ref orca_wire_refs[] = {
 	{ 0x2b, BTH + RETH + IMM, true, false },
 	{ 0x64, BTH + DETH, true, false },		/* UD SEND only */
 	{ 0x65, BTH + DETH + IMM, true, false },	/* ... only, imm */
+	/* XRC: an XRCETH in every request, responses as RC's. */
+	{ 0xa0, BTH + XRCETH, true, true },		/* XRC SEND first */
+	{ 0xa1, BTH + XRCETH, true, true },
+	{ 0xa2, BTH + XRCETH, true, false },
+	{ 0xa3, BTH + XRCETH + IMM, true, false },
+	{ 0xa4, BTH + XRCETH, true, false },
+	{ 0xa5, BTH + XRCETH + IMM, true, false },
+	{ 0xa6, BTH + XRCETH + RETH, true, true },	/* XRC WRITE first */
+	{ 0xa7, BTH + XRCETH, true, true },
+	{ 0xa8, BTH + XRCETH, true, false },
+	{ 0xa9, BTH + XRCETH + IMM, true, false },
+	{ 0xaa, BTH + XRCETH + RETH, true, false },
+	{ 0xab, BTH + XRCETH + RETH + IMM, true, false },
+	{ 0xac, BTH + XRCETH + RETH, false, false },	/* XRC READ request */
+	{ 0xad, BTH + AETH, true, true },		/* READ resp first */
+	{ 0xae, BTH, true, true },
+	{ 0xaf, BTH + AETH, true, false },
+	{ 0xb0, BTH + AETH, true, false },
+	{ 0xb1, BTH + AETH, false, false },		/* XRC ACK */
+	{ 0xb2, BTH + AETH + AACK, false, false },	/* XRC ATOMIC ACK */
+	{ 0xb3, BTH + XRCETH + ATOM, false, false },	/* XRC CMP_SWAP */
+	{ 0xb4, BTH + XRCETH + ATOM, false, false },
+	{ 0xb6, BTH + XRCETH + IETH, true, false },	/* SEND last, inv */
+	{ 0xb7, BTH + XRCETH + IETH, true, false },
 };
 
 static const struct orca_wire_ref *orca_wire_ref(u8 opcode)
@@ -206,6 +231,8 @@ static void orca_wire_test_opcode_table(struct kunit *test)
 			sum += IMM;
 		if (info->hdrs & ORCA_WIRE_HDR_IETH)
 			sum += IETH;
+		if (info->hdrs & ORCA_WIRE_HDR_XRCETH)
+			sum += XRCETH;
 		KUNIT_EXPECT_EQ_MSG(test, sum, (u32)info->hdr_len,
 				    "opcode 0x%02x", op);
 		KUNIT_EXPECT_LE(test, (u32)info->hdr_len,
@@ -217,7 +244,8 @@ static void orca_wire_test_opcode_table(struct kunit *test)
 		/* The name starts with the transport of bits [7:5]. */
 		KUNIT_EXPECT_EQ_MSG(test, strncmp(info->name, op < 0x20 ?
 						  "RC_" : op < 0x40 ? "UC_" :
-						  "UD_", 3), 0,
+						  op < 0xa0 ? "UD_" : "XRC_",
+						  op < 0xa0 ? 3 : 4), 0,
 				    "opcode 0x%02x is %s", op, info->name);
 	}
 	KUNIT_EXPECT_EQ(test, n, (u32)ARRAY_SIZE(orca_wire_refs));
@@ -384,6 +412,59 @@ static void orca_wire_test_encode_atomic_ieth(struct kunit *test)
 	orca_wire_expect_bytes(test, buf, inv, sizeof(inv), "SEND ONLY INV");
 }
 
+/* XRC: the XRCETH sits between the BTH and the RETH or AtomicETH. */
+static void orca_wire_test_encode_xrc(struct kunit *test)
+{
+	static const u8 wr[] = {
+		0xaa, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x07,
+		0x80, 0x00, 0x00, 0x30,
+		0x00, 0x12, 0x34, 0x56,				/* XRC SRQ */
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x20, 0x00, /* VA */
+		0x00, 0x00, 0x02, 0x00,				/* R_Key */
+		0x00, 0x00, 0x00, 0x00,				/* length */
+	};
+	static const u8 fa[] = {
+		0xb4, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x07,
+		0x80, 0x00, 0x00, 0x31,
+		0x00, 0x00, 0x00, 0x09,				/* XRC SRQ */
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, /* VA */
+		0x00, 0x00, 0x01, 0x00,				/* R_Key */
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, /* add */
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	};
+	struct orca_wire_pkt p, got;
+	u8 buf[64];
+
+	orca_wire_test_pkt(&p, ORCA_OP_XRC_WRITE_ONLY);
+	p.ack_req = true;
+	p.psn = 0x30;
+	p.xrc_srqn = 0x123456;
+	p.reth_va = 0x2000;
+	p.reth_rkey = 0x200;
+	KUNIT_EXPECT_EQ(test, orca_wire_build(&p, buf, sizeof(buf)), 32);
+	orca_wire_expect_bytes(test, buf, wr, sizeof(wr), "XRC WRITE ONLY");
+
+	orca_wire_test_pkt(&p, ORCA_OP_XRC_FETCH_ADD);
+	p.ack_req = true;
+	p.psn = 0x31;
+	p.xrc_srqn = 9;
+	p.atomic_va = 0x1000;
+	p.atomic_rkey = 0x100;
+	p.atomic_swap_add = 5;
+	KUNIT_EXPECT_EQ(test, orca_wire_build(&p, buf, sizeof(buf)), 44);
+	orca_wire_expect_bytes(test, buf, fa, sizeof(fa), "XRC FETCH_ADD");
+
+	/* The reserved byte of a received XRCETH is ignored. */
+	buf[12] = 0xff;
+	put_unaligned_le32(0, buf + 44);
+	KUNIT_EXPECT_EQ(test, orca_wire_parse(buf, 48, 0, &got), 0);
+	KUNIT_EXPECT_EQ(test, got.xrc_srqn, 9U);
+
+	/* An SRQ number beyond 24 bits does not fit the XRCETH. */
+	p.xrc_srqn = BIT(24);
+	KUNIT_EXPECT_EQ(test, orca_wire_build(&p, buf, sizeof(buf)), -EINVAL);
+}
+
 /* The reference packets' transport headers, built from their fields. */
 static void orca_wire_test_encode_reference(struct kunit *test)
 {
@@ -457,6 +538,8 @@ static void orca_wire_fill(struct orca_wire_pkt *p, u8 op, u32 variant,
 		p->imm = cpu_to_be32(v ? 0x01020304 : 0xfffffffe);
 	if (info->hdrs & ORCA_WIRE_HDR_IETH)
 		p->ieth_rkey = v ? 0x00000001 : 0x87654321;
+	if (info->hdrs & ORCA_WIRE_HDR_XRCETH)
+		p->xrc_srqn = v ? 0xffffff : 0x000123;
 	if (!(info->flags & ORCA_WIRE_F_PAYLOAD))
 		p->payload_len = 0;
 	else if (!(info->flags & ORCA_WIRE_F_LAST))
@@ -540,6 +623,8 @@ static void orca_wire_test_roundtrip(struct kunit *test)
 					       got.deth_qkey, want.deth_qkey);
 			orca_wire_expect_field(test, info->name, "deth_sqpn",
 					       got.deth_sqpn, want.deth_sqpn);
+			orca_wire_expect_field(test, info->name, "xrc_srqn",
+					       got.xrc_srqn, want.xrc_srqn);
 			orca_wire_expect_field(test, info->name, "payload_len",
 					       got.payload_len, want.payload_len);
 			KUNIT_EXPECT_EQ(test, got.pad,
@@ -645,7 +730,7 @@ static void orca_wire_test_parse_bad_header(struct kunit *test)
 {
 	static const u8 unsupported[] = {
 		0x15, 0x18, 0x19, 0x1f, 0x2c, 0x2d, 0x36, 0x37, 0x40, 0x44,
-		0x60, 0x63, 0x66, 0x80, 0x81, 0xa0, 0xa4, 0xc0, 0xff,
+		0x60, 0x63, 0x66, 0x80, 0x81, 0xb5, 0xb8, 0xc0, 0xff,
 	};
 	struct orca_wire_pkt p;
 	u8 buf[64];
@@ -956,6 +1041,7 @@ static struct kunit_case orca_soft_wire_cases[] = {
 	KUNIT_CASE(orca_wire_test_encode_reth_imm),
 	KUNIT_CASE(orca_wire_test_encode_aeth),
 	KUNIT_CASE(orca_wire_test_encode_atomic_ieth),
+	KUNIT_CASE(orca_wire_test_encode_xrc),
 	KUNIT_CASE(orca_wire_test_encode_reference),
 	KUNIT_CASE(orca_wire_test_roundtrip),
 	KUNIT_CASE(orca_wire_test_parse_reference),

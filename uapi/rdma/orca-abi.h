@@ -199,13 +199,17 @@ struct orca_av {
  *   LOCAL_INV                  imm_inv = key, no SGE
  *   BIND_MW                    seg.bind, imm_inv = the window's key, no SGE
  *   REG_MR                     kernel only (drivers/orca/orca_hw.h)
+ * On an XRC_INI QP (interface 1.4) xrc_srqn names the XRC SRQ at the
+ * target that a request (every opcode but LOCAL_INV, BIND_MW and REG_MR)
+ * goes to, below 2^24; on other QPs it is 0.
  */
 struct orca_send_wqe {
 	__le64 wr_id;
 	__le32 ctrl;		/* ORCA_WQE_CTRL_* */
 	__le32 imm_inv;		/* immediate data or key, see above */
 	__le32 inline_len;	/* with ORCA_WQE_FLAG_INLINE */
-	__le32 reserved[3];
+	__le32 xrc_srqn;	/* XRC_INI QPs: the target's XRC SRQ */
+	__le32 reserved[2];
 	union {
 		struct orca_wqe_rdma rdma;
 		struct orca_wqe_atomic atomic;
@@ -217,6 +221,7 @@ struct orca_send_wqe {
 };
 
 #define ORCA_SEND_WQE_HDR_SIZE		64
+#define ORCA_WQE_XRC_SRQN_MASK		0x00ffffffU
 #define ORCA_WQE_CTRL_OPCODE_MASK	0x000000ffU
 #define ORCA_WQE_CTRL_FLAGS_SHIFT	8
 #define ORCA_WQE_CTRL_FLAGS_MASK	0x0000ff00U
