@@ -115,10 +115,13 @@ void orca_qp_reset_indices(struct orca_qp *qp)
 
 /* --- send WQEs -------------------------------------------------------- */
 
+/* XRC_SEND takes exactly RC's opcodes; XRC_RECV none (no SQ). */
 #define ORCA_QPT_RC	(1U << 0)
 #define ORCA_QPT_UC	(1U << 1)
 #define ORCA_QPT_UD	(1U << 2)
-#define ORCA_QPT_ALL	(ORCA_QPT_RC | ORCA_QPT_UC | ORCA_QPT_UD)
+#define ORCA_QPT_XRC	(1U << 3)
+#define ORCA_QPT_RCX	(ORCA_QPT_RC | ORCA_QPT_XRC)
+#define ORCA_QPT_ALL	(ORCA_QPT_RCX | ORCA_QPT_UC | ORCA_QPT_UD)
 
 /* ibv_wr_opcode -> the WQE opcode and the QP types it is valid on. */
 static const struct {
@@ -129,27 +132,27 @@ static const struct {
 } orca_send_ops[] = {
 	[IBV_WR_SEND] = { 1, ORCA_WQE_OP_SEND, ORCA_QPT_ALL, 1 },
 	[IBV_WR_SEND_WITH_IMM] = { 1, ORCA_WQE_OP_SEND_IMM, ORCA_QPT_ALL, 1 },
-	/* The IBTA defines Send with Invalidate for RC only. */
-	[IBV_WR_SEND_WITH_INV] = { 1, ORCA_WQE_OP_SEND_INV, ORCA_QPT_RC, 1 },
+	/* The IBTA defines Send with Invalidate for RC (and XRC) only. */
+	[IBV_WR_SEND_WITH_INV] = { 1, ORCA_WQE_OP_SEND_INV, ORCA_QPT_RCX, 1 },
 	[IBV_WR_RDMA_WRITE] = {
-		1, ORCA_WQE_OP_RDMA_WRITE, ORCA_QPT_RC | ORCA_QPT_UC, 1
+		1, ORCA_WQE_OP_RDMA_WRITE, ORCA_QPT_RCX | ORCA_QPT_UC, 1
 	},
 	[IBV_WR_RDMA_WRITE_WITH_IMM] = {
-		1, ORCA_WQE_OP_RDMA_WRITE_IMM, ORCA_QPT_RC | ORCA_QPT_UC, 1
+		1, ORCA_WQE_OP_RDMA_WRITE_IMM, ORCA_QPT_RCX | ORCA_QPT_UC, 1
 	},
-	[IBV_WR_RDMA_READ] = { 1, ORCA_WQE_OP_RDMA_READ, ORCA_QPT_RC, 0 },
+	[IBV_WR_RDMA_READ] = { 1, ORCA_WQE_OP_RDMA_READ, ORCA_QPT_RCX, 0 },
 	[IBV_WR_ATOMIC_CMP_AND_SWP] = {
-		1, ORCA_WQE_OP_ATOMIC_CMP_SWP, ORCA_QPT_RC, 0
+		1, ORCA_WQE_OP_ATOMIC_CMP_SWP, ORCA_QPT_RCX, 0
 	},
 	[IBV_WR_ATOMIC_FETCH_AND_ADD] = {
-		1, ORCA_WQE_OP_ATOMIC_FETCH_ADD, ORCA_QPT_RC, 0
+		1, ORCA_WQE_OP_ATOMIC_FETCH_ADD, ORCA_QPT_RCX, 0
 	},
 	[IBV_WR_LOCAL_INV] = {
-		1, ORCA_WQE_OP_LOCAL_INV, ORCA_QPT_RC | ORCA_QPT_UC, 0
+		1, ORCA_WQE_OP_LOCAL_INV, ORCA_QPT_RCX | ORCA_QPT_UC, 0
 	},
 	/* Type 2 windows here; type 1 through ibv_bind_mw(). */
 	[IBV_WR_BIND_MW] = {
-		1, ORCA_WQE_OP_BIND_MW, ORCA_QPT_RC | ORCA_QPT_UC, 0
+		1, ORCA_WQE_OP_BIND_MW, ORCA_QPT_RCX | ORCA_QPT_UC, 0
 	},
 };
 
@@ -162,6 +165,8 @@ static inline unsigned int orca_qpt_bit(enum ibv_qp_type type)
 		return ORCA_QPT_UC;
 	case IBV_QPT_UD:
 		return ORCA_QPT_UD;
+	case IBV_QPT_XRC_SEND:
+		return ORCA_QPT_XRC;
 	default:
 		return 0;
 	}
@@ -293,7 +298,11 @@ int orca_bind_prepare(const struct orca_qp *qp, const struct ibv_mw *mw,
 	return 0;
 }
 
-/* Writes the WQE for wr into the SQ slot at sq.prod; returns an errno. */
+/*
+ * Writes the WQE for wr into the SQ slot at sq.prod; returns an errno.
+ * The header is built whole on the stack (xrc_srqn and the reserved
+ * words 0 unless set) and copied last.
+ */
 static int orca_build_send(struct orca_qp *qp, const struct ibv_send_wr *wr)
 {
 	struct orca_send_wqe *wqe = orca_wq_slot(&qp->sq, qp->sq.prod);
@@ -305,6 +314,11 @@ static int orca_build_send(struct orca_qp *qp, const struct ibv_send_wr *wr)
 	op = orca_send_opcode(qp, wr->opcode, &inline_ok);
 	if (op < 0)
 		return EINVAL;
+	if (qp->vqp.qp.qp_type == IBV_QPT_XRC_SEND && orca_wqe_op_xrc(op)) {
+		if (wr->qp_type.xrc.remote_srqn & ~ORCA_WQE_XRC_SRQN_MASK)
+			return EINVAL;
+		hdr.xrc_srqn = htole32(wr->qp_type.xrc.remote_srqn);
+	}
 	/* A bind has no data: its num_sge and sg_list are not looked at. */
 	if (op != ORCA_WQE_OP_BIND_MW &&
 	    (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->sq.max_post_sge))
@@ -397,6 +411,12 @@ int orca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	uint32_t start;
 	bool kick = false;
 	int err = 0;
+
+	/* An XRC_RECV QP has no send queue. */
+	if (!sq->depth) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
 
 	orca_wq_lock(sq);
 	if (orca_qp_in_reset(qp)) {
@@ -535,7 +555,10 @@ int orca_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	bool kick = false;
 	int err;
 
-	/* A QP with an SRQ has no receive queue of its own. */
+	/*
+	 * A QP with an SRQ, an XRC_SEND and an XRC_RECV QP have no receive
+	 * queue of their own.
+	 */
 	if (!rq->depth) {
 		*bad_wr = wr;
 		return EINVAL;

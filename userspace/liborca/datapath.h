@@ -93,6 +93,16 @@ static inline bool orca_qp_in_reset(const struct orca_qp *qp)
 }
 
 /*
+ * Whether a WQE of this opcode sends a request, which on an XRC_SEND QP
+ * names the target's XRC SRQ in xrc_srqn; LOCAL_INV and BIND_MW act
+ * locally and carry 0 there.
+ */
+static inline bool orca_wqe_op_xrc(unsigned int op)
+{
+	return op != ORCA_WQE_OP_LOCAL_INV && op != ORCA_WQE_OP_BIND_MW;
+}
+
+/*
  * The flags a BIND_MW WQE takes: a bind completes locally and carries
  * no message, so SOLICITED (and INLINE) have no meaning for it.
  */

@@ -14,7 +14,8 @@
  * ibv_create_qp_ex() with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS: the ibv_wr_*()
  * API of ibv_wr_post(3).  wr_start takes the SQ lock; each wr_<opcode>()
  * writes a WQE header into the ring at the next slot, the wr_set_*()
- * calls fill in its data and address; wr_complete publishes prod (and
+ * calls fill in its data and address (or, on an XRC_SEND QP, the
+ * target's XRC SRQ); wr_complete publishes prod (and
  * kicks like ibv_post_send()) only if nothing failed, otherwise it rolls
  * the producer index back, so that none of the batch is posted, and
  * returns the first error.  wr_abort rolls back too.
@@ -285,6 +286,7 @@ uint64_t orca_qp_ex_send_ops(enum ibv_qp_type type)
 {
 	switch (type) {
 	case IBV_QPT_RC:
+	case IBV_QPT_XRC_SEND:
 		return ORCA_SEND_OPS_RC;
 	case IBV_QPT_UC:
 		return ORCA_SEND_OPS_UC;
@@ -310,18 +312,23 @@ static inline void orca_wr_fail(struct orca_qp *qp, int err)
 /*
  * Checks what the WQE being built needs before the next one starts or
  * the batch completes: an atomic needs its one 8-byte SGE (checked when
- * set), a UD send its address.
+ * set), a UD send its address, a request on an XRC_SEND QP its target
+ * SRQ (ibv_wr_post(3): wr_set_xrc_srqn() must be called).
  */
 static void orca_wr_close(struct orca_qp *qp)
 {
 	struct orca_wr_batch *b = &qp->wr;
+	enum ibv_qp_type type = qp->vqp.qp.qp_type;
 
 	if (!b->wqe)
 		return;
 	if ((b->opcode == ORCA_WQE_OP_ATOMIC_CMP_SWP ||
 	     b->opcode == ORCA_WQE_OP_ATOMIC_FETCH_ADD) && !b->has_data)
 		orca_wr_fail(qp, EINVAL);
-	else if (qp->vqp.qp.qp_type == IBV_QPT_UD && !b->has_ud)
+	else if (type == IBV_QPT_UD && !b->has_ud)
+		orca_wr_fail(qp, EINVAL);
+	else if (type == IBV_QPT_XRC_SEND && orca_wqe_op_xrc(b->opcode) &&
+		 !b->has_xrc)
 		orca_wr_fail(qp, EINVAL);
 	b->wqe = NULL;
 }
@@ -367,6 +374,7 @@ static struct orca_send_wqe *orca_wr_begin(struct orca_qp *qp,
 	b->inline_ok = inline_ok;
 	b->has_data = false;
 	b->has_ud = false;
+	b->has_xrc = false;
 	return wqe;
 }
 
@@ -634,6 +642,29 @@ static void orca_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
 }
 
 /*
+ * The XRC SRQ at the target that the request goes to (remote_srqn of
+ * ibv_post_send()), on an XRC_SEND QP only: EINVAL on other QPs and for
+ * a number of 2^24 or more.  After wr_local_inv() or wr_bind_mw(), which
+ * send no request, it is accepted and ignored, as ibv_post_send() ignores
+ * remote_srqn there: applications set it on every WR.
+ */
+static void orca_wr_set_xrc_srqn(struct ibv_qp_ex *qpx, uint32_t remote_srqn)
+{
+	struct orca_qp *qp = to_oqp_ex(qpx);
+	struct orca_wr_batch *b = &qp->wr;
+
+	if (!b->wqe || qp->vqp.qp.qp_type != IBV_QPT_XRC_SEND ||
+	    remote_srqn & ~ORCA_WQE_XRC_SRQN_MASK) {
+		orca_wr_fail(qp, EINVAL);
+		return;
+	}
+	if (!orca_wqe_op_xrc(b->opcode))
+		return;
+	b->wqe->xrc_srqn = htole32(remote_srqn);
+	b->has_xrc = true;
+}
+
+/*
  * Makes the QP an ibv_qp_ex for ibv_qp_to_qp_ex().  Every builder is set;
  * opcodes the QP type cannot take were refused at creation, and fail the
  * batch with EINVAL if called anyway.
@@ -660,5 +691,6 @@ void orca_qp_init_ex(struct orca_qp *qp)
 	qpx->wr_set_inline_data = orca_wr_set_inline_data;
 	qpx->wr_set_inline_data_list = orca_wr_set_inline_data_list;
 	qpx->wr_set_ud_addr = orca_wr_set_ud_addr;
+	qpx->wr_set_xrc_srqn = orca_wr_set_xrc_srqn;
 	qp->vqp.comp_mask |= VERBS_QP_EX;
 }

@@ -143,8 +143,15 @@ struct orca_wr_batch {
 	bool inline_ok;			/* wqe's opcode takes inline data */
 	bool has_data;			/* SGEs or inline data were set */
 	bool has_ud;			/* wr_set_ud_addr() was called */
+	bool has_xrc;			/* wr_set_xrc_srqn() was called */
 };
 
+/*
+ * A QP.  An XRC_SEND QP has an SQ only (rq.depth 0).  An XRC_RECV QP,
+ * created or opened (ibv_open_qp), has no ring and no mapping at all:
+ * the kernel creates it without udata, its receives go to the XRC SRQ
+ * that each message names, and nothing may be posted to it.
+ */
 struct orca_qp {
 	struct verbs_qp vqp;
 	uint32_t qpn;
@@ -160,6 +167,11 @@ struct orca_qp {
 					 * with, or NULL */
 };
 
+/*
+ * An SRQ, basic or XRC: the same ring either way.  vsrq.srq_type says
+ * which; an XRC SRQ also has vsrq.xrcd, vsrq.cq and vsrq.srq_num (equal
+ * to srqn, the number senders put in their WQEs' xrc_srqn).
+ */
 struct orca_srq {
 	struct verbs_srq vsrq;
 	uint32_t srqn;
@@ -227,6 +239,11 @@ static inline struct orca_qp *to_oqp(struct ibv_qp *ibqp)
 static inline struct orca_srq *to_osrq(struct ibv_srq *ibsrq)
 {
 	return orca_container_of(ibsrq, struct orca_srq, vsrq.srq);
+}
+
+static inline struct verbs_xrcd *to_vxrcd(struct ibv_xrcd *ibxrcd)
+{
+	return orca_container_of(ibxrcd, struct verbs_xrcd, xrcd);
 }
 
 static inline struct orca_ah *to_oah(struct ibv_ah *ibah)
@@ -309,6 +326,9 @@ struct ibv_mw *orca_alloc_mw(struct ibv_pd *ibpd, enum ibv_mw_type type);
 int orca_dealloc_mw(struct ibv_mw *mw);
 struct ibv_ah *orca_create_ah(struct ibv_pd *ibpd, struct ibv_ah_attr *attr);
 int orca_destroy_ah(struct ibv_ah *ibah);
+struct ibv_xrcd *orca_open_xrcd(struct ibv_context *ibctx,
+				struct ibv_xrcd_init_attr *attr);
+int orca_close_xrcd(struct ibv_xrcd *ibxrcd);
 
 /* queue.c */
 struct orca_cq *orca_create_cq_common(struct ibv_context *ibctx,
@@ -327,8 +347,13 @@ int orca_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 int orca_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		  int attr_mask, struct ibv_qp_init_attr *init_attr);
 int orca_destroy_qp(struct ibv_qp *ibqp);
+struct ibv_qp *orca_open_qp(struct ibv_context *ibctx,
+			    struct ibv_qp_open_attr *attr);
 struct ibv_srq *orca_create_srq(struct ibv_pd *ibpd,
 				struct ibv_srq_init_attr *attr);
+struct ibv_srq *orca_create_srq_ex(struct ibv_context *ibctx,
+				   struct ibv_srq_init_attr_ex *attr);
+int orca_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num);
 int orca_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 		    int attr_mask);
 int orca_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);

@@ -12,6 +12,10 @@
  * A response that does not describe a usable layout means the kernel and
  * liborca disagree about the ABI: the object is destroyed again and the
  * verb fails with EPROTO.
+ *
+ * XRC (interface 1.4): an XRC SRQ is a basic SRQ's ring, created with
+ * the same udata; an XRC_SEND QP is an RC QP without a receive queue; an
+ * XRC_RECV QP, created or opened, has neither udata nor memory.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -68,6 +72,12 @@ struct orca_create_srq_cmd_resp {
 	struct orca_create_srq_resp drv;
 };
 
+/* ibv_create_srq_ex(): the same udata after the CREATE_XSRQ request. */
+struct orca_create_xsrq_cmd {
+	struct ibv_create_xsrq ibv;
+	struct orca_create_srq_req drv;
+};
+
 /*
  * libibverbs passes everything after the core struct as udata, so the
  * Orca struct must start right after it and nothing may follow it.
@@ -94,6 +104,7 @@ ORCA_UDATA_CHECK(orca_create_qp_cmd_resp, ib_uverbs_create_qp_resp,
 ORCA_UDATA_CHECK(orca_create_srq_cmd, ibv_create_srq, orca_create_srq_req);
 ORCA_UDATA_CHECK(orca_create_srq_cmd_resp, ib_uverbs_create_srq_resp,
 		 orca_create_srq_resp);
+ORCA_UDATA_CHECK(orca_create_xsrq_cmd, ibv_create_xsrq, orca_create_srq_req);
 
 _Static_assert(sizeof(struct orca_cqe) == ORCA_CQE_SIZE, "CQE size");
 _Static_assert(sizeof(struct orca_cqe) + sizeof(struct orca_cqe_ext) ==
@@ -556,13 +567,32 @@ static int orca_qp_init_locks(struct orca_qp *qp)
 	return err;
 }
 
+/* Undoes a create (or open) that the kernel did but liborca cannot use. */
+static void orca_qp_undo_create(struct orca_qp *qp)
+{
+	if (ibv_cmd_destroy_qp(&qp->vqp.qp))
+		orca_err("qp %u: destroy after a failed create failed\n",
+			 qp->vqp.qp.qp_num);
+	pthread_cond_destroy(&qp->vqp.qp.cond);
+	pthread_mutex_destroy(&qp->vqp.qp.mutex);
+}
+
 /*
- * Both create verbs end here with comp_mask PD.  ibv_cmd_create_qp_ex()
- * fills the ibv_qp (pd, cqs, srq, type, state RESET, mutex, cond) and
- * writes the actual caps back to attr->cap.  attr->pd may be a parent
- * domain, which carries its PD's handle; ibqp->pd stays the parent
- * domain, as ibv_alloc_parent_domain(3) has it.  With a thread domain in
- * it, the SQ and RQ are posted to without their locks.
+ * Every QP type but XRC_RECV ends here with comp_mask PD, in an attr of
+ * the caller's own.  ibv_cmd_create_qp_ex() fills the ibv_qp (pd, cqs,
+ * srq, type, state RESET, mutex, cond) and writes the actual caps back
+ * to attr->cap.  attr->pd may be a parent domain, which carries its
+ * PD's handle; ibqp->pd stays the parent domain, as
+ * ibv_alloc_parent_domain(3) has it.  With a thread domain in it, the
+ * SQ and RQ are posted to without their locks.
+ *
+ * An XRC_SEND QP is the sending half of an RC connection: the same
+ * command, udata and send queue, but no receive queue, so its recv_cq,
+ * srq and receive caps are dropped before the command (ibqp->recv_cq
+ * and ibqp->srq are NULL, max_recv_wr/max_recv_sge come back 0); it
+ * needs a send_cq.  An XRC_RECV QP needs an XRC domain, which this
+ * path (ibv_create_qp(), an ibv_create_qp_ex() mask of PD alone) cannot
+ * carry: EINVAL, the answer of ibv_cmd_create_qp_ex() too.
  */
 static struct ibv_qp *orca_create_qp_common(struct ibv_context *ibctx,
 					    struct ibv_qp_init_attr_ex *attr)
@@ -570,8 +600,8 @@ static struct ibv_qp *orca_create_qp_common(struct ibv_context *ibctx,
 	struct orca_context *ctx = to_octx(ibctx);
 	struct orca_create_qp_cmd_resp resp = {};
 	struct orca_create_qp_cmd cmd = {};
-	bool has_rq = !attr->srq;
 	struct orca_qp *qp;
+	bool has_rq;
 	int err;
 
 	switch (attr->qp_type) {
@@ -579,10 +609,24 @@ static struct ibv_qp *orca_create_qp_common(struct ibv_context *ibctx,
 	case IBV_QPT_UC:
 	case IBV_QPT_UD:
 		break;
+	case IBV_QPT_XRC_SEND:
+		if (!attr->send_cq) {
+			errno = EINVAL;
+			return NULL;
+		}
+		attr->recv_cq = NULL;
+		attr->srq = NULL;
+		attr->cap.max_recv_wr = 0;
+		attr->cap.max_recv_sge = 0;
+		break;
+	case IBV_QPT_XRC_RECV:
+		errno = EINVAL;
+		return NULL;
 	default:
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
+	has_rq = !attr->srq && attr->qp_type != IBV_QPT_XRC_SEND;
 
 	qp = calloc(1, sizeof(*qp));
 	if (!qp) {
@@ -618,20 +662,63 @@ static struct ibv_qp *orca_create_qp_common(struct ibv_context *ibctx,
 	}
 	orca_parent_get(qp->parent);
 
-	orca_dbg("qp handle %u qpn %u: sq %ux%u rq %ux%u inline %u%s\n",
-		 qp->vqp.qp.handle, qp->qpn, qp->sq.depth, qp->sq.stride,
-		 qp->rq.depth, qp->rq.stride, qp->max_inline,
+	orca_dbg("qp handle %u qpn %u type %d: sq %ux%u rq %ux%u inline %u%s\n",
+		 qp->vqp.qp.handle, qp->qpn, attr->qp_type, qp->sq.depth,
+		 qp->sq.stride, qp->rq.depth, qp->rq.stride, qp->max_inline,
 		 qp->sq.no_lock ? ", thread domain: no locks" : "");
 	return &qp->vqp.qp;
 
 err_unmap:
 	orca_qmap_unmap(&qp->map);
 err_destroy:
-	if (ibv_cmd_destroy_qp(&qp->vqp.qp))
-		orca_err("qp %u: destroy after a failed create failed\n",
-			 resp.drv.qpn);
-	pthread_cond_destroy(&qp->vqp.qp.cond);
-	pthread_mutex_destroy(&qp->vqp.qp.mutex);
+	orca_qp_undo_create(qp);
+err_free:
+	free(qp);
+	errno = err;
+	return NULL;
+}
+
+/*
+ * An XRC_RECV QP (the kernel's XRC_TGT), with comp_mask XRCD in an attr
+ * of the caller's own.  ib_core creates it without udata (the driver
+ * writes no orca_create_qp_resp), so ibv_cmd_create_qp_ex2() carries
+ * none either way, and there is no ring and nothing to map: requests
+ * arriving at it go to the XRC SRQ that each one names, and posting to
+ * it is EINVAL (datapath.c).  The command names the XRCD instead of a
+ * PD; ibqp->pd, the CQs and srq are NULL, vqp.xrcd is the domain.  The
+ * caps are passed on as given and come back as the kernel answered.
+ */
+static struct ibv_qp *orca_create_xrc_recv_qp(struct ibv_context *ibctx,
+					      struct ibv_qp_init_attr_ex *attr)
+{
+	struct ib_uverbs_ex_create_qp_resp resp = {};
+	struct ibv_create_qp_ex cmd = {};
+	struct orca_qp *qp;
+	int err;
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	err = ibv_cmd_create_qp_ex2(ibctx, &qp->vqp, attr, &cmd, sizeof(cmd),
+				    &resp, sizeof(resp));
+	if (err)
+		goto err_free;
+	qp->qpn = qp->vqp.qp.qp_num;
+	qp->sq_sig_all = attr->sq_sig_all;
+	qp->state = IBV_QPS_RESET;
+	err = orca_qp_init_locks(qp);
+	if (err)
+		goto err_destroy;
+
+	orca_dbg("qp handle %u qpn %u: XRC_RECV of xrcd handle %u\n",
+		 qp->vqp.qp.handle, qp->qpn, to_vxrcd(attr->xrcd)->handle);
+	return &qp->vqp.qp;
+
+err_destroy:
+	orca_qp_undo_create(qp);
 err_free:
 	free(qp);
 	errno = err;
@@ -662,9 +749,11 @@ struct ibv_qp *orca_create_qp(struct ibv_pd *ibpd,
 
 /*
  * ibv_create_qp_ex() only comes here for masks other than PD alone.  Orca
- * takes PD with an empty CREATE_FLAGS, and SEND_OPS_FLAGS for the
- * ibv_wr_*() API (exverbs.c) with the opcodes valid on the QP type; XRC,
- * RSS and TSO are not supported.  Only the fields these masks name are
+ * takes PD (XRCD for an XRC_RECV QP, which needs no PD) with an empty
+ * CREATE_FLAGS, and SEND_OPS_FLAGS for the ibv_wr_*() API (exverbs.c)
+ * with the opcodes valid on the QP type (none on XRC_RECV).  A PD with
+ * an XRC_RECV QP, or an XRCD with another type, is not looked at.  RSS
+ * and TSO are not supported.  Only the fields these masks name are
  * read: the caller's struct may predate later members.
  */
 #define ORCA_QP_INIT_ATTR_KNOWN	(IBV_QP_INIT_ATTR_SEND_OPS_FLAGS * 2 - 1)
@@ -673,14 +762,17 @@ struct ibv_qp *orca_create_qp_ex(struct ibv_context *ibctx,
 				 struct ibv_qp_init_attr_ex *attr)
 {
 	struct ibv_qp_init_attr_ex attr_ex = {};
+	bool xrc_recv = attr->qp_type == IBV_QPT_XRC_RECV;
+	uint32_t need = xrc_recv ? IBV_QP_INIT_ATTR_XRCD : IBV_QP_INIT_ATTR_PD;
 	struct ibv_qp *qp;
 
 	if (attr->comp_mask & ~ORCA_QP_INIT_ATTR_KNOWN ||
-	    !(attr->comp_mask & IBV_QP_INIT_ATTR_PD)) {
+	    !(attr->comp_mask & need)) {
 		errno = EINVAL;
 		return NULL;
 	}
 	if (attr->comp_mask & ~(IBV_QP_INIT_ATTR_PD |
+				IBV_QP_INIT_ATTR_XRCD |
 				IBV_QP_INIT_ATTR_CREATE_FLAGS |
 				IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) ||
 	    (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS &&
@@ -691,28 +783,100 @@ struct ibv_qp *orca_create_qp_ex(struct ibv_context *ibctx,
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	if (attr->pd->context != ibctx) {
-		errno = EINVAL;
-		return NULL;
-	}
 
 	attr_ex.qp_context = attr->qp_context;
-	attr_ex.send_cq = attr->send_cq;
-	attr_ex.recv_cq = attr->recv_cq;
-	attr_ex.srq = attr->srq;
 	attr_ex.cap = attr->cap;
 	attr_ex.qp_type = attr->qp_type;
 	attr_ex.sq_sig_all = attr->sq_sig_all;
-	attr_ex.comp_mask = IBV_QP_INIT_ATTR_PD;
-	attr_ex.pd = attr->pd;
-
-	qp = orca_create_qp_common(ibctx, &attr_ex);
+	if (xrc_recv) {
+		if (!attr->xrcd || attr->xrcd->context != ibctx) {
+			errno = EINVAL;
+			return NULL;
+		}
+		attr_ex.comp_mask = IBV_QP_INIT_ATTR_XRCD;
+		attr_ex.xrcd = attr->xrcd;
+		qp = orca_create_xrc_recv_qp(ibctx, &attr_ex);
+	} else {
+		if (!attr->pd || attr->pd->context != ibctx) {
+			errno = EINVAL;
+			return NULL;
+		}
+		attr_ex.send_cq = attr->send_cq;
+		attr_ex.recv_cq = attr->recv_cq;
+		attr_ex.srq = attr->srq;
+		attr_ex.comp_mask = IBV_QP_INIT_ATTR_PD;
+		attr_ex.pd = attr->pd;
+		qp = orca_create_qp_common(ibctx, &attr_ex);
+	}
 	if (!qp)
 		return NULL;
 	attr->cap = attr_ex.cap;
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 		orca_qp_init_ex(to_oqp(qp));
 	return qp;
+}
+
+/*
+ * ibv_open_qp(3): another handle, in this context, on an XRC_RECV QP
+ * created in the XRC domain attr->xrcd (by any process sharing it).
+ * OPEN_QP carries no udata, and the QP has no memory: it is modified,
+ * queried and destroyed (which closes this handle only) like any QP,
+ * and posting to it is EINVAL.  ibv_cmd_open_qp() leaves pd, the CQs
+ * and srq NULL and the state IBV_QPS_UNKNOWN.  comp_mask needs XRCD,
+ * NUM and TYPE (EINVAL; unknown bits are EOPNOTSUPP, as libibverbs
+ * answers), and only XRC_RECV QPs can be opened (EINVAL; ib_core
+ * refuses other types too).
+ */
+#define ORCA_QP_OPEN_ATTR_NEED	(IBV_QP_OPEN_ATTR_XRCD |		\
+				 IBV_QP_OPEN_ATTR_NUM |			\
+				 IBV_QP_OPEN_ATTR_TYPE)
+
+struct ibv_qp *orca_open_qp(struct ibv_context *ibctx,
+			    struct ibv_qp_open_attr *attr)
+{
+	struct ib_uverbs_create_qp_resp resp = {};
+	struct ibv_open_qp cmd = {};
+	struct orca_qp *qp;
+	int err;
+
+	if (attr->comp_mask & ~(uint32_t)(IBV_QP_OPEN_ATTR_RESERVED - 1)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if ((attr->comp_mask & ORCA_QP_OPEN_ATTR_NEED) !=
+	    ORCA_QP_OPEN_ATTR_NEED || !attr->xrcd ||
+	    attr->xrcd->context != ibctx ||
+	    attr->qp_type != IBV_QPT_XRC_RECV) {
+		errno = EINVAL;
+		return NULL;
+	}
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	err = ibv_cmd_open_qp(ibctx, &qp->vqp, sizeof(qp->vqp), attr, &cmd,
+			      sizeof(cmd), &resp, sizeof(resp));
+	if (err)
+		goto err_free;
+	qp->qpn = qp->vqp.qp.qp_num;
+	qp->state = IBV_QPS_UNKNOWN;
+	err = orca_qp_init_locks(qp);
+	if (err)
+		goto err_destroy;
+
+	orca_dbg("qp handle %u: opened XRC_RECV qpn %u\n", qp->vqp.qp.handle,
+		 qp->qpn);
+	return &qp->vqp.qp;
+
+err_destroy:
+	orca_qp_undo_create(qp);
+err_free:
+	free(qp);
+	errno = err;
+	return NULL;
 }
 
 /*
@@ -792,6 +956,46 @@ static int orca_check_srq(struct orca_context *ctx,
 			      sizeof(regions) / sizeof(regions[0]));
 }
 
+/*
+ * Checks the response (attr holds the max_wr and max_sge the kernel
+ * answered), maps the ring and sets up posting: the same for a basic
+ * and an XRC SRQ.  On failure nothing is left mapped.
+ */
+static int orca_srq_setup(struct orca_context *ctx, struct orca_srq *srq,
+			  const struct ibv_srq_attr *attr,
+			  const struct orca_create_srq_resp *r)
+{
+	int err;
+
+	err = orca_check_srq(ctx, attr, r);
+	if (err)
+		return err;
+	err = orca_qmap_map(ctx, &srq->map, r->mmap_key, r->mmap_len);
+	if (err)
+		return err;
+	srq->wq = (struct orca_wq){
+		.ring = orca_qmap_at(&srq->map, 0),
+		.db = orca_qmap_at(&srq->map, r->db_offset),
+		.depth = r->depth,
+		.stride = r->stride,
+		.max_sge = (r->stride - ORCA_RECV_WQE_HDR_SIZE) /
+			   sizeof(struct orca_sge),
+	};
+	err = orca_wq_init(&srq->wq, attr->max_wr, attr->max_sge);
+	if (err)
+		orca_qmap_unmap(&srq->map);
+	return err;
+}
+
+static void orca_srq_undo_create(struct orca_srq *srq)
+{
+	if (ibv_cmd_destroy_srq(&srq->vsrq.srq))
+		orca_err("srq %u: destroy after a failed create failed\n",
+			 srq->srqn);
+	pthread_cond_destroy(&srq->vsrq.srq.cond);
+	pthread_mutex_destroy(&srq->vsrq.srq.mutex);
+}
+
 struct ibv_srq *orca_create_srq(struct ibv_pd *ibpd,
 				struct ibv_srq_init_attr *attr)
 {
@@ -814,41 +1018,164 @@ struct ibv_srq *orca_create_srq(struct ibv_pd *ibpd,
 		goto err_free;
 	srq->srqn = resp.drv.srqn;
 
-	err = orca_check_srq(ctx, &attr->attr, &resp.drv);
+	err = orca_srq_setup(ctx, srq, &attr->attr, &resp.drv);
 	if (err)
 		goto err_destroy;
-	err = orca_qmap_map(ctx, &srq->map, resp.drv.mmap_key,
-			    resp.drv.mmap_len);
-	if (err)
-		goto err_destroy;
-	srq->wq = (struct orca_wq){
-		.ring = orca_qmap_at(&srq->map, 0),
-		.db = orca_qmap_at(&srq->map, resp.drv.db_offset),
-		.depth = resp.drv.depth,
-		.stride = resp.drv.stride,
-		.max_sge = (resp.drv.stride - ORCA_RECV_WQE_HDR_SIZE) /
-			   sizeof(struct orca_sge),
-	};
-	err = orca_wq_init(&srq->wq, attr->attr.max_wr, attr->attr.max_sge);
-	if (err)
-		goto err_unmap;
 
 	orca_dbg("srq handle %u srqn %u: %ux%u\n", srq->vsrq.srq.handle,
 		 srq->srqn, srq->wq.depth, srq->wq.stride);
 	return &srq->vsrq.srq;
 
-err_unmap:
-	orca_qmap_unmap(&srq->map);
 err_destroy:
-	if (ibv_cmd_destroy_srq(&srq->vsrq.srq))
-		orca_err("srq %u: destroy after a failed create failed\n",
-			 srq->srqn);
-	pthread_cond_destroy(&srq->vsrq.srq.cond);
-	pthread_mutex_destroy(&srq->vsrq.srq.mutex);
+	orca_srq_undo_create(srq);
 err_free:
 	free(srq);
 	errno = err;
 	return NULL;
+}
+
+/*
+ * ibv_create_srq_ex(3).  libibverbs sends a mask of PD, or PD and TYPE
+ * BASIC, to create_srq instead; everything else comes here.  Both types
+ * Orca has take the same CREATE_SRQ udata and give the same ring:
+ *
+ *  - BASIC (or no TYPE): needs PD; XRCD and CQ are not looked at, and
+ *    the command is the one ibv_create_srq() sends;
+ *  - XRC: needs TYPE, PD, XRCD and CQ, all of this context (EINVAL):
+ *    the SRQ receives the requests of XRC_SEND QPs that name its
+ *    number (ibv_get_srq_num(), which senders put in their WRs) and
+ *    arrive at an XRC_RECV QP of the same domain, and completes them
+ *    on attr->cq.  The command is the CREATE_XSRQ one (or the ioctl).
+ *
+ * Tag matching (the TM type, or the TM mask) is EOPNOTSUPP, as are mask
+ * bits libibverbs does not know; another type is EINVAL.  Only the
+ * members the mask names are read, through a copy, and max_wr/max_sge
+ * come back as the kernel answered.  The ibv_create_srq_ex() inline
+ * sets none of the ibv_srq's fields afterwards, and
+ * ibv_cmd_create_srq_ex() only some (verbs_abi.h): srq_context, pd and
+ * the verbs_srq fields are set here.
+ */
+#define ORCA_SRQ_INIT_ATTR_KNOWN	(IBV_SRQ_INIT_ATTR_RESERVED - 1)
+#define ORCA_SRQ_INIT_ATTR_XRC		(IBV_SRQ_INIT_ATTR_TYPE |	\
+					 IBV_SRQ_INIT_ATTR_PD |		\
+					 IBV_SRQ_INIT_ATTR_XRCD |	\
+					 IBV_SRQ_INIT_ATTR_CQ)
+
+struct ibv_srq *orca_create_srq_ex(struct ibv_context *ibctx,
+				   struct ibv_srq_init_attr_ex *attr)
+{
+	struct orca_context *ctx = to_octx(ibctx);
+	struct orca_create_srq_cmd_resp resp = {};
+	struct orca_create_xsrq_cmd cmd = {};
+	struct ibv_srq_init_attr_ex a = {};
+	enum ibv_srq_type type = IBV_SRQT_BASIC;
+	struct orca_srq *srq;
+	uint32_t need;
+	int err;
+
+	if (attr->comp_mask & ~(uint32_t)ORCA_SRQ_INIT_ATTR_KNOWN ||
+	    attr->comp_mask & IBV_SRQ_INIT_ATTR_TM) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE)
+		type = attr->srq_type;
+	switch (type) {
+	case IBV_SRQT_BASIC:
+		need = IBV_SRQ_INIT_ATTR_PD;
+		break;
+	case IBV_SRQT_XRC:
+		need = ORCA_SRQ_INIT_ATTR_XRC;
+		break;
+	case IBV_SRQT_TM:
+		errno = EOPNOTSUPP;
+		return NULL;
+	default:
+		errno = EINVAL;
+		return NULL;
+	}
+	if ((attr->comp_mask & need) != need || !attr->pd ||
+	    attr->pd->context != ibctx ||
+	    (type == IBV_SRQT_XRC &&
+	     (!attr->xrcd || attr->xrcd->context != ibctx ||
+	      !attr->cq || attr->cq->context != ibctx))) {
+		errno = EINVAL;
+		return NULL;
+	}
+
+	a.srq_context = attr->srq_context;
+	a.attr = attr->attr;
+	a.comp_mask = need | IBV_SRQ_INIT_ATTR_TYPE;
+	a.srq_type = type;
+	a.pd = attr->pd;
+	if (type == IBV_SRQT_XRC) {
+		a.xrcd = attr->xrcd;
+		a.cq = attr->cq;
+	}
+
+	srq = calloc(1, sizeof(*srq));
+	if (!srq) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	err = ibv_cmd_create_srq_ex(ibctx, &srq->vsrq, &a, &cmd.ibv,
+				    sizeof(cmd), &resp.ibv, sizeof(resp));
+	if (err)
+		goto err_free;
+	srq->srqn = resp.drv.srqn;
+	srq->vsrq.srq.srq_context = attr->srq_context;
+	srq->vsrq.srq.pd = attr->pd;
+	srq->vsrq.srq_type = type;
+	if (type == IBV_SRQT_XRC) {
+		srq->vsrq.xrcd = to_vxrcd(attr->xrcd);
+		srq->vsrq.cq = attr->cq;
+		/*
+		 * The number senders name it by is the kernel's (ib_core's
+		 * srq_num, which orca.ko sets to the device SRQ number):
+		 * it must be the udata's and fit a WQE's xrc_srqn.
+		 */
+		if (srq->vsrq.srq_num != srq->srqn ||
+		    srq->srqn & ~ORCA_WQE_XRC_SRQN_MASK) {
+			orca_err("srq: XRC srq_num %u, srqn %u in udata\n",
+				 srq->vsrq.srq_num, srq->srqn);
+			err = EPROTO;
+			goto err_destroy;
+		}
+	}
+
+	err = orca_srq_setup(ctx, srq, &a.attr, &resp.drv);
+	if (err)
+		goto err_destroy;
+	attr->attr.max_wr = a.attr.max_wr;
+	attr->attr.max_sge = a.attr.max_sge;
+
+	orca_dbg("srq handle %u srqn %u type %d: %ux%u\n",
+		 srq->vsrq.srq.handle, srq->srqn, type, srq->wq.depth,
+		 srq->wq.stride);
+	return &srq->vsrq.srq;
+
+err_destroy:
+	orca_srq_undo_create(srq);
+err_free:
+	free(srq);
+	errno = err;
+	return NULL;
+}
+
+/*
+ * ibv_get_srq_num(3): the number XRC_SEND QPs put in their WRs
+ * (remote_srqn, ibv_wr_set_xrc_srqn()) to reach this XRC SRQ.  A basic
+ * SRQ has no use for one: EINVAL.
+ */
+int orca_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num)
+{
+	struct orca_srq *srq = to_osrq(ibsrq);
+
+	if (srq->vsrq.srq_type != IBV_SRQT_XRC)
+		return EINVAL;
+	*srq_num = srq->vsrq.srq_num;
+	return 0;
 }
 
 /* No udata.  IBV_SRQ_LIMIT arms the limit event; IBV_SRQ_MAX_WR is refused. */

@@ -439,3 +439,55 @@ int orca_destroy_ah(struct ibv_ah *ibah)
 	free(ah);
 	return 0;
 }
+
+/*
+ * XRC domains (interface 1.4): no udata either way.  The kernel finds
+ * or creates the domain behind attr->fd (the inode of the file it
+ * names; -1 for a domain of this context alone), following
+ * attr->oflags (O_CREAT, O_EXCL), so several processes opening the same
+ * file share one domain.  ibv_cmd_open_xrcd() checks comp_mask: FD and
+ * OFLAGS are required (EINVAL), unknown bits are EOPNOTSUPP.
+ */
+struct ibv_xrcd *orca_open_xrcd(struct ibv_context *ibctx,
+				struct ibv_xrcd_init_attr *attr)
+{
+	struct ib_uverbs_open_xrcd_resp resp = {};
+	struct ibv_open_xrcd cmd = {};
+	struct verbs_xrcd *xrcd;
+	int err;
+
+	xrcd = calloc(1, sizeof(*xrcd));
+	if (!xrcd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	err = ibv_cmd_open_xrcd(ibctx, xrcd, sizeof(*xrcd), attr, &cmd,
+				sizeof(cmd), &resp, sizeof(resp));
+	if (err) {
+		free(xrcd);
+		errno = err;
+		return NULL;
+	}
+
+	orca_dbg("xrcd handle %u (fd %d)\n", xrcd->handle, attr->fd);
+	return &xrcd->xrcd;
+}
+
+/*
+ * The kernel refuses (EBUSY) while an XRC SRQ or XRC_RECV QP created
+ * or opened through this handle exists; the XRCD is kept then.  A
+ * domain shared through a file lives on while another opener has it.
+ */
+int orca_close_xrcd(struct ibv_xrcd *ibxrcd)
+{
+	struct verbs_xrcd *xrcd = to_vxrcd(ibxrcd);
+	int err;
+
+	err = ibv_cmd_close_xrcd(xrcd);
+	if (err)
+		return err;
+
+	free(xrcd);
+	return 0;
+}

@@ -115,8 +115,22 @@ struct verbs_device {
 	uint64_t core_support;
 };
 
-/* Only ever handled through pointers here. */
-struct verbs_xrcd;
+/*
+ * An XRC domain.  libibverbs reads handle through container_of() of
+ * every ibv_xrcd a provider hands back or is handed (XRC SRQs, XRC_RECV
+ * QPs, ibv_open_qp), so a provider's XRCDs must be these.
+ * ibv_cmd_open_xrcd() sets handle, and VERBS_XRCD_HANDLE in comp_mask,
+ * when the size it is given covers handle.
+ */
+enum verbs_xrcd_mask {
+	VERBS_XRCD_HANDLE	= 1 << 0,
+};
+
+struct verbs_xrcd {
+	struct ibv_xrcd xrcd;
+	uint32_t comp_mask;			/* enum verbs_xrcd_mask */
+	uint32_t handle;
+};
 
 /*
  * The "verbs_" wrappers around the public objects.  libibverbs looks
@@ -447,6 +461,50 @@ struct ibv_query_srq {
 	__u32 reserved;
 };
 
+/*
+ * XRC (interface 1.4).  OPEN_XRCD carries no udata; libibverbs fills fd
+ * and oflags.  CREATE_XSRQ is the write() command of ibv_cmd_create_srq_ex()
+ * for an XRC SRQ on a kernel without the ioctl, which libibverbs builds
+ * in this room with the udata after it.  The extended CREATE_QP request
+ * has no flexible array, so it is embedded whole.  OPEN_QP carries no
+ * udata either.
+ */
+struct ibv_open_xrcd {
+	struct ib_uverbs_cmd_hdr hdr;
+	__aligned_u64 response;
+	__u32 fd;
+	__u32 oflags;
+};
+
+struct ibv_create_xsrq {
+	struct ib_uverbs_cmd_hdr hdr;
+	__aligned_u64 response;
+	__aligned_u64 user_handle;
+	__u32 srq_type;
+	__u32 pd_handle;
+	__u32 max_wr;
+	__u32 max_sge;
+	__u32 srq_limit;
+	__u32 max_num_tags;
+	__u32 xrcd_handle;
+	__u32 cq_handle;
+};
+
+struct ibv_create_qp_ex {
+	struct ex_hdr hdr;
+	struct ib_uverbs_ex_create_qp core_payload;
+};
+
+struct ibv_open_qp {
+	struct ib_uverbs_cmd_hdr hdr;
+	__aligned_u64 response;
+	__aligned_u64 user_handle;
+	__u32 pd_handle;
+	__u32 qpn;
+	__u8 qp_type;
+	__u8 reserved[7];
+};
+
 /* Provider registration; the suffix is the private ABI generation. */
 void verbs_register_driver_34(const struct verbs_device_ops *ops);
 
@@ -608,6 +666,34 @@ int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *qp_attr,
 		     int attr_mask, struct ibv_qp_init_attr *qp_init_attr,
 		     struct ibv_query_qp *cmd, size_t cmd_size);
 int ibv_cmd_destroy_qp(struct ibv_qp *qp);
+/*
+ * create_qp_ex2 is create_qp_ex with the extended response, and takes
+ * the CREATE_FLAGS, MAX_TSO_HEADER, IND_TABLE and RX_HASH masks too
+ * (EINVAL for others).  An XRC_RECV QP needs XRCD in comp_mask (EINVAL)
+ * and names no PD or CQ: the command carries the XRCD's handle in
+ * pd_handle.  An XRC_SEND QP needs PD and send_cq; recv_cq is not sent,
+ * the srq is if set, and max_recv_wr/max_recv_sge are set to 0 in
+ * attr_ex before the command.  Without create flags a kernel without
+ * the ioctl gets the plain CREATE_QP write() command.  On success the
+ * ibv_qp is filled as by create_qp_ex, qp->comp_mask VERBS_QP_XRCD and
+ * qp->xrcd with the XRCD mask.
+ *
+ * open_qp (OPEN_QP, write() only) needs XRCD, NUM and TYPE in comp_mask
+ * (EINVAL; bits from IBV_QP_OPEN_ATTR_RESERVED on EOPNOTSUPP) and sends
+ * the XRCD's handle, qp_num and qp_type.  It sets qp's handle, context,
+ * qp_context, qp_num and qp_type, pd, CQs and srq NULL, state
+ * IBV_QPS_UNKNOWN, events_completed 0, mutex and cond, and, when vqp_sz
+ * covers xrcd, comp_mask VERBS_QP_XRCD and xrcd.
+ */
+int ibv_cmd_create_qp_ex2(struct ibv_context *context, struct verbs_qp *qp,
+			  struct ibv_qp_init_attr_ex *attr_ex,
+			  struct ibv_create_qp_ex *cmd, size_t cmd_size,
+			  struct ib_uverbs_ex_create_qp_resp *resp,
+			  size_t resp_size);
+int ibv_cmd_open_qp(struct ibv_context *context, struct verbs_qp *qp,
+		    int vqp_sz, struct ibv_qp_open_attr *attr,
+		    struct ibv_open_qp *cmd, size_t cmd_size,
+		    struct ib_uverbs_create_qp_resp *resp, size_t resp_size);
 int ibv_cmd_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 			 uint16_t lid);
 int ibv_cmd_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
@@ -629,6 +715,35 @@ int ibv_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
 int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
 		      struct ibv_query_srq *cmd, size_t cmd_size);
 int ibv_cmd_destroy_srq(struct ibv_srq *srq);
+/*
+ * create_srq_ex: comp_mask bits from IBV_SRQ_INIT_ATTR_RESERVED on are
+ * EOPNOTSUPP, no PD EINVAL; an XRC SRQ needs XRCD and CQ (EINVAL).  It
+ * fills srq's context, handle, mutex and cond and writes max_wr/max_sge
+ * back to attr_ex->attr.  For an XRC SRQ it also sets srq_type, xrcd
+ * and srq_num, the last from the kernel's srqn (the core response's on
+ * the CREATE_XSRQ write() command, UVERBS_ATTR_CREATE_SRQ_RESP_SRQ_NUM
+ * with the ioctl).  A basic SRQ gets the plain CREATE_SRQ command on a
+ * kernel without the ioctl, and then nothing of verbs_srq is set.
+ * Nothing sets srq_context, pd or events_completed.
+ */
+int ibv_cmd_create_srq_ex(struct ibv_context *context, struct verbs_srq *srq,
+			  struct ibv_srq_init_attr_ex *attr_ex,
+			  struct ibv_create_xsrq *cmd, size_t cmd_size,
+			  struct ib_uverbs_create_srq_resp *resp,
+			  size_t resp_size);
+
+/*
+ * XRC domains.  open_xrcd needs IBV_XRCD_INIT_ATTR_FD and _OFLAGS in
+ * comp_mask (EINVAL; bits from IBV_XRCD_INIT_ATTR_RESERVED on are
+ * EOPNOTSUPP), sends OPEN_XRCD (write() only) and sets the context and,
+ * when vxrcd_size covers it, the handle.  close_xrcd sends the handle
+ * (ioctl, or CLOSE_XRCD) and frees nothing.
+ */
+int ibv_cmd_open_xrcd(struct ibv_context *context, struct verbs_xrcd *xrcd,
+		      int vxrcd_size, struct ibv_xrcd_init_attr *attr,
+		      struct ibv_open_xrcd *cmd, size_t cmd_size,
+		      struct ib_uverbs_open_xrcd_resp *resp, size_t resp_size);
+int ibv_cmd_close_xrcd(struct verbs_xrcd *xrcd);
 
 /*
  * Address handles.  The request carries no udata; create_ah fills
@@ -755,6 +870,11 @@ VERBS_ABI_CHECK(sizeof(struct ibv_cq_ex) == 288);
 VERBS_ABI_CHECK(sizeof(struct verbs_cq) == 288);
 VERBS_ABI_CHECK(offsetof(struct verbs_cq, cq) == 0);
 VERBS_ABI_CHECK(offsetof(struct verbs_cq, cq_ex) == 0);
+
+VERBS_ABI_CHECK(sizeof(struct ibv_xrcd) == 8);
+VERBS_ABI_CHECK(sizeof(struct verbs_xrcd) == 16);
+VERBS_ABI_CHECK(offsetof(struct verbs_xrcd, comp_mask) == 8);
+VERBS_ABI_CHECK(offsetof(struct verbs_xrcd, handle) == 12);
 
 VERBS_ABI_CHECK(sizeof(struct ibv_srq) == 128);
 VERBS_ABI_CHECK(sizeof(struct verbs_srq) == 160);
@@ -889,6 +1009,34 @@ VERBS_CMD_CHECK(ibv_query_srq, ib_uverbs_query_srq, 24);
 VERBS_CMD_FIELD(ibv_query_srq, ib_uverbs_query_srq, srq_handle);
 VERBS_CMD_FIELD(ibv_query_srq, ib_uverbs_query_srq, reserved);
 
+VERBS_CMD_CHECK(ibv_open_xrcd, ib_uverbs_open_xrcd, 24);
+VERBS_CMD_FIELD(ibv_open_xrcd, ib_uverbs_open_xrcd, fd);
+VERBS_CMD_FIELD(ibv_open_xrcd, ib_uverbs_open_xrcd, oflags);
+
+VERBS_CMD_CHECK(ibv_create_xsrq, ib_uverbs_create_xsrq, 56);
+VERBS_CMD_FIELD(ibv_create_xsrq, ib_uverbs_create_xsrq, user_handle);
+VERBS_CMD_FIELD(ibv_create_xsrq, ib_uverbs_create_xsrq, srq_type);
+VERBS_CMD_FIELD(ibv_create_xsrq, ib_uverbs_create_xsrq, pd_handle);
+VERBS_CMD_FIELD(ibv_create_xsrq, ib_uverbs_create_xsrq, max_wr);
+VERBS_CMD_FIELD(ibv_create_xsrq, ib_uverbs_create_xsrq, max_sge);
+VERBS_CMD_FIELD(ibv_create_xsrq, ib_uverbs_create_xsrq, srq_limit);
+VERBS_CMD_FIELD(ibv_create_xsrq, ib_uverbs_create_xsrq, max_num_tags);
+VERBS_CMD_FIELD(ibv_create_xsrq, ib_uverbs_create_xsrq, xrcd_handle);
+VERBS_CMD_FIELD(ibv_create_xsrq, ib_uverbs_create_xsrq, cq_handle);
+
+VERBS_ABI_CHECK(sizeof(struct ib_uverbs_ex_create_qp) == 64);
+VERBS_ABI_CHECK(sizeof(struct ibv_create_qp_ex) == 88);
+VERBS_ABI_CHECK(sizeof(struct ibv_create_qp_ex) ==
+		sizeof(struct ex_hdr) + sizeof(struct ib_uverbs_ex_create_qp));
+VERBS_ABI_CHECK(offsetof(struct ibv_create_qp_ex, core_payload) == 24);
+
+VERBS_CMD_CHECK(ibv_open_qp, ib_uverbs_open_qp, 40);
+VERBS_CMD_FIELD(ibv_open_qp, ib_uverbs_open_qp, user_handle);
+VERBS_CMD_FIELD(ibv_open_qp, ib_uverbs_open_qp, pd_handle);
+VERBS_CMD_FIELD(ibv_open_qp, ib_uverbs_open_qp, qpn);
+VERBS_CMD_FIELD(ibv_open_qp, ib_uverbs_open_qp, qp_type);
+VERBS_CMD_FIELD(ibv_open_qp, ib_uverbs_open_qp, reserved);
+
 /*
  * The core responses that provider udata is appended to.  libibverbs
  * hands the kernel (resp + sizeof(core), resp_size - sizeof(core)) as
@@ -905,5 +1053,8 @@ VERBS_ABI_CHECK(sizeof(struct ib_uverbs_resize_cq_resp) == 8);
 VERBS_ABI_CHECK(sizeof(struct ib_uverbs_create_qp_resp) == 32);
 VERBS_ABI_CHECK(sizeof(struct ib_uverbs_create_srq_resp) == 16);
 VERBS_ABI_CHECK(sizeof(struct ib_uverbs_create_ah_resp) == 4);
+VERBS_ABI_CHECK(sizeof(struct ib_uverbs_ex_create_qp_resp) == 40);
+VERBS_ABI_CHECK(sizeof(struct ib_uverbs_open_xrcd_resp) == 4);
+VERBS_ABI_CHECK(offsetof(struct ib_uverbs_create_srq_resp, srqn) == 12);
 
 #endif /* ORCA_VERBS_ABI_H */

@@ -16,7 +16,10 @@
  * read_completion_ts and _wallclock_ns), the device clock in
  * query_device_ex and query_rt_values_ex; thread and parent domains
  * (their rules, and QPs and CQs under a TD working without their
- * locks).  TAP output.
+ * locks); XRC (interface 1.4): the xrc_srqn of every send WQE (the
+ * target SRQ on an XRC_SEND QP, per opcode, through ibv_post_send and
+ * ibv_wr_set_xrc_srqn; 0 everywhere else), XRC_RECV and opened QPs that
+ * refuse every post, and receives on an XRC SRQ.  TAP output.
  */
 #define _GNU_SOURCE
 #include <endian.h>
@@ -75,6 +78,10 @@ static uint32_t last_mw_pd, last_mw_type, last_mw_reserved;
 static uint32_t last_dealloc_mw;	/* DEALLOC_MW handle */
 static uint32_t next_mw = 0x123;	/* key index of the next window */
 #define MR_LKEY		0x00abcd01	/* the lkey of every fake MR */
+
+/* XRC: the domain handle, and the SRQ number of every XRC SRQ. */
+#define XRCD_HANDLE	11
+#define XSRQN		0x4242
 
 /* Completion timestamps: whether the fake device has them. */
 static bool dev_has_ts = true;
@@ -211,24 +218,34 @@ static int answer(const void *cmd, size_t len)
 	case IB_USER_VERBS_CMD_CREATE_QP: {
 		const struct ib_uverbs_create_qp *req = (const void *)core;
 		uint32_t qpn = next_qpn++;
+		/* XRC_SEND (XRC_INI) has no RQ, XRC_RECV (XRC_TGT) no queue. */
+		bool no_rq = req->is_srq || req->qp_type == IBV_QPT_XRC_SEND;
 		struct ib_uverbs_create_qp_resp c = {
 			.qp_handle = qpn, .qpn = qpn,
 			.max_send_wr = SQ_MAX_WR,
-			.max_recv_wr = req->is_srq ? 0 : RQ_MAX_WR,
+			.max_recv_wr = no_rq ? 0 : RQ_MAX_WR,
 			.max_send_sge = SQ_MAX_SGE,
-			.max_recv_sge = req->is_srq ? 0 : RQ_MAX_SGE,
+			.max_recv_sge = no_rq ? 0 : RQ_MAX_SGE,
 			.max_inline_data = MAX_INLINE,
 		};
 		struct orca_create_qp_resp d = {
 			.qpn = qpn, .sq_depth = SQ_DEPTH, .sq_stride = SQ_STRIDE,
-			.rq_depth = req->is_srq ? 0 : RQ_DEPTH,
-			.rq_stride = req->is_srq ? 0 : RQ_STRIDE,
+			.rq_depth = no_rq ? 0 : RQ_DEPTH,
+			.rq_stride = no_rq ? 0 : RQ_STRIDE,
 			.max_inline = MAX_INLINE, .sq_offset = 0,
 			.rq_offset = PAGE, .db_offset = 2 * PAGE,
 			.mmap_key = next_key, .mmap_len = 3 * PAGE,
 		};
 
 		last_qp_pd = req->pd_handle;
+		if (req->qp_type == IBV_QPT_XRC_RECV) {
+			/* No udata: the core response alone, no memory. */
+			c = (struct ib_uverbs_create_qp_resp){
+				.qp_handle = qpn, .qpn = qpn,
+			};
+			put(resp, &c, sizeof(c), NULL, 0, out_len);
+			return 0;
+		}
 		last_key = next_key;
 		next_key += 64 * PAGE;
 		put(resp, &c, sizeof(c), &d, sizeof(d), out_len);
@@ -248,6 +265,46 @@ static int answer(const void *cmd, size_t len)
 		last_key = next_key;
 		next_key += 64 * PAGE;
 		put(resp, &c, sizeof(c), &d, sizeof(d), out_len);
+		return 0;
+	}
+	case IB_USER_VERBS_CMD_CREATE_XSRQ: {
+		/* An XRC SRQ: a basic SRQ's ring, and its number. */
+		struct ib_uverbs_create_srq_resp c = {
+			.srq_handle = 6, .max_wr = SRQ_MAX_WR,
+			.max_sge = RQ_MAX_SGE, .srqn = XSRQN,
+		};
+		struct orca_create_srq_resp d = {
+			.srqn = XSRQN, .depth = SRQ_DEPTH, .stride = RQ_STRIDE,
+			.mmap_key = next_key, .mmap_len = 2 * PAGE,
+			.db_offset = PAGE,
+		};
+
+		last_key = next_key;
+		next_key += 64 * PAGE;
+		put(resp, &c, sizeof(c), &d, sizeof(d), out_len);
+		return 0;
+	}
+	case IB_USER_VERBS_CMD_OPEN_XRCD: {
+		struct ib_uverbs_open_xrcd_resp c = { .xrcd_handle = XRCD_HANDLE };
+
+		put(resp, &c, sizeof(c), NULL, 0, out_len);
+		return 0;
+	}
+	case IB_USER_VERBS_CMD_OPEN_QP: {
+		const struct ib_uverbs_open_qp *req = (const void *)core;
+		struct ib_uverbs_create_qp_resp c = {
+			.qp_handle = 0x800 + req->qpn, .qpn = req->qpn,
+		};
+
+		put(resp, &c, sizeof(c), NULL, 0, out_len);
+		return 0;
+	}
+	case IB_USER_VERBS_CMD_QUERY_QP: {
+		struct ib_uverbs_query_qp_resp c = {
+			.qp_state = IBV_QPS_INIT, .cur_qp_state = IBV_QPS_INIT,
+		};
+
+		put(resp, &c, sizeof(c), NULL, 0, out_len);
 		return 0;
 	}
 	case IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL: {
@@ -334,6 +391,7 @@ static int answer(const void *cmd, size_t len)
 		return 0;
 	}
 	case IB_USER_VERBS_CMD_DEREG_MR:
+	case IB_USER_VERBS_CMD_CLOSE_XRCD:
 	case IB_USER_VERBS_CMD_MODIFY_QP:
 	case IB_USER_VERBS_CMD_DEALLOC_PD:
 	case IB_USER_VERBS_CMD_DESTROY_AH:
@@ -2313,6 +2371,636 @@ static void test_bind_poll(void)
 	ok(!ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)), "destroy the extended CQ");
 }
 
+/* --- XRC ------------------------------------------------------------------ */
+
+_Static_assert(offsetof(struct orca_send_wqe, xrc_srqn) == 0x14,
+	       "xrc_srqn at byte 0x14 of a send WQE");
+
+static struct ibv_xrcd *xrcd;
+
+/* Every opcode an XRC_SEND QP takes: RC's. */
+#define XRC_OPS	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |	\
+		 IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_RDMA_WRITE |	\
+		 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |			\
+		 IBV_QP_EX_WITH_RDMA_READ |				\
+		 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |			\
+		 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |			\
+		 IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_BIND_MW)
+
+/* The word at byte 0x14 of a WQE, as the device reads it. */
+static uint32_t wqe_xrc(const struct orca_send_wqe *w)
+{
+	__le32 v;
+
+	memcpy(&v, (const char *)w + 0x14, sizeof(v));
+	return le32toh(v);
+}
+
+/* Whether w has opcode op, xrc_srqn x, and its reserved words 0. */
+static bool xrc_wqe_is(const struct orca_send_wqe *w, uint32_t op, uint32_t x)
+{
+	return (le32toh(w->ctrl) & ORCA_WQE_CTRL_OPCODE_MASK) == op &&
+	       wqe_xrc(w) == x && !w->reserved[0] && !w->reserved[1];
+}
+
+/* Stale WQEs in every slot: nothing of theirs may survive a post. */
+static void poison_sq(struct dev_qp *d)
+{
+	memset(d->sq, 0xff, SQ_DEPTH * SQ_STRIDE);
+}
+
+/* An XRC_SEND QP (PD alone: through create_qp), with ops an ibv_qp_ex. */
+static struct ibv_qp *make_xrc_send(uint64_t ops, struct dev_qp *d)
+{
+	struct ibv_qp_init_attr_ex a = {
+		.send_cq = cq, .qp_type = IBV_QPT_XRC_SEND,
+		.cap = { .max_send_wr = SQ_MAX_WR, .max_send_sge = SQ_MAX_SGE,
+			 .max_inline_data = MAX_INLINE },
+		.comp_mask = IBV_QP_INIT_ATTR_PD, .pd = pd,
+	};
+	struct ibv_qp *qp;
+
+	if (ops) {
+		a.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		a.send_ops_flags = ops;
+	}
+	qp = ibv_create_qp_ex(ctx, &a);
+	if (qp)
+		*d = dev_qp_of(last_key);
+	return qp;
+}
+
+/* ibv_post_send and ibv_bind_mw on an XRC_SEND QP. */
+static void test_xrc_post(void)
+{
+	char a[16] = "0123456789abcdef";
+	uint64_t old = 0;
+	struct ibv_sge sg = { (uintptr_t)a, sizeof(a), 0x61 };
+	struct ibv_sge sg8 = { (uintptr_t)&old, 8, 0x62 };
+	struct ibv_mw_bind b = {
+		.wr_id = 0xe1,
+		.bind_info = { .mr = mr, .addr = (uintptr_t)mw_buf,
+			       .length = 64,
+			       .mw_access_flags = IBV_ACCESS_REMOTE_READ },
+	};
+	struct ibv_send_wr wr[6] = {}, *bad = NULL;
+	struct ibv_recv_wr rwr = {}, *rbad = NULL;
+	const struct orca_send_wqe *w;
+	uint32_t key;
+	struct dev_qp d;
+	struct ibv_qp *qp;
+	int ret;
+
+	qp = make_xrc_send(0, &d);
+	if (!qp || to_state(qp, IBV_QPS_INIT) || !mw1 || !mw2 || !mr) {
+		ok(0, "xrc_send qp in INIT, windows and an MR");
+		return;
+	}
+	d.sq_db->dev_flags = htole32(ORCA_DB_DEV_POLLING);
+	poison_sq(&d);
+
+	wr[0] = (struct ibv_send_wr){
+		.wr_id = 0xd0, .opcode = IBV_WR_SEND, .sg_list = &sg,
+		.num_sge = 1, .qp_type.xrc.remote_srqn = 0x10,
+	};
+	wr[1] = (struct ibv_send_wr){
+		.wr_id = 0xd1, .opcode = IBV_WR_SEND_WITH_IMM,
+		.imm_data = htobe32(0xa1b2c3d4),
+		.qp_type.xrc.remote_srqn = 0x11,
+	};
+	wr[2] = (struct ibv_send_wr){
+		.wr_id = 0xd2, .opcode = IBV_WR_SEND_WITH_INV,
+		.invalidate_rkey = 0x3344, .qp_type.xrc.remote_srqn = 0x12,
+	};
+	wr[3] = (struct ibv_send_wr){
+		.wr_id = 0xd3, .opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_INLINE, .sg_list = &sg, .num_sge = 1,
+		.wr.rdma = { .remote_addr = 0x7000, .rkey = 0x71 },
+		.qp_type.xrc.remote_srqn = 0x13,
+	};
+	wr[4] = (struct ibv_send_wr){
+		.wr_id = 0xd4, .opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
+		.imm_data = htobe32(5),
+		.wr.rdma = { .remote_addr = 0x8000, .rkey = 0x81 },
+		.qp_type.xrc.remote_srqn = 0x14,
+	};
+	wr[5] = (struct ibv_send_wr){
+		.wr_id = 0xd5, .opcode = IBV_WR_RDMA_READ, .sg_list = &sg,
+		.num_sge = 1,
+		.wr.rdma = { .remote_addr = 0x9000, .rkey = 0x91 },
+		.qp_type.xrc.remote_srqn = ORCA_WQE_XRC_SRQN_MASK,
+	};
+	link_send(wr, 6);
+	ret = ibv_post_send(qp, wr, &bad);
+	ok(ret == 0 && ld(&d.sq_db->prod) == 6,
+	   "xrc_send: SEND, SEND_WITH_IMM, SEND_WITH_INV, RDMA_WRITE (inline), RDMA_WRITE_WITH_IMM, RDMA_READ posted (ret %d)",
+	   ret);
+	w = sq_wqe(&d, 0);
+	ok(xrc_wqe_is(w, ORCA_WQE_OP_SEND, 0x10) &&
+	   le64toh(w->wr_id) == 0xd0 &&
+	   le64toh(wqe_sge(w, ORCA_SEND_WQE_HDR_SIZE)->addr) == (uintptr_t)a,
+	   "xrc_send SEND: remote_srqn in xrc_srqn (byte 0x14), the SGE after the 64-byte header");
+	ok(xrc_wqe_is(sq_wqe(&d, 1), ORCA_WQE_OP_SEND_IMM, 0x11) &&
+	   le32toh(sq_wqe(&d, 1)->imm_inv) == 0xa1b2c3d4,
+	   "xrc_send SEND_WITH_IMM: xrc_srqn, immediate");
+	ok(xrc_wqe_is(sq_wqe(&d, 2), ORCA_WQE_OP_SEND_INV, 0x12) &&
+	   le32toh(sq_wqe(&d, 2)->imm_inv) == 0x3344,
+	   "xrc_send SEND_WITH_INV: xrc_srqn, the key");
+	w = sq_wqe(&d, 3);
+	ok(xrc_wqe_is(w, ORCA_WQE_OP_RDMA_WRITE, 0x13) &&
+	   le32toh(w->inline_len) == sizeof(a) &&
+	   !memcmp((const char *)w + ORCA_SEND_WQE_HDR_SIZE, a, sizeof(a)) &&
+	   le64toh(w->seg.rdma.remote_addr) == 0x7000 &&
+	   le32toh(w->seg.rdma.rkey) == 0x71,
+	   "xrc_send inline RDMA_WRITE: xrc_srqn, rdma segment, data after the header");
+	ok(xrc_wqe_is(sq_wqe(&d, 4), ORCA_WQE_OP_RDMA_WRITE_IMM, 0x14) &&
+	   le32toh(sq_wqe(&d, 4)->seg.rdma.rkey) == 0x81,
+	   "xrc_send RDMA_WRITE_WITH_IMM: xrc_srqn");
+	ok(xrc_wqe_is(sq_wqe(&d, 5), ORCA_WQE_OP_RDMA_READ,
+		      ORCA_WQE_XRC_SRQN_MASK) &&
+	   le64toh(sq_wqe(&d, 5)->seg.rdma.remote_addr) == 0x9000,
+	   "xrc_send RDMA_READ: xrc_srqn 2^24 - 1, the largest");
+	st(&d.sq_db->cons, 6);
+
+	key = mw2->rkey;
+	wr[0] = (struct ibv_send_wr){
+		.wr_id = 0xd6, .opcode = IBV_WR_ATOMIC_CMP_AND_SWP,
+		.sg_list = &sg8, .num_sge = 1,
+		.wr.atomic = { .remote_addr = 0xa000, .rkey = 0xa1,
+			       .compare_add = 1, .swap = 2 },
+		.qp_type.xrc.remote_srqn = 0x16,
+	};
+	wr[1] = (struct ibv_send_wr){
+		.wr_id = 0xd7, .opcode = IBV_WR_ATOMIC_FETCH_AND_ADD,
+		.sg_list = &sg8, .num_sge = 1,
+		.wr.atomic = { .remote_addr = 0xb000, .rkey = 0xb1,
+			       .compare_add = 3 },
+		.qp_type.xrc.remote_srqn = 0x17,
+	};
+	/* Local operations: remote_srqn is not looked at, even if huge. */
+	wr[2] = (struct ibv_send_wr){
+		.wr_id = 0xd8, .opcode = IBV_WR_LOCAL_INV,
+		.invalidate_rkey = 0x5566,
+		.qp_type.xrc.remote_srqn = 0xdeadbeef,
+	};
+	wr[3] = (struct ibv_send_wr){
+		.wr_id = 0xd9, .opcode = IBV_WR_BIND_MW,
+		.bind_mw = {
+			.mw = mw2, .rkey = (key & ~0xffU) | 0x21,
+			.bind_info = { mr, (uintptr_t)mw_buf, 128,
+				       IBV_ACCESS_REMOTE_WRITE },
+		},
+		.qp_type.xrc.remote_srqn = 0xffffffff,
+	};
+	link_send(wr, 4);
+	ret = ibv_post_send(qp, wr, &bad);
+	ok(ret == 0 && ld(&d.sq_db->prod) == 10,
+	   "xrc_send: both atomics, LOCAL_INV and a type 2 BIND_MW posted (ret %d)",
+	   ret);
+	w = sq_wqe(&d, 6);
+	ok(xrc_wqe_is(w, ORCA_WQE_OP_ATOMIC_CMP_SWP, 0x16) &&
+	   le64toh(w->seg.atomic.remote_addr) == 0xa000 &&
+	   le64toh(w->seg.atomic.swap) == 2 &&
+	   le32toh(wqe_sge(w, ORCA_SEND_WQE_HDR_SIZE)->length) == 8,
+	   "xrc_send ATOMIC_CMP_AND_SWP: xrc_srqn, atomic segment, its 8-byte SGE");
+	ok(xrc_wqe_is(sq_wqe(&d, 7), ORCA_WQE_OP_ATOMIC_FETCH_ADD, 0x17) &&
+	   le64toh(sq_wqe(&d, 7)->seg.atomic.compare_add) == 3,
+	   "xrc_send ATOMIC_FETCH_AND_ADD: xrc_srqn");
+	ok(xrc_wqe_is(sq_wqe(&d, 0), ORCA_WQE_OP_LOCAL_INV, 0) &&
+	   le32toh(sq_wqe(&d, 0)->imm_inv) == 0x5566,
+	   "xrc_send LOCAL_INV: xrc_srqn 0 whatever remote_srqn says");
+	ok(bind_wqe_is(sq_wqe(&d, 1), 0xd9, 0, key, (key & ~0xffU) | 0x21,
+		       MR_LKEY, (uintptr_t)mw_buf, 128,
+		       ORCA_BIND_ACCESS_REMOTE_WRITE) &&
+	   xrc_wqe_is(sq_wqe(&d, 1), ORCA_WQE_OP_BIND_MW, 0),
+	   "xrc_send BIND_MW (type 2): the bind, xrc_srqn 0");
+	st(&d.sq_db->cons, 10);
+
+	key = mw1->rkey;
+	ret = ibv_bind_mw(qp, mw1, &b);
+	ok(ret == 0 && ld(&d.sq_db->prod) == 11 && mw1->rkey != key &&
+	   xrc_wqe_is(sq_wqe(&d, 2), ORCA_WQE_OP_BIND_MW, 0),
+	   "xrc_send ibv_bind_mw (type 1): posted, xrc_srqn 0 (ret %d)", ret);
+	st(&d.sq_db->cons, 11);
+
+	wr[0] = (struct ibv_send_wr){ .wr_id = 0xda, .opcode = IBV_WR_SEND,
+				      .qp_type.xrc.remote_srqn = 0x20 };
+	wr[1] = (struct ibv_send_wr){ .wr_id = 0xdb, .opcode = IBV_WR_SEND,
+				      .qp_type.xrc.remote_srqn = 1U << 24 };
+	link_send(wr, 2);
+	ret = ibv_post_send(qp, wr, &bad);
+	ok(ret == EINVAL && bad == &wr[1] && ld(&d.sq_db->prod) == 12 &&
+	   xrc_wqe_is(sq_wqe(&d, 3), ORCA_WQE_OP_SEND, 0x20),
+	   "xrc_send: remote_srqn 2^24 is EINVAL at that WR, the one before posted (ret %d)",
+	   ret);
+	wr[0] = (struct ibv_send_wr){
+		.opcode = IBV_WR_RDMA_WRITE, .qp_type.xrc.remote_srqn = ~0U,
+	};
+	bad = NULL;
+	ret = ibv_post_send(qp, wr, &bad);
+	ok(ret == EINVAL && bad == &wr[0] && ld(&d.sq_db->prod) == 12,
+	   "xrc_send: remote_srqn 0xffffffff alone: EINVAL, nothing posted (ret %d)",
+	   ret);
+	wr[0] = (struct ibv_send_wr){
+		.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD, .sg_list = &sg8,
+		.num_sge = 1, .qp_type.xrc.remote_srqn = 1U << 31,
+	};
+	ret = ibv_post_send(qp, wr, &bad);
+	ok(ret == EINVAL && ld(&d.sq_db->prod) == 12,
+	   "xrc_send: an atomic with remote_srqn 2^31: EINVAL, nothing posted");
+
+	rwr.wr_id = 1;
+	ret = ibv_post_recv(qp, &rwr, &rbad);
+	ok(ret == EINVAL && rbad == &rwr,
+	   "xrc_send: post_recv is EINVAL, it has no receive queue");
+	ok(!ibv_destroy_qp(qp), "destroy the xrc_send qp");
+}
+
+/*
+ * Every other QP type writes 0 at 0x14, over stale ring contents, on
+ * every post path, whatever remote_srqn holds.
+ */
+static void test_xrc_zero(void)
+{
+	struct ibv_ah_attr aattr = { .is_global = 1, .port_num = 1 };
+	uint64_t old = 0;
+	struct ibv_sge sg8 = { (uintptr_t)&old, 8, 0x62 };
+	struct ibv_mw_bind b = {
+		.bind_info = { .mr = mr, .addr = (uintptr_t)mw_buf,
+			       .length = 64,
+			       .mw_access_flags = IBV_ACCESS_REMOTE_READ },
+	};
+	struct ibv_send_wr wr[3] = {}, *bad = NULL;
+	struct ibv_qp_ex *qpx;
+	struct ibv_ah *ah;
+	struct dev_qp d;
+	struct ibv_qp *qp;
+	int ret;
+
+	qp = make_qp(IBV_QPT_RC, NULL, &d);
+	if (!qp || to_state(qp, IBV_QPS_INIT) || !mw1 || !mr) {
+		ok(0, "rc qp in INIT for the xrc_srqn 0 checks");
+		return;
+	}
+	d.sq_db->dev_flags = htole32(ORCA_DB_DEV_POLLING);
+	poison_sq(&d);
+	wr[0] = (struct ibv_send_wr){ .opcode = IBV_WR_SEND,
+				      .qp_type.xrc.remote_srqn = 0x123456 };
+	wr[1] = (struct ibv_send_wr){ .opcode = IBV_WR_RDMA_WRITE,
+				      .qp_type.xrc.remote_srqn = 1U << 24 };
+	wr[2] = (struct ibv_send_wr){
+		.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD, .sg_list = &sg8,
+		.num_sge = 1, .qp_type.xrc.remote_srqn = 7,
+	};
+	link_send(wr, 3);
+	ret = ibv_post_send(qp, wr, &bad);
+	ok(ret == 0 && xrc_wqe_is(sq_wqe(&d, 0), ORCA_WQE_OP_SEND, 0) &&
+	   xrc_wqe_is(sq_wqe(&d, 1), ORCA_WQE_OP_RDMA_WRITE, 0) &&
+	   xrc_wqe_is(sq_wqe(&d, 2), ORCA_WQE_OP_ATOMIC_FETCH_ADD, 0),
+	   "RC post_send over stale WQEs: xrc_srqn and reserved 0, remote_srqn ignored (ret %d)",
+	   ret);
+	ret = ibv_bind_mw(qp, mw1, &b);
+	ok(ret == 0 && xrc_wqe_is(sq_wqe(&d, 3), ORCA_WQE_OP_BIND_MW, 0),
+	   "RC ibv_bind_mw over a stale WQE: xrc_srqn 0 (ret %d)", ret);
+	ibv_destroy_qp(qp);
+
+	qp = make_qp(IBV_QPT_UC, NULL, &d);
+	if (!qp || to_state(qp, IBV_QPS_INIT)) {
+		ok(0, "uc qp in INIT");
+		return;
+	}
+	d.sq_db->dev_flags = htole32(ORCA_DB_DEV_POLLING);
+	poison_sq(&d);
+	wr[0] = (struct ibv_send_wr){ .opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
+				      .qp_type.xrc.remote_srqn = 0x55 };
+	wr[0].next = NULL;
+	ret = ibv_post_send(qp, wr, &bad);
+	ok(ret == 0 && xrc_wqe_is(sq_wqe(&d, 0), ORCA_WQE_OP_RDMA_WRITE_IMM, 0),
+	   "UC post_send over a stale WQE: xrc_srqn 0 (ret %d)", ret);
+	ibv_destroy_qp(qp);
+
+	ah = ibv_create_ah(pd, &aattr);
+	qp = make_qp(IBV_QPT_UD, NULL, &d);
+	if (!ah || !qp || to_state(qp, IBV_QPS_INIT)) {
+		ok(0, "ud qp in INIT and an AH");
+		return;
+	}
+	d.sq_db->dev_flags = htole32(ORCA_DB_DEV_POLLING);
+	poison_sq(&d);
+	wr[0] = (struct ibv_send_wr){
+		.opcode = IBV_WR_SEND,
+		.wr.ud = { .ah = ah, .remote_qpn = 3, .remote_qkey = 4 },
+		.qp_type.xrc.remote_srqn = 0x66,
+	};
+	ret = ibv_post_send(qp, wr, &bad);
+	ok(ret == 0 && xrc_wqe_is(sq_wqe(&d, 0), ORCA_WQE_OP_SEND, 0) &&
+	   !memcmp(sq_wqe(&d, 0) + 1, &fake_av, sizeof(fake_av)),
+	   "UD post_send over a stale WQE: xrc_srqn 0, the AV after the header (ret %d)",
+	   ret);
+	ibv_destroy_qp(qp);
+	ibv_destroy_ah(ah);
+
+	qp = make_qp_ex(IBV_QPT_RC, IBV_QP_EX_WITH_SEND |
+			IBV_QP_EX_WITH_LOCAL_INV, &d);
+	qpx = qp ? ibv_qp_to_qp_ex(qp) : NULL;
+	if (!qpx || to_state(qp, IBV_QPS_INIT)) {
+		ok(0, "rc qp_ex in INIT");
+		return;
+	}
+	d.sq_db->dev_flags = htole32(ORCA_DB_DEV_POLLING);
+	poison_sq(&d);
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	ibv_wr_local_inv(qpx, 9);
+	ret = ibv_wr_complete(qpx);
+	ok(ret == 0 && ld(&d.sq_db->prod) == 2 &&
+	   xrc_wqe_is(sq_wqe(&d, 0), ORCA_WQE_OP_SEND, 0) &&
+	   xrc_wqe_is(sq_wqe(&d, 1), ORCA_WQE_OP_LOCAL_INV, 0),
+	   "RC wr_send, wr_local_inv over stale WQEs: xrc_srqn 0 (ret %d)", ret);
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	ibv_wr_set_xrc_srqn(qpx, 5);
+	ret = ibv_wr_complete(qpx);
+	ok(ret == EINVAL && ld(&d.sq_db->prod) == 2,
+	   "RC wr_set_xrc_srqn: EINVAL, the batch not posted (ret %d)", ret);
+	ibv_destroy_qp(qp);
+}
+
+/* ibv_wr_*() on an XRC_SEND QP: wr_set_xrc_srqn. */
+static void test_xrc_ex(void)
+{
+	char x[4] = "wxyz";
+	uint32_t key;
+	struct ibv_mw_bind_info bi = { NULL, (uintptr_t)mw_buf, 32,
+				       IBV_ACCESS_REMOTE_READ };
+	const struct orca_send_wqe *w;
+	struct ibv_qp_ex *qpx;
+	struct dev_qp d;
+	struct ibv_qp *qp;
+	int ret;
+
+	qp = make_xrc_send(XRC_OPS, &d);
+	qpx = qp ? ibv_qp_to_qp_ex(qp) : NULL;
+	if (!qpx || to_state(qp, IBV_QPS_INIT) || !mw2 || !mr) {
+		ok(0, "xrc_send qp_ex with every RC op, in INIT: %s",
+		   strerror(errno));
+		return;
+	}
+	ok(1, "xrc_send qp_ex with every RC send op; ibv_qp_to_qp_ex works");
+	d.sq_db->dev_flags = htole32(ORCA_DB_DEV_POLLING);
+	poison_sq(&d);
+	bi.mr = mr;
+	key = mw2->rkey;
+
+	ibv_wr_start(qpx);
+	qpx->wr_id = 0xf1;
+	ibv_wr_send(qpx);
+	ibv_wr_set_xrc_srqn(qpx, 0x31);
+	ibv_wr_set_sge(qpx, 0x11, 0x1000, 10);
+	qpx->wr_id = 0xf2;
+	ibv_wr_rdma_write(qpx, 0x22, 0x2000);
+	ibv_wr_set_inline_data(qpx, x, sizeof(x));
+	ibv_wr_set_xrc_srqn(qpx, ORCA_WQE_XRC_SRQN_MASK);
+	qpx->wr_id = 0xf3;
+	ibv_wr_atomic_fetch_add(qpx, 0x33, 0x3000, 7);
+	ibv_wr_set_xrc_srqn(qpx, 0x33);
+	ibv_wr_set_sge(qpx, 0x12, 0x4000, 8);
+	qpx->wr_id = 0xf4;
+	ibv_wr_local_inv(qpx, 0x44);
+	qpx->wr_id = 0xf5;
+	ibv_wr_bind_mw(qpx, mw2, (key & ~0xffU) | 0x45, &bi);
+	qpx->wr_id = 0xf6;
+	ibv_wr_rdma_read(qpx, 0x66, 0x6000);
+	ibv_wr_set_sge(qpx, 0x13, 0x5000, 16);
+	ibv_wr_set_xrc_srqn(qpx, 0x36);
+	ret = ibv_wr_complete(qpx);
+	ok(ret == 0 && ld(&d.sq_db->prod) == 6,
+	   "xrc_send wr_*: SEND, RDMA_WRITE, FETCH_ADD, LOCAL_INV, BIND_MW, RDMA_READ posted (ret %d)",
+	   ret);
+	w = sq_wqe(&d, 0);
+	ok(xrc_wqe_is(w, ORCA_WQE_OP_SEND, 0x31) && le64toh(w->wr_id) == 0xf1 &&
+	   le64toh(wqe_sge(w, ORCA_SEND_WQE_HDR_SIZE)->addr) == 0x1000,
+	   "wr_send + wr_set_xrc_srqn + wr_set_sge: xrc_srqn, the SGE");
+	w = sq_wqe(&d, 1);
+	ok(xrc_wqe_is(w, ORCA_WQE_OP_RDMA_WRITE, ORCA_WQE_XRC_SRQN_MASK) &&
+	   le32toh(w->inline_len) == sizeof(x) &&
+	   !memcmp((const char *)w + ORCA_SEND_WQE_HDR_SIZE, x, sizeof(x)),
+	   "wr_rdma_write + inline + wr_set_xrc_srqn(2^24 - 1), setter after the data");
+	ok(xrc_wqe_is(sq_wqe(&d, 2), ORCA_WQE_OP_ATOMIC_FETCH_ADD, 0x33) &&
+	   le64toh(sq_wqe(&d, 2)->seg.atomic.compare_add) == 7,
+	   "wr_atomic_fetch_add + wr_set_xrc_srqn: xrc_srqn, atomic segment");
+	ok(xrc_wqe_is(sq_wqe(&d, 3), ORCA_WQE_OP_LOCAL_INV, 0) &&
+	   le32toh(sq_wqe(&d, 3)->imm_inv) == 0x44,
+	   "wr_local_inv without a setter: xrc_srqn 0 over a stale WQE");
+	ok(bind_wqe_is(sq_wqe(&d, 4), 0xf5, 0, key, (key & ~0xffU) | 0x45,
+		       MR_LKEY, (uintptr_t)mw_buf, 32,
+		       ORCA_BIND_ACCESS_REMOTE_READ) &&
+	   xrc_wqe_is(sq_wqe(&d, 4), ORCA_WQE_OP_BIND_MW, 0),
+	   "wr_bind_mw without a setter: the bind, xrc_srqn 0");
+	ok(xrc_wqe_is(sq_wqe(&d, 5), ORCA_WQE_OP_RDMA_READ, 0x36),
+	   "wr_rdma_read + set_sge + wr_set_xrc_srqn: xrc_srqn");
+	st(&d.sq_db->cons, 6);
+
+	ibv_wr_start(qpx);
+	ibv_wr_send_imm(qpx, htobe32(1));
+	ibv_wr_set_xrc_srqn(qpx, 0x41);
+	ibv_wr_send_inv(qpx, 0x99);
+	ibv_wr_set_xrc_srqn(qpx, 0x42);
+	ibv_wr_atomic_cmp_swp(qpx, 0x77, 0x7000, 1, 2);
+	ibv_wr_set_sge(qpx, 0x14, 0x8000, 8);
+	ibv_wr_set_xrc_srqn(qpx, 0x43);
+	ibv_wr_rdma_write_imm(qpx, 0x88, 0x9000, htobe32(2));
+	ibv_wr_set_xrc_srqn(qpx, 0x44);
+	ret = ibv_wr_complete(qpx);
+	ok(ret == 0 && ld(&d.sq_db->prod) == 10 &&
+	   xrc_wqe_is(sq_wqe(&d, 6), ORCA_WQE_OP_SEND_IMM, 0x41) &&
+	   xrc_wqe_is(sq_wqe(&d, 7), ORCA_WQE_OP_SEND_INV, 0x42) &&
+	   xrc_wqe_is(sq_wqe(&d, 0), ORCA_WQE_OP_ATOMIC_CMP_SWP, 0x43) &&
+	   xrc_wqe_is(sq_wqe(&d, 1), ORCA_WQE_OP_RDMA_WRITE_IMM, 0x44),
+	   "xrc_send wr_send_imm, _send_inv, _atomic_cmp_swp, _rdma_write_imm with their xrc_srqn (ret %d)",
+	   ret);
+	st(&d.sq_db->cons, 10);
+
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	ibv_wr_set_xrc_srqn(qpx, 1);
+	ibv_wr_send(qpx);
+	ibv_wr_set_sge(qpx, 0x11, 0x1000, 10);
+	ret = ibv_wr_complete(qpx);
+	ok(ret == EINVAL && ld(&d.sq_db->prod) == 10,
+	   "xrc_send: a WR without wr_set_xrc_srqn fails the batch with EINVAL, none posted (ret %d)",
+	   ret);
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	ibv_wr_set_xrc_srqn(qpx, 1U << 24);
+	ret = ibv_wr_complete(qpx);
+	ok(ret == EINVAL && ld(&d.sq_db->prod) == 10,
+	   "xrc_send: wr_set_xrc_srqn(2^24): EINVAL, nothing posted (ret %d)",
+	   ret);
+	ibv_wr_start(qpx);
+	ibv_wr_local_inv(qpx, 0x44);
+	ibv_wr_set_xrc_srqn(qpx, 5);
+	ret = ibv_wr_complete(qpx);
+	ok(ret == 0 && ld(&d.sq_db->prod) == 11 &&
+	   xrc_wqe_is(sq_wqe(&d, 10), ORCA_WQE_OP_LOCAL_INV, 0),
+	   "xrc_send: wr_set_xrc_srqn after wr_local_inv is accepted and ignored: posted, xrc_srqn 0 (ret %d)",
+	   ret);
+	st(&d.sq_db->cons, 11);
+	ibv_wr_start(qpx);
+	ibv_wr_set_xrc_srqn(qpx, 5);
+	ret = ibv_wr_complete(qpx);
+	ok(ret == EINVAL && ld(&d.sq_db->prod) == 11,
+	   "xrc_send: wr_set_xrc_srqn with no WR open: EINVAL (ret %d)", ret);
+	ibv_destroy_qp(qp);
+}
+
+/* XRC_RECV QPs, created or opened: no queue, every post refused. */
+static void test_xrc_recv(void)
+{
+	struct ibv_qp_init_attr_ex qx = {
+		.qp_type = IBV_QPT_XRC_RECV,
+		.comp_mask = IBV_QP_INIT_ATTR_XRCD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.xrcd = xrcd,
+	};
+	struct ibv_qp_open_attr ox = {
+		.comp_mask = IBV_QP_OPEN_ATTR_XRCD | IBV_QP_OPEN_ATTR_NUM |
+			     IBV_QP_OPEN_ATTR_TYPE,
+		.xrcd = xrcd, .qp_type = IBV_QPT_XRC_RECV,
+	};
+	struct ibv_mw_bind b = {
+		.bind_info = { .mr = mr, .addr = (uintptr_t)mw_buf,
+			       .length = 64,
+			       .mw_access_flags = IBV_ACCESS_REMOTE_READ },
+	};
+	struct ibv_send_wr wr = { .opcode = IBV_WR_SEND }, *bad = NULL;
+	struct ibv_recv_wr rwr = {}, *rbad = NULL;
+	unsigned int sends, recvs, modifies;
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr attr;
+	struct ibv_qp_ex *qpx;
+	struct ibv_qp *qp;
+	int maps = live_maps;
+	int ret;
+
+	qp = ibv_create_qp_ex(ctx, &qx);
+	qpx = qp ? ibv_qp_to_qp_ex(qp) : NULL;
+	if (!qpx || !mw1 || !mr) {
+		ok(0, "xrc_recv qp: %s", strerror(errno));
+		return;
+	}
+	ok(live_maps == maps && last_qp_pd == XRCD_HANDLE,
+	   "xrc_recv qp: created in the XRCD, nothing mapped");
+	sends = n_cmd[IB_USER_VERBS_CMD_POST_SEND];
+	recvs = n_cmd[IB_USER_VERBS_CMD_POST_RECV];
+	ret = ibv_post_send(qp, &wr, &bad);
+	ok(ret == EINVAL && bad == &wr, "xrc_recv in RESET: post_send EINVAL");
+	modifies = n_cmd[IB_USER_VERBS_CMD_MODIFY_QP];
+	ok(!to_state(qp, IBV_QPS_INIT) && qp->state == IBV_QPS_INIT &&
+	   n_cmd[IB_USER_VERBS_CMD_MODIFY_QP] == modifies + 1,
+	   "xrc_recv: modify to INIT (MODIFY_QP)");
+	bad = NULL;
+	ret = ibv_post_send(qp, &wr, &bad);
+	ok(ret == EINVAL && bad == &wr,
+	   "xrc_recv in INIT: post_send EINVAL, bad_wr the WR (ret %d)", ret);
+	ret = ibv_post_recv(qp, &rwr, &rbad);
+	ok(ret == EINVAL && rbad == &rwr,
+	   "xrc_recv: post_recv EINVAL (ret %d)", ret);
+	ret = ibv_bind_mw(qp, mw1, &b);
+	ok(ret == EINVAL, "xrc_recv: ibv_bind_mw EINVAL (ret %d)", ret);
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	ret = ibv_wr_complete(qpx);
+	ok(ret == EINVAL, "xrc_recv: a wr_send batch EINVAL (ret %d)", ret);
+	ok(n_cmd[IB_USER_VERBS_CMD_POST_SEND] == sends &&
+	   n_cmd[IB_USER_VERBS_CMD_POST_RECV] == recvs,
+	   "xrc_recv: no kick for any of these");
+	ok(!ibv_query_qp(qp, &attr, IBV_QP_STATE, &init) &&
+	   attr.qp_state == IBV_QPS_INIT,
+	   "xrc_recv: query_qp (QUERY_QP)");
+	ok(!ibv_destroy_qp(qp), "xrc_recv: destroyed");
+
+	ox.qp_num = 0x150;
+	qp = ibv_open_qp(ctx, &ox);
+	if (!qp) {
+		ok(0, "open_qp: %s", strerror(errno));
+		return;
+	}
+	ok(qp->qp_num == 0x150 && qp->handle == 0x950 && live_maps == maps &&
+	   !ibv_qp_to_qp_ex(qp),
+	   "open_qp: a handle on QP 0x150, nothing mapped, no ibv_qp_ex");
+	ret = ibv_post_send(qp, &wr, &bad);
+	ok(ret == EINVAL && ibv_post_recv(qp, &rwr, &rbad) == EINVAL,
+	   "opened xrc_recv: post_send and post_recv EINVAL");
+	ok(!to_state(qp, IBV_QPS_INIT) &&
+	   ibv_post_send(qp, &wr, &bad) == EINVAL,
+	   "opened xrc_recv: modify works, posting is still EINVAL");
+	ok(!ibv_destroy_qp(qp), "opened xrc_recv: the handle is destroyed");
+}
+
+/* Receives on an XRC SRQ: the ring of a basic SRQ. */
+static void test_xrc_srq(void)
+{
+	struct ibv_srq_init_attr_ex sx = {
+		.attr = { .max_wr = SRQ_MAX_WR, .max_sge = RQ_MAX_SGE },
+		.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
+			     IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ,
+		.srq_type = IBV_SRQT_XRC, .pd = pd, .xrcd = xrcd, .cq = cq,
+	};
+	struct ibv_sge sg = { 0x1234, 100, 0x77 };
+	struct ibv_recv_wr rwr[6] = {}, *rbad = NULL;
+	const struct orca_recv_wqe *w;
+	unsigned int before;
+	struct ibv_srq *srq;
+	uint32_t num = 0;
+	char *m;
+	int ret;
+
+	srq = ibv_create_srq_ex(ctx, &sx);
+	m = srq ? map_of(last_key) : NULL;
+	if (!m) {
+		ok(0, "xrc srq: %s", strerror(errno));
+		return;
+	}
+	ret = ibv_get_srq_num(srq, &num);
+	ok(!ret && num == XSRQN, "xrc srq: ibv_get_srq_num 0x%x", num);
+	for (int i = 0; i < 6; i++)
+		rwr[i] = (struct ibv_recv_wr){ .wr_id = 0x400 + i,
+					       .sg_list = &sg, .num_sge = 1 };
+	link_recv(rwr, 6);
+	before = n_cmd[IB_USER_VERBS_CMD_POST_RECV];
+	ret = ibv_post_srq_recv(srq, rwr, &rbad);
+	w = rq_wqe(m, 4);
+	ok(ret == ENOMEM && rbad == &rwr[5] &&
+	   ld(&((struct orca_db_record *)(m + PAGE))->prod) == 5 &&
+	   le64toh(w->wr_id) == 0x404 && le32toh(w->num_sge) == 1 &&
+	   le64toh(wqe_sge(w, ORCA_RECV_WQE_HDR_SIZE)->addr) == 0x1234 &&
+	   n_cmd[IB_USER_VERBS_CMD_POST_RECV] == before,
+	   "xrc srq: post_srq_recv as on a basic SRQ: WQEs in the ring, ENOMEM at max_wr, no kick (ret %d)",
+	   ret);
+	ok(!ibv_destroy_srq(srq), "xrc srq: destroyed");
+}
+
+static void test_xrc(void)
+{
+	struct ibv_xrcd_init_attr xa = {
+		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
+		.fd = -1, .oflags = O_CREAT,
+	};
+
+	xrcd = ibv_open_xrcd(ctx, &xa);
+	if (!xrcd) {
+		ok(0, "open_xrcd: %s", strerror(errno));
+		return;
+	}
+	test_xrc_post();
+	test_xrc_zero();
+	test_xrc_ex();
+	test_xrc_recv();
+	test_xrc_srq();
+	ok(!ibv_close_xrcd(xrcd), "close_xrcd");
+}
+
 static void test_mw_dealloc(void)
 {
 	unsigned int before = n_cmd[IB_USER_VERBS_CMD_DEALLOC_MW];
@@ -2677,6 +3365,7 @@ int main(void)
 	test_bind_type2();
 	test_bind_wr();
 	test_bind_poll();
+	test_xrc();
 	test_mw_dealloc();
 	test_td();
 

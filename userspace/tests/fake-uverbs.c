@@ -6,7 +6,10 @@
  * Each case gives one CREATE_* response a defect and checks that the verb
  * fails with EPROTO, that liborca destroyed the object again, and that no
  * mapping is left; for a CQ, an entry size other than the one asked for
- * (64 bytes with completion timestamps, 32 without).  TAP output.
+ * (64 bytes with completion timestamps, 32 without).  XRC (interface
+ * 1.4): the commands and udata of XRC domains, XRC SRQs and the two XRC
+ * QP types, ibv_open_qp, and what liborca refuses before sending any.
+ * TAP output.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -27,9 +30,21 @@ enum defect {
 	D_CQ_CQE_48, D_CQ_CQE_32, D_CQ_CQE_128,
 	D_QP_COMP_MASK, D_QP_QPN, D_QP_SQ_STRIDE, D_QP_RQ_DEPTH,
 	D_QP_OVERLAP, D_QP_INLINE, D_QP_SRQ_RQ,
-	D_SRQ_STRIDE, D_SRQ_SRQN,
+	D_SRQ_STRIDE, D_SRQ_SRQN, D_XSRQ_NUM,
 	D_AH_RSVD,
 };
+
+/* The XRC commands, as the fake kernel last saw them. */
+#define XRCD_HANDLE	11
+#define XSRQN		0x4242
+static bool xrcd_busy;			/* CLOSE_XRCD answers EBUSY */
+static struct ib_uverbs_open_xrcd last_xrcd;
+static struct ib_uverbs_create_xsrq last_xsrq;
+static struct ib_uverbs_create_qp last_qp;
+static struct ib_uverbs_open_qp last_open;
+/* Request and response lengths of the last command of each kind. */
+static size_t xrcd_in, xrcd_out, xsrq_in, xsrq_out, qp_in, qp_out;
+static size_t open_in, open_out;
 
 static enum defect defect;
 static unsigned int destroyed[64];	/* DESTROY_* commands seen */
@@ -129,20 +144,38 @@ static int answer(const void *cmd, size_t len)
 	}
 	case IB_USER_VERBS_CMD_CREATE_QP: {
 		const struct ib_uverbs_create_qp *req = (const void *)core;
+		/*
+		 * libibverbs sends enum ibv_qp_type, whose values are the
+		 * kernel's: XRC_SEND is XRC_INI, XRC_RECV XRC_TGT.  XRC_INI
+		 * has no receive queue; XRC_TGT no queue at all.
+		 */
+		bool no_rq = req->is_srq || req->qp_type == IBV_QPT_XRC_SEND;
 		struct ib_uverbs_create_qp_resp c = {
 			.qp_handle = 4, .qpn = 0x123,
-			.max_send_wr = 8, .max_recv_wr = req->is_srq ? 0 : 8,
-			.max_send_sge = 4, .max_recv_sge = req->is_srq ? 0 : 4,
+			.max_send_wr = 8, .max_recv_wr = no_rq ? 0 : 8,
+			.max_send_sge = 4, .max_recv_sge = no_rq ? 0 : 4,
 			.max_inline_data = 64,
 		};
 		struct orca_create_qp_resp d = {
 			.qpn = 0x123, .sq_depth = 8, .sq_stride = 128,
-			.rq_depth = req->is_srq ? 0 : 8,
-			.rq_stride = req->is_srq ? 0 : 128,
+			.rq_depth = no_rq ? 0 : 8,
+			.rq_stride = no_rq ? 0 : 128,
 			.max_inline = 64, .sq_offset = 0, .rq_offset = PAGE,
 			.db_offset = 2 * PAGE, .mmap_key = 32 * PAGE,
 			.mmap_len = 3 * PAGE,
 		};
+
+		last_qp = *req;
+		qp_in = len;
+		qp_out = out_len;
+		if (req->qp_type == IBV_QPT_XRC_RECV) {
+			/* ib_core gives the driver no udata: the core only. */
+			c = (struct ib_uverbs_create_qp_resp){
+				.qp_handle = 4, .qpn = 0x123,
+			};
+			put(resp, &c, sizeof(c), NULL, 0, out_len);
+			return 0;
+		}
 
 		switch (defect) {
 		case D_QP_COMP_MASK: d.comp_mask = 4; break;
@@ -172,6 +205,52 @@ static int answer(const void *cmd, size_t len)
 		if (defect == D_SRQ_SRQN)
 			d.srqn = 0;
 		put(resp, &c, sizeof(c), &d, sizeof(d), out_len);
+		return 0;
+	}
+	case IB_USER_VERBS_CMD_CREATE_XSRQ: {
+		const struct ib_uverbs_create_xsrq *req = (const void *)core;
+		struct ib_uverbs_create_srq_resp c = {
+			.srq_handle = 5, .max_wr = 16, .max_sge = 2,
+			.srqn = XSRQN,
+		};
+		struct orca_create_srq_resp d = {
+			.srqn = XSRQN, .depth = 16, .stride = 64,
+			.mmap_key = 48 * PAGE, .mmap_len = 2 * PAGE,
+			.db_offset = PAGE,
+		};
+
+		last_xsrq = *req;
+		xsrq_in = len;
+		xsrq_out = out_len;
+		if (defect == D_SRQ_STRIDE)
+			d.stride = 48;
+		if (defect == D_XSRQ_NUM)
+			c.srqn = XSRQN + 1;
+		put(resp, &c, sizeof(c), &d, sizeof(d), out_len);
+		return 0;
+	}
+	case IB_USER_VERBS_CMD_OPEN_XRCD: {
+		const struct ib_uverbs_open_xrcd *req = (const void *)core;
+		struct ib_uverbs_open_xrcd_resp c = { .xrcd_handle = XRCD_HANDLE };
+
+		last_xrcd = *req;
+		xrcd_in = len;
+		xrcd_out = out_len;
+		put(resp, &c, sizeof(c), NULL, 0, out_len);
+		return 0;
+	}
+	case IB_USER_VERBS_CMD_CLOSE_XRCD:
+		return xrcd_busy ? EBUSY : 0;
+	case IB_USER_VERBS_CMD_OPEN_QP: {
+		const struct ib_uverbs_open_qp *req = (const void *)core;
+		struct ib_uverbs_create_qp_resp c = {
+			.qp_handle = 8, .qpn = req->qpn,
+		};
+
+		last_open = *req;
+		open_in = len;
+		open_out = out_len;
+		put(resp, &c, sizeof(c), NULL, 0, out_len);
 		return 0;
 	}
 	case IB_USER_VERBS_CMD_CREATE_AH: {
@@ -252,6 +331,297 @@ static void test_cq_ts(void)
 			       IB_USER_VERBS_CMD_DESTROY_CQ, cases[i].what);
 	}
 	defect = D_NONE;
+}
+
+/* ibv_create_srq_ex() of an XRC SRQ with everything it needs. */
+static struct ibv_srq_init_attr_ex xsrq_attr(struct ibv_pd *pd,
+					     struct ibv_xrcd *xrcd,
+					     struct ibv_cq *cq)
+{
+	return (struct ibv_srq_init_attr_ex){
+		.attr = { .max_wr = 16, .max_sge = 2 },
+		.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
+			     IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ,
+		.srq_type = IBV_SRQT_XRC, .pd = pd, .xrcd = xrcd, .cq = cq,
+	};
+}
+
+/* XRC SRQs: the command, the number, and the refusals. */
+static void test_xsrq(struct ibv_pd *pd, struct ibv_xrcd *xrcd,
+		      struct ibv_cq *cq)
+{
+	struct ibv_srq_init_attr_ex sx = xsrq_attr(pd, xrcd, cq);
+	struct ibv_srq_init_attr sattr = { .attr = { .max_wr = 16, .max_sge = 2 } };
+	const size_t drv_in = sizeof(struct orca_create_srq_req);
+	const size_t drv_out = sizeof(struct orca_create_srq_resp);
+	static const struct {
+		uint32_t clear, set;
+		enum ibv_srq_type type;
+		int err;
+		const char *what;
+	} bads[] = {
+		{ IBV_SRQ_INIT_ATTR_XRCD, 0, IBV_SRQT_XRC, EINVAL, "without XRCD" },
+		{ IBV_SRQ_INIT_ATTR_CQ, 0, IBV_SRQT_XRC, EINVAL, "without CQ" },
+		{ IBV_SRQ_INIT_ATTR_PD, 0, IBV_SRQT_XRC, EINVAL, "without PD" },
+		{ 0, IBV_SRQ_INIT_ATTR_TM, IBV_SRQT_TM, EOPNOTSUPP,
+		  "of type TM (tag matching)" },
+		{ 0, IBV_SRQ_INIT_ATTR_TM, IBV_SRQT_XRC, EOPNOTSUPP,
+		  "with the TM mask" },
+		{ 0, IBV_SRQ_INIT_ATTR_RESERVED, IBV_SRQT_XRC, EOPNOTSUPP,
+		  "with an unknown mask bit" },
+		{ 0, 0, (enum ibv_srq_type)7, EINVAL, "of an unknown type" },
+	};
+	unsigned int sent = destroyed[IB_USER_VERBS_CMD_CREATE_XSRQ];
+	int maps = live_maps;
+	struct ibv_srq *srq;
+	uint32_t num = 0;
+	unsigned int i;
+
+	sx.srq_context = &sx;
+	srq = ibv_create_srq_ex(ctx, &sx);
+	ok(srq && live_maps == maps + 1 &&
+	   destroyed[IB_USER_VERBS_CMD_CREATE_XSRQ] == sent + 1 &&
+	   last_xsrq.srq_type == IBV_SRQT_XRC && last_xsrq.pd_handle == 1 &&
+	   last_xsrq.xrcd_handle == XRCD_HANDLE && last_xsrq.cq_handle == 3 &&
+	   last_xsrq.max_wr == 16 && last_xsrq.max_sge == 2 &&
+	   xsrq_in == sizeof(struct ib_uverbs_cmd_hdr) +
+		      sizeof(struct ib_uverbs_create_xsrq) + drv_in &&
+	   xsrq_out == sizeof(struct ib_uverbs_create_srq_resp) + drv_out,
+	   "xrc srq: CREATE_XSRQ with PD, XRCD and CQ, the SRQ udata both ways; mapped");
+	ok(srq && !ibv_get_srq_num(srq, &num) && num == XSRQN &&
+	   srq->srq_context == &sx && srq->pd == pd && srq->context == ctx &&
+	   sx.attr.max_wr == 16 && sx.attr.max_sge == 2,
+	   "xrc srq: ibv_get_srq_num is the kernel's srqn; srq_context, pd, caps set");
+	ok(srq && !ibv_destroy_srq(srq) && live_maps == maps,
+	   "xrc srq: destroy unmaps");
+
+	for (i = 0; i < sizeof(bads) / sizeof(bads[0]); i++) {
+		sx = xsrq_attr(pd, xrcd, cq);
+		sx.comp_mask = (sx.comp_mask & ~bads[i].clear) | bads[i].set;
+		sx.srq_type = bads[i].type;
+		sx.tm_cap.max_num_tags = 8;
+		errno = 0;
+		srq = ibv_create_srq_ex(ctx, &sx);
+		ok(!srq && errno == bads[i].err &&
+		   destroyed[IB_USER_VERBS_CMD_CREATE_XSRQ] == sent + 1 &&
+		   live_maps == maps,
+		   "xrc srq %s: %s, no command sent", bads[i].what,
+		   strerror(bads[i].err));
+	}
+
+	sx = xsrq_attr(pd, xrcd, cq);
+	defect = D_XSRQ_NUM;
+	EXPECT_REFUSED(ibv_create_srq_ex(ctx, &sx),
+		       IB_USER_VERBS_CMD_DESTROY_SRQ,
+		       "xrc srq: srq_num of the core response differs from the udata srqn");
+	defect = D_SRQ_STRIDE;
+	EXPECT_REFUSED(ibv_create_srq_ex(ctx, &sx),
+		       IB_USER_VERBS_CMD_DESTROY_SRQ,
+		       "xrc srq: stride too small");
+	defect = D_NONE;
+
+	/* A basic SRQ through create_srq_ex: the CQ mask takes it there. */
+	sx = xsrq_attr(pd, xrcd, cq);
+	sx.comp_mask = IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_CQ;
+	sx.srq_type = IBV_SRQT_XRC;	/* no TYPE bit: not looked at */
+	sx.srq_context = &sattr;
+	sent = destroyed[IB_USER_VERBS_CMD_CREATE_SRQ];
+	srq = ibv_create_srq_ex(ctx, &sx);
+	ok(srq && live_maps == maps + 1 &&
+	   destroyed[IB_USER_VERBS_CMD_CREATE_SRQ] == sent + 1 &&
+	   srq->srq_context == &sattr && srq->pd == pd &&
+	   ibv_get_srq_num(srq, &num) == EINVAL,
+	   "basic srq via create_srq_ex: CREATE_SRQ with its udata, mapped; get_srq_num EINVAL");
+	ok(srq && !ibv_destroy_srq(srq) && live_maps == maps,
+	   "basic srq via create_srq_ex: destroy unmaps");
+	srq = ibv_create_srq(pd, &sattr);
+	ok(srq && ibv_get_srq_num(srq, &num) == EINVAL && !ibv_destroy_srq(srq),
+	   "ibv_create_srq srq: get_srq_num EINVAL");
+}
+
+/* XRC_SEND, XRC_RECV and opened QPs. */
+static void test_xrc_qps(struct ibv_pd *pd, struct ibv_xrcd *xrcd,
+			 struct ibv_cq *cq)
+{
+	struct ibv_srq_init_attr sattr = { .attr = { .max_wr = 16, .max_sge = 2 } };
+	const struct ibv_qp_cap caps = {
+		.max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 4,
+		.max_recv_sge = 4, .max_inline_data = 64,
+	};
+	const size_t core_in = sizeof(struct ib_uverbs_cmd_hdr) +
+			       sizeof(struct ib_uverbs_create_qp);
+	unsigned int sent = destroyed[IB_USER_VERBS_CMD_CREATE_QP];
+	unsigned int opened = destroyed[IB_USER_VERBS_CMD_OPEN_QP];
+	struct ibv_qp_init_attr_ex qx;
+	struct ibv_qp_init_attr qa;
+	struct ibv_qp_open_attr ox;
+	int maps = live_maps;
+	struct ibv_srq *srq;
+	struct ibv_qp *qp;
+
+	srq = ibv_create_srq(pd, &sattr);
+	if (!srq) {
+		ok(0, "srq for the XRC QP checks: %s", strerror(errno));
+		return;
+	}
+	maps = live_maps;
+
+	/* PD alone: libibverbs hands it to create_qp. */
+	qx = (struct ibv_qp_init_attr_ex){
+		.send_cq = cq, .recv_cq = cq, .srq = srq,
+		.qp_type = IBV_QPT_XRC_SEND, .cap = caps,
+		.comp_mask = IBV_QP_INIT_ATTR_PD, .pd = pd,
+	};
+	qp = ibv_create_qp_ex(ctx, &qx);
+	ok(qp && live_maps == maps + 1 && last_qp.qp_type == IBV_QPT_XRC_SEND &&
+	   last_qp.pd_handle == 1 && last_qp.send_cq_handle == 3 &&
+	   !last_qp.recv_cq_handle && !last_qp.is_srq && !last_qp.srq_handle &&
+	   !last_qp.max_recv_wr && !last_qp.max_recv_sge &&
+	   qp_in == core_in + sizeof(struct orca_create_qp_req) &&
+	   !qx.cap.max_recv_wr && !qx.cap.max_recv_sge &&
+	   qx.cap.max_send_wr == 8 && qp->send_cq == cq && !qp->recv_cq &&
+	   !qp->srq && qp->qp_type == IBV_QPT_XRC_SEND,
+	   "xrc_send qp: CREATE_QP with the QP udata, no receive CQ, SRQ or caps; mapped without a receive queue");
+	ok(qp && !ibv_destroy_qp(qp) && live_maps == maps,
+	   "xrc_send qp: destroy unmaps");
+
+	qx = (struct ibv_qp_init_attr_ex){
+		.send_cq = cq, .qp_type = IBV_QPT_XRC_SEND, .cap = caps,
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.pd = pd, .send_ops_flags = IBV_QP_EX_WITH_SEND |
+			IBV_QP_EX_WITH_RDMA_READ |
+			IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD,
+	};
+	qp = ibv_create_qp_ex(ctx, &qx);
+	ok(qp && ibv_qp_to_qp_ex(qp) && live_maps == maps + 1 &&
+	   last_qp.qp_type == IBV_QPT_XRC_SEND && !qx.cap.max_recv_wr,
+	   "xrc_send qp with send_ops_flags (RC's ops): an ibv_qp_ex");
+	ok(qp && !ibv_destroy_qp(qp) && live_maps == maps,
+	   "xrc_send qp_ex: destroy unmaps");
+
+	defect = D_QP_SRQ_RQ;
+	EXPECT_REFUSED(ibv_create_qp_ex(ctx, &qx), IB_USER_VERBS_CMD_DESTROY_QP,
+		       "xrc_send qp: a receive ring in the response");
+	defect = D_NONE;
+
+	sent = destroyed[IB_USER_VERBS_CMD_CREATE_QP];
+	qx.send_cq = NULL;
+	errno = 0;
+	ok(!ibv_create_qp_ex(ctx, &qx) && errno == EINVAL &&
+	   destroyed[IB_USER_VERBS_CMD_CREATE_QP] == sent,
+	   "xrc_send qp without a send CQ: EINVAL, no command sent");
+
+	/* XRC_RECV: an XRCD and nothing else. */
+	qx = (struct ibv_qp_init_attr_ex){
+		.qp_context = &qx, .qp_type = IBV_QPT_XRC_RECV,
+		.comp_mask = IBV_QP_INIT_ATTR_XRCD, .xrcd = xrcd,
+	};
+	qp = ibv_create_qp_ex(ctx, &qx);
+	ok(qp && live_maps == maps &&
+	   destroyed[IB_USER_VERBS_CMD_CREATE_QP] == sent + 1 &&
+	   last_qp.qp_type == IBV_QPT_XRC_RECV &&
+	   last_qp.pd_handle == XRCD_HANDLE && !last_qp.send_cq_handle &&
+	   !last_qp.recv_cq_handle && !last_qp.is_srq && qp_in == core_in &&
+	   qp_out == sizeof(struct ib_uverbs_create_qp_resp) &&
+	   qp->qp_num == 0x123 && !qp->pd && !qp->send_cq && !qp->recv_cq &&
+	   qp->qp_type == IBV_QPT_XRC_RECV && qp->qp_context == &qx &&
+	   qp->state == IBV_QPS_RESET,
+	   "xrc_recv qp: CREATE_QP naming the XRCD, no udata either way, nothing mapped");
+	ok(qp && !ibv_destroy_qp(qp) && live_maps == maps,
+	   "xrc_recv qp: destroyed");
+
+	sent = destroyed[IB_USER_VERBS_CMD_CREATE_QP];
+	qx.comp_mask = IBV_QP_INIT_ATTR_PD;
+	qx.pd = pd;
+	errno = 0;
+	ok(!ibv_create_qp_ex(ctx, &qx) && errno == EINVAL,
+	   "xrc_recv qp with a PD and no XRCD: EINVAL");
+	qx.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS;
+	errno = 0;
+	ok(!ibv_create_qp_ex(ctx, &qx) && errno == EINVAL,
+	   "xrc_recv qp_ex without XRCD: EINVAL");
+	qx.comp_mask = IBV_QP_INIT_ATTR_XRCD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	qx.send_ops_flags = IBV_QP_EX_WITH_SEND;
+	errno = 0;
+	ok(!ibv_create_qp_ex(ctx, &qx) && errno == EOPNOTSUPP,
+	   "xrc_recv qp with a send op: EOPNOTSUPP");
+	qa = (struct ibv_qp_init_attr){ .qp_type = IBV_QPT_XRC_RECV,
+					.send_cq = cq, .recv_cq = cq };
+	errno = 0;
+	ok(!ibv_create_qp(pd, &qa) && errno == EINVAL &&
+	   destroyed[IB_USER_VERBS_CMD_CREATE_QP] == sent,
+	   "ibv_create_qp of an XRC_RECV QP: EINVAL (no XRCD), no command sent");
+
+	/* ibv_open_qp: a handle on an XRC_RECV QP of the domain. */
+	ox = (struct ibv_qp_open_attr){
+		.comp_mask = IBV_QP_OPEN_ATTR_XRCD | IBV_QP_OPEN_ATTR_NUM |
+			     IBV_QP_OPEN_ATTR_TYPE | IBV_QP_OPEN_ATTR_CONTEXT,
+		.qp_num = 0x777, .xrcd = xrcd, .qp_type = IBV_QPT_XRC_RECV,
+		.qp_context = &ox,
+	};
+	qp = ibv_open_qp(ctx, &ox);
+	ok(qp && live_maps == maps &&
+	   destroyed[IB_USER_VERBS_CMD_OPEN_QP] == opened + 1 &&
+	   last_open.qpn == 0x777 && last_open.pd_handle == XRCD_HANDLE &&
+	   last_open.qp_type == IBV_QPT_XRC_RECV &&
+	   open_in == sizeof(struct ib_uverbs_cmd_hdr) +
+		      sizeof(struct ib_uverbs_open_qp) &&
+	   open_out == sizeof(struct ib_uverbs_create_qp_resp) &&
+	   qp->qp_num == 0x777 && qp->qp_context == &ox && !qp->pd &&
+	   qp->qp_type == IBV_QPT_XRC_RECV,
+	   "open_qp: OPEN_QP with the XRCD, qpn and type, no udata, nothing mapped");
+	ok(qp && !ibv_destroy_qp(qp) && live_maps == maps,
+	   "open_qp: the handle is destroyed");
+	ox.comp_mask &= ~IBV_QP_OPEN_ATTR_NUM;
+	errno = 0;
+	ok(!ibv_open_qp(ctx, &ox) && errno == EINVAL, "open_qp without NUM: EINVAL");
+	ox.comp_mask |= IBV_QP_OPEN_ATTR_NUM;
+	ox.qp_type = IBV_QPT_RC;
+	errno = 0;
+	ok(!ibv_open_qp(ctx, &ox) && errno == EINVAL, "open_qp of an RC QP: EINVAL");
+	ox.qp_type = IBV_QPT_XRC_RECV;
+	ox.comp_mask |= IBV_QP_OPEN_ATTR_RESERVED;
+	errno = 0;
+	ok(!ibv_open_qp(ctx, &ox) && errno == EOPNOTSUPP &&
+	   destroyed[IB_USER_VERBS_CMD_OPEN_QP] == opened + 1,
+	   "open_qp with an unknown mask bit: EOPNOTSUPP; none of these sent");
+	ibv_destroy_srq(srq);
+}
+
+/* XRC domains, and what is created in them (interface 1.4). */
+static void test_xrc(struct ibv_pd *pd, struct ibv_cq *cq)
+{
+	struct ibv_xrcd_init_attr xattr = {
+		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
+		.fd = -1, .oflags = O_CREAT,
+	};
+	struct ibv_xrcd *xrcd;
+	int ret;
+
+	xrcd = ibv_open_xrcd(ctx, &xattr);
+	ok(xrcd && xrcd->context == ctx && last_xrcd.fd == (uint32_t)-1 &&
+	   last_xrcd.oflags == O_CREAT &&
+	   xrcd_in == sizeof(struct ib_uverbs_cmd_hdr) +
+		      sizeof(struct ib_uverbs_open_xrcd) &&
+	   xrcd_out == sizeof(struct ib_uverbs_open_xrcd_resp),
+	   "xrcd: OPEN_XRCD with fd and oflags, no udata either way");
+	if (!xrcd)
+		return;
+	xattr.comp_mask = IBV_XRCD_INIT_ATTR_FD;
+	errno = 0;
+	ok(!ibv_open_xrcd(ctx, &xattr) && errno == EINVAL,
+	   "xrcd without OFLAGS: EINVAL");
+
+	test_xsrq(pd, xrcd, cq);
+	test_xrc_qps(pd, xrcd, cq);
+
+	xrcd_busy = true;
+	ret = ibv_close_xrcd(xrcd);
+	ok(ret == EBUSY, "xrcd: a CLOSE_XRCD the kernel refuses keeps it (ret %d)",
+	   ret);
+	xrcd_busy = false;
+	ok(!ibv_close_xrcd(xrcd), "xrcd: closed");
 }
 
 int main(void)
@@ -353,6 +723,8 @@ int main(void)
 	EXPECT_REFUSED(ibv_create_ah(pd, &aattr), IB_USER_VERBS_CMD_DESTROY_AH,
 		       "ah: reserved field set in the response");
 	defect = D_NONE;
+
+	test_xrc(pd, cq);
 
 	ok(cq && !ibv_destroy_cq(cq) && live_maps == 0, "cq: destroy unmaps");
 	ibv_dealloc_pd(pd);

@@ -5,8 +5,8 @@
  * ALLOC_PD, CREATE_CQ, CREATE_QP and CREATE_SRQ, a short driver request,
  * a non-zero reserved field, an unknown comp_mask, non-zero bytes past
  * the known request and a response buffer that is too short are each
- * rejected with EINVAL, and the well-formed command works; ALLOC_MW, which
- * has no driver data, takes zeroed input only.
+ * rejected with EINVAL, and the well-formed command works; ALLOC_MW and
+ * OPEN_XRCD, which have no driver data, take zeroed input only.
  * Prints TAP.  Usage: udata_raw DEVICE
  */
 #include <dirent.h>
@@ -389,6 +389,60 @@ static void test_alloc_mw(int fd, uint32_t pd)
 	   "ALLOC_MW of type 3 fails with EINVAL");
 }
 
+/* OPEN_XRCD of a domain no file names (fd -1): no driver data either. */
+static int open_xrcd(int fd, const void *drv, size_t drv_len,
+		     uint32_t *handle)
+{
+	struct ib_uverbs_open_xrcd_resp resp;
+	struct ib_uverbs_open_xrcd c;
+	int ret;
+
+	memset(&resp, 0, sizeof(resp));
+	memset(&c, 0, sizeof(c));
+	c.fd = (uint32_t)-1;
+	ret = cmd(fd, IB_USER_VERBS_CMD_OPEN_XRCD, &c, sizeof(c), drv, drv_len,
+		  &resp, sizeof(resp));
+	if (!ret && handle)
+		*handle = resp.xrcd_handle;
+	return ret;
+}
+
+static int close_xrcd(int fd, uint32_t handle)
+{
+	struct ib_uverbs_close_xrcd c = { .xrcd_handle = handle };
+	unsigned char buf[sizeof(struct ib_uverbs_cmd_hdr) + sizeof(c)];
+	struct ib_uverbs_cmd_hdr hdr = {
+		.command = IB_USER_VERBS_CMD_CLOSE_XRCD,
+		.in_words = sizeof(buf) / 4,
+	};
+
+	memcpy(buf, &hdr, sizeof(hdr));
+	memcpy(buf + sizeof(hdr), &c, sizeof(c));
+	if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+		return errno ? errno : EIO;
+	return 0;
+}
+
+static void test_open_xrcd(int fd)
+{
+	uint32_t junk[4] = { 0, 0, 0, 0 };
+	uint32_t h = 0;
+	int ret;
+
+	ret = open_xrcd(fd, NULL, 0, &h);
+	ok(want(ret, 0, "open_xrcd") &&
+	   want(close_xrcd(fd, h), 0, "close_xrcd"),
+	   "OPEN_XRCD without driver input: accepted; CLOSE_XRCD");
+	ret = open_xrcd(fd, junk, sizeof(junk), &h);
+	ok(want(ret, 0, "open_xrcd zeroed input") &&
+	   want(close_xrcd(fd, h), 0, "close_xrcd"),
+	   "OPEN_XRCD with 16 zeroed bytes of driver input: accepted; CLOSE_XRCD");
+	junk[3] = 1;
+	ret = open_xrcd(fd, junk, sizeof(junk), NULL);
+	ok(want(ret, EINVAL, "open_xrcd junk input"),
+	   "OPEN_XRCD with non-zero driver input fails with EINVAL");
+}
+
 static int create_cq(int fd, const struct drv *d, size_t drv_out,
 		     uint32_t cqe, uint32_t *handle,
 		     struct orca_create_cq_resp *r)
@@ -653,6 +707,7 @@ int main(int argc, char **argv)
 		       NULL),
 	   "a PD, a CQ and an SRQ for the QP tests");
 	test_alloc_mw(fd, pd);
+	test_open_xrcd(fd);
 	test_create_cq(fd);
 	test_create_qp(fd, pd, cq, srq);
 	test_create_srq(fd, pd);
