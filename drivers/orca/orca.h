@@ -194,7 +194,6 @@ struct orca_pd {
 struct orca_xrcd {
 	struct ib_xrcd ibxrcd;
 	u32 xrcdn;
-	bool refused;		/* the device refused a DEALLOC_XRCD once */
 };
 
 struct orca_cq {

@@ -346,10 +346,33 @@ err_destroy:
 	return ret;
 }
 
+/*
+ * ib_core destroys an XRC_TGT QP with its last handle and cannot retry
+ * that: a device that refuses the destroy once is asked again at once,
+ * as a user object's destroy would be retried.
+ */
+static int orca_destroy_xrc_tgt(struct orca_dev *dev, struct orca_qp *qp)
+{
+	int ret;
+
+	xa_erase_irq(&dev->qp_xa, qp->qpn);
+	ret = orca_cmd_destroy_qp(dev, qp->qpn);
+	if (ret && !orca_admin_effect_unknown(dev, ret))
+		ret = orca_cmd_destroy_qp(dev, qp->qpn);
+	if (ret)
+		ibdev_warn_ratelimited(&dev->ibdev,
+				       "DESTROY_QP %u (XRC_TGT) failed: %d\n",
+				       qp->qpn, ret);
+	return 0;
+}
+
 int orca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct orca_dev *dev = to_odev(ibqp->device);
 	struct orca_qp *qp = to_oqp(ibqp);
+
+	if (qp->hw_type == ORCA_QPT_XRC_TGT)
+		return orca_destroy_xrc_tgt(dev, qp);
 
 	return orca_destroy_queue(dev, &dev->qp_xa, qp->qpn, qp,
 				  orca_cmd_destroy_qp, qp->qmem, qp->mentry,

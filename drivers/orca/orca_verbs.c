@@ -360,16 +360,23 @@ static int orca_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata)
 	return orca_cmd_alloc_xrcd(dev, &xrcd->xrcdn);
 }
 
+/*
+ * A failed dealloc cannot be retried through ib_core: ib_uverbs_dealloc_xrcd()
+ * raises the domain's use count when the driver fails, and every later
+ * attempt then stops at that count (EBUSY, and a WARNING when the file
+ * closes).  So the driver asks a refusing device once more itself, and
+ * then lets the domain go whatever the device says: like a PD, it names
+ * no memory the device could still use.
+ */
 static int orca_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata)
 {
 	struct orca_dev *dev = to_odev(ibxrcd->device);
 	struct orca_xrcd *xrcd = to_oxrcd(ibxrcd);
 	int ret;
 
-	/* Like a PD, a domain names no memory the device could still use. */
 	ret = orca_cmd_dealloc_xrcd(dev, xrcd->xrcdn);
-	if (ret && orca_destroy_refused(dev, ret, udata, &xrcd->refused))
-		return ret;
+	if (ret && !orca_admin_effect_unknown(dev, ret))
+		ret = orca_cmd_dealloc_xrcd(dev, xrcd->xrcdn);
 	if (ret)
 		ibdev_warn(ibxrcd->device, "DEALLOC_XRCD %u failed: %d\n",
 			   xrcd->xrcdn, ret);

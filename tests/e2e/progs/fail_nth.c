@@ -453,6 +453,118 @@ static const struct fn_op mw_op = {
 };
 
 /*
+ * XRC: a domain of no file, an XRC SRQ in it, an XRC_RECV QP of it and an
+ * XRC_SEND QP.  Destroyed in reverse, each part once: a retry after a
+ * refused destroy goes on where the last attempt stopped.
+ */
+struct fn_xrc {
+	struct ibv_xrcd *xrcd;
+	struct ibv_srq *srq;
+	struct ibv_qp *tgt;
+	struct ibv_qp *ini;
+};
+
+static int destroy_xrc(void *obj)
+{
+	struct fn_xrc *x = obj;
+	int ret;
+
+	if (x->ini) {
+		ret = ibv_destroy_qp(x->ini);
+		if (ret)
+			return ret;
+		x->ini = NULL;
+	}
+	if (x->tgt) {
+		ret = ibv_destroy_qp(x->tgt);
+		if (ret)
+			return ret;
+		x->tgt = NULL;
+	}
+	if (x->srq) {
+		ret = ibv_destroy_srq(x->srq);
+		if (ret)
+			return ret;
+		x->srq = NULL;
+	}
+	if (x->xrcd) {
+		ret = ibv_close_xrcd(x->xrcd);
+		if (ret)
+			return ret;
+		x->xrcd = NULL;
+	}
+	free(x);
+	return 0;
+}
+
+static int make_xrc(void **obj)
+{
+	struct ibv_xrcd_init_attr xa = {
+		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
+		.fd = -1,
+		.oflags = O_CREAT,
+	};
+	struct fn_xrc *x = calloc(1, sizeof(*x));
+	int ret;
+
+	if (!x)
+		return ENOMEM;
+	errno = 0;
+	x->xrcd = ibv_open_xrcd(ctx, &xa);
+	if (x->xrcd) {
+		struct ibv_srq_init_attr_ex sa = {
+			.attr = { .max_wr = 64, .max_sge = 1 },
+			.comp_mask = IBV_SRQ_INIT_ATTR_TYPE |
+				     IBV_SRQ_INIT_ATTR_PD |
+				     IBV_SRQ_INIT_ATTR_XRCD |
+				     IBV_SRQ_INIT_ATTR_CQ,
+			.srq_type = IBV_SRQT_XRC,
+			.pd = pd,
+			.xrcd = x->xrcd,
+			.cq = cq,
+		};
+
+		x->srq = ibv_create_srq_ex(ctx, &sa);
+	}
+	if (x->srq) {
+		struct ibv_qp_init_attr_ex ta = {
+			.qp_type = IBV_QPT_XRC_RECV,
+			.comp_mask = IBV_QP_INIT_ATTR_XRCD,
+			.xrcd = x->xrcd,
+		};
+
+		x->tgt = ibv_create_qp_ex(ctx, &ta);
+	}
+	if (x->tgt) {
+		struct ibv_qp_init_attr_ex ia = {
+			.qp_type = IBV_QPT_XRC_SEND,
+			.comp_mask = IBV_QP_INIT_ATTR_PD,
+			.pd = pd,
+			.send_cq = cq,
+			.cap = { .max_send_wr = 32, .max_send_sge = 2 },
+		};
+
+		x->ini = ibv_create_qp_ex(ctx, &ia);
+	}
+	if (x->ini) {
+		*obj = x;
+		return 0;
+	}
+	ret = errno ? errno : EIO;
+	/* The fault fired once: undoing what was made meets none. */
+	if (destroy_xrc(x))
+		diag("xrc: cleaning up after a failed make: %s",
+		     strerror(errno));
+	return ret;
+}
+
+/* Both modes: every XRC object, kernel allocations and commands alike. */
+static const struct fn_op xrc_op = {
+	"ibv_open_xrcd, XRC SRQ, XRC_RECV and XRC_SEND QPs", make_xrc,
+	destroy_xrc, "qps"
+};
+
+/*
  * Walk the fault points of making one object, then of destroying one.
  * Returns 0 if every step ended cleanly.
  */
@@ -681,6 +793,7 @@ int main(int argc, char **argv)
 		if (!fn_admin)
 			fn_walk(&rereg_op);
 		fn_walk(&mw_op);
+		fn_walk(&xrc_op);
 		fn_walk_modify();
 	}
 
