@@ -6,8 +6,9 @@
 #   make         build orca.ko, orca_soft.ko and liborca-rdmav34.so
 #   make check   build, style checks, KUnit suites and guest end-to-end tests
 #   make demo    boot two guests, bring up orca0 on eth1 in each, show it
-#                with ibv_devinfo and run ibv_rc_pingpong, ib_write_bw and
-#                rping between them (make demo-one: one guest, loopback)
+#                with ibv_devinfo and run ibv_rc_pingpong, ib_write_bw,
+#                rping and ibv_xsrq_pingpong between them (make demo-one:
+#                one guest, loopback)
 #   make bench   perftest on orca0 and rxe0 in one guest: ratio table in
 #                build/bench/results.txt; then across two guests, Orca
 #                against Orca and rxe against rxe: build/bench-pair/

@@ -6,13 +6,18 @@
 # 10.99.0.2 in guest b), load ib_core, ib_uverbs, orca_soft.ko and
 # orca.ko from the build tree in both, create orca0 on eth1, show it with
 # rdma-core's own tools, then move data between the guests over RoCEv2:
-# ibv_rc_pingpong -c (data validated), perftest's ib_write_bw and rping
-# -v (rdma_cm: the connection handshake in CM MADs over the wire), each
-# with its server in guest b and its client in guest a.  The two guests
-# meet through the two-guest tests' mailbox (tests/pair/lib-core.sh).
+# ibv_rc_pingpong -c (data validated), perftest's ib_write_bw, rping -v
+# (rdma_cm: the connection handshake in CM MADs over the wire) and
+# ibv_xsrq_pingpong (XRC: each side's XRC_SEND QP sends into the other's
+# XRC SRQ through an XRC_RECV QP; it checks completions, not payloads),
+# each with its server in guest b and its client in guest a.  The two
+# guests meet through the two-guest tests' mailbox
+# (tests/pair/lib-core.sh).
 #
-# 'make demo-one' (--one): one guest, orca0 on eth0, ibv_rc_pingpong -c
-# and ib_write_bw with server and client in the guest (127.0.0.1).
+# 'make demo-one' (--one): one guest, orca0 on eth0, ibv_rc_pingpong -c,
+# ib_write_bw and ibv_xsrq_pingpong with server and client in the guest
+# (127.0.0.1; the two ibv_xsrq_pingpong processes share one XRC domain,
+# both opening /tmp/xrc_domain).
 #
 #   tests/demo.sh [--one] [run-guest.sh options...]
 
@@ -97,6 +102,7 @@ pair() { # pair NAME PORT TOOL ARGS...: server and client, show both
 }
 pair rc 18515 ibv_rc_pingpong -d orca0 -g "$gidx" -n 1000 -c
 pair write-bw 18516 ib_write_bw -d orca0 -x "$gidx" -s 65536 -n 1000 -F
+pair xsrq 18517 ibv_xsrq_pingpong -d orca0 -g "$gidx" -n 1000 -s 4096 -m 1024
 set -e
 run rmmod orca orca_soft
 [ "$demo_failed" -eq 0 ]
@@ -162,6 +168,11 @@ ORCA_DEV=orca0
 demo rping 18517 cm_listening \
 	rping -s -a "$ORCA_SELF_IP" -p 18517 -C 10 -v -- \
 	rping -c -a "$peer" -p 18517 -C 10 -v
+# XRC: 1000 round trips of 4 KiB (4 packets), each side's XRC_SEND QP
+# naming the other's XRC SRQ.
+demo xsrq 18518 tools_listening \
+	ibv_xsrq_pingpong -d orca0 -g "$gidx" -n 1000 -s 4096 -m 1024 -p 18518 -- \
+	ibv_xsrq_pingpong -d orca0 -g "$gidx" -n 1000 -s 4096 -m 1024 -p 18518 "$peer"
 # Both guests are done before either takes orca0 away.
 if [ "$me" = a ]; then
 	pair_send_raw demo-done yes 120

@@ -17,7 +17,7 @@
 #   udaddy                UD: address resolution, SIDR, datagrams
 #   mckey                 UD multicast: join, send, receive, leave
 #   rdma_server/client    the rdma_cm "simple" API (rdma_create_ep)
-#   rdma_xserver/xclient  the same with -c r (RC; XRC is not supported)
+#   rdma_xserver/xclient  the same with -c r (RC)
 #   ib_send_bw/ib_write_lat/ib_read_bw -R   perftest connected by rdma_cm
 #   progs/cm_rd_atomic    the READ/atomic depths rdma_cm negotiates
 #                         (initiator_depth, responder_resources) are what

@@ -104,6 +104,11 @@ run_prog wire_srq $A "$ga" $B "$gb"
 # Memory windows: B binds a type 1 and a zero-based type 2 window, A
 # writes, reads, adds and invalidates through their keys.
 run_prog wire_mw $A "$ga" $B "$gb"
+# XRC: A's XRC_SEND QPs into an XRC SRQ of B through B's XRC_RECV QPs:
+# a SEND, WRITE and READ of 20 KiB and a FETCH_ADD, a remote_srqn naming
+# no SRQ and an rkey of another PD than the SRQ's (not in 305: rxe has no
+# XRC).
+run_prog wire_xrc $A "$ga" $B "$gb"
 wire_perf send-bw ib_send_bw -s 65536 -n 100
 wire_perf write-bw ib_write_bw -s 65536 -n 100
 wire_perf read-bw ib_read_bw -s 65536 -n 100

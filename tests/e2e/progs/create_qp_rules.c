@@ -312,8 +312,8 @@ static void test_types(struct ibv_pd *pd)
 	expect_create_fails(pd, IBV_QPT_RAW_PACKET, NULL, cap, 0,
 			    "IBV_QPT_RAW_PACKET (unsupported)");
 	cap = small_cap;
-	expect_create_fails(pd, IBV_QPT_XRC_SEND, NULL, cap, 0,
-			    "IBV_QPT_XRC_SEND (unsupported)");
+	expect_create_fails(pd, IBV_QPT_XRC_RECV, NULL, cap, 0,
+			    "IBV_QPT_XRC_RECV through ibv_create_qp (no XRC domain)");
 	cap = small_cap;
 	expect_create_fails(pd, IBV_QPT_DRIVER, NULL, cap, 0,
 			    "IBV_QPT_DRIVER (unsupported)");
