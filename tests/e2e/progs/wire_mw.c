@@ -117,31 +117,8 @@ static int wm_wc(struct wm_end *e, struct ibv_qp *qp, uint64_t id,
 		 enum ibv_wc_status status, enum ibv_wc_opcode opcode,
 		 struct ibv_wc *wc, const char *what)
 {
-	long deadline = wire_now_ms() + WM_TIMEOUT_MS;
-	int n;
-
-	while ((n = ibv_poll_cq(e->cq, 1, wc)) == 0) {
-		if (wire_now_ms() > deadline) {
-			diag("%s: no completion on %s in %d ms", what, e->name,
-			     WM_TIMEOUT_MS);
-			return 0;
-		}
-	}
-	if (n < 0) {
-		diag("%s: ibv_poll_cq on %s failed", what, e->name);
-		return 0;
-	}
-	if (wc->wr_id != id || wc->qp_num != qp->qp_num ||
-	    wc->status != status ||
-	    (status == IBV_WC_SUCCESS && wc->opcode != opcode)) {
-		diag("%s: %s completed wr_id %llu of QP 0x%x: %s, opcode %d (want wr_id %llu of QP 0x%x: %s, opcode %d)",
-		     what, e->name, (unsigned long long)wc->wr_id, wc->qp_num,
-		     ibv_wc_status_str(wc->status), wc->opcode,
-		     (unsigned long long)id, qp->qp_num,
-		     ibv_wc_status_str(status), opcode);
-		return 0;
-	}
-	return 1;
+	return wire_expect_wc(e->cq, e->name, qp, id, status, opcode, wc, what,
+			      WM_TIMEOUT_MS);
 }
 
 static int wm_post(struct ibv_qp *qp, struct ibv_send_wr *wr,
@@ -470,14 +447,7 @@ static int wm_refused(int q, uint64_t raddr, uint32_t len, uint32_t rkey,
 /* Nothing more on @e's CQ. */
 static int wm_cq_empty(struct wm_end *e)
 {
-	struct ibv_wc wc;
-	int n = e->cq ? ibv_poll_cq(e->cq, 1, &wc) : 0;
-
-	if (n)
-		diag("%s: a completion nobody waited for (%d): wr_id %llu, %s",
-		     e->name, n, n > 0 ? (unsigned long long)wc.wr_id : 0ULL,
-		     n > 0 ? ibv_wc_status_str(wc.status) : "poll error");
-	return !n;
+	return wire_cq_empty(e->cq, e->name, "the end");
 }
 
 /* Count a failed destroy call. */
