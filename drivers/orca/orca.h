@@ -26,6 +26,7 @@
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
 
 #include "orca_bus.h"
 #include "orca_hw.h"
@@ -113,9 +114,18 @@ struct orca_qmem {
 	dma_addr_t dma;
 };
 
+/*
+ * What a user mapping shows: queue memory (qmem), or an allocation of
+ * device memory (qmem NULL: dm_len bytes at dm_phys, allocation dmn of
+ * dev, given back to the device when the last mapping goes).
+ */
 struct orca_mmap_entry {
 	struct rdma_user_mmap_entry rentry;
 	struct orca_qmem *qmem;
+	struct orca_dev *dev;
+	u32 dmn;
+	phys_addr_t dm_phys;
+	size_t dm_len;
 };
 
 /* Queued port states: a flap faster than port_work can follow. */
@@ -194,6 +204,14 @@ struct orca_pd {
 struct orca_xrcd {
 	struct ib_xrcd ibxrcd;
 	u32 xrcdn;
+};
+
+/* Device memory: allocation dmn, at offset bytes into the aperture. */
+struct orca_dm {
+	struct ib_dm ibdm;
+	u32 dmn;
+	u64 offset;
+	struct orca_mmap_entry *mentry;
 };
 
 struct orca_cq {
@@ -329,6 +347,11 @@ static inline struct orca_dev *to_odev(struct ib_device *ibdev)
 	return container_of(ibdev, struct orca_dev, ibdev);
 }
 
+static inline struct orca_dm *to_odm(struct ib_dm *ibdm)
+{
+	return container_of(ibdm, struct orca_dm, ibdm);
+}
+
 static inline struct orca_xrcd *to_oxrcd(struct ib_xrcd *ibxrcd)
 {
 	return container_of(ibxrcd, struct orca_xrcd, ibxrcd);
@@ -423,6 +446,22 @@ int orca_cmd_alloc_pd(struct orca_dev *dev, u32 *pdn);
 int orca_cmd_dealloc_pd(struct orca_dev *dev, u32 pdn);
 int orca_cmd_alloc_xrcd(struct orca_dev *dev, u32 *xrcdn);
 int orca_cmd_dealloc_xrcd(struct orca_dev *dev, u32 xrcdn);
+int orca_cmd_alloc_dm(struct orca_dev *dev, u64 length, u32 log_align,
+		      u32 *dmn);
+int orca_cmd_dealloc_dm(struct orca_dev *dev, u32 dmn);
+
+/* orca_dm.c */
+u64 orca_dm_size(const struct orca_dev *dev);
+struct ib_dm *orca_alloc_dm(struct ib_device *ibdev,
+			    struct ib_ucontext *uctx,
+			    struct ib_dm_alloc_attr *attr,
+			    struct uverbs_attr_bundle *attrs);
+int orca_dealloc_dm(struct ib_dm *ibdm, struct uverbs_attr_bundle *attrs);
+void orca_dm_release(struct orca_mmap_entry *mentry);
+struct ib_mr *orca_reg_dm_mr(struct ib_pd *ibpd, struct ib_dm *ibdm,
+			     struct ib_dm_mr_attr *attr,
+			     struct uverbs_attr_bundle *attrs);
+extern const struct uapi_definition orca_uapi_defs[];
 
 int orca_cmd_query_stats(struct orca_dev *dev, struct orca_hw_stats *stats);
 int orca_cmd_create_eq(struct orca_dev *dev, dma_addr_t ring, u8 log2_depth,

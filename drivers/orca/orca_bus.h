@@ -5,7 +5,8 @@
  * An Orca function is presented to the driver as an auxiliary device.  It
  * carries what a PCI function's config space and BARs would: the register
  * block, the number of interrupt vectors and their Linux IRQ numbers, and
- * the Ethernet netdev the function is wired to.  DMA is performed on
+ * the Ethernet netdev the function is wired to, and (since interface 1.4)
+ * its device memory aperture.  DMA is performed on
  * behalf of the parent device of the auxiliary device, which therefore
  * provides the DMA ops.
  *
@@ -39,6 +40,15 @@ struct orca_bus_device {
 	unsigned int num_vectors;
 	int irqs[ORCA_BUS_MAX_VECTORS];
 	struct net_device *netdev;	/* held for the device's lifetime */
+	/*
+	 * Device memory (a prefetchable BAR on PCI): dm_size bytes at CPU
+	 * physical address dm_phys, page aligned, or dm_size 0.  dm_ram:
+	 * the aperture is system RAM (a software device), mapped cacheable;
+	 * otherwise it is I/O memory, mapped write-combining.
+	 */
+	phys_addr_t dm_phys;
+	size_t dm_size;
+	bool dm_ram;
 	const struct orca_bus_ops *ops;
 	char ibdev_name[64];		/* requested ib_device name, or "" */
 };

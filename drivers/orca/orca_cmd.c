@@ -149,6 +149,27 @@ int orca_cmd_dealloc_xrcd(struct orca_dev *dev, u32 xrcdn)
 	return orca_cmd_on_handle(dev, ORCA_CMD_DEALLOC_XRCD, xrcdn);
 }
 
+int orca_cmd_alloc_dm(struct orca_dev *dev, u64 length, u32 log_align,
+		      u32 *dmn)
+{
+	union orca_aq_cmd cmd;
+	u64 result;
+	int ret;
+
+	orca_cmd_init(&cmd, ORCA_CMD_ALLOC_DM);
+	cmd.alloc_dm.length = cpu_to_le64(length);
+	cmd.alloc_dm.log_align = cpu_to_le32(log_align);
+	ret = orca_admin_exec(dev, &cmd, NULL, 0, NULL, 0, &result);
+	if (ret)
+		return ret;
+	return orca_cmd_handle_result(result, dmn);
+}
+
+int orca_cmd_dealloc_dm(struct orca_dev *dev, u32 dmn)
+{
+	return orca_cmd_on_handle(dev, ORCA_CMD_DEALLOC_DM, dmn);
+}
+
 int orca_cmd_reg_mr(struct orca_dev *dev, const struct orca_hw_reg_mr *in,
 		    u32 *key)
 {

@@ -117,6 +117,8 @@ enum orca_aq_opcode {
 	ORCA_CMD_DEALLOC_MW		= 0x15,
 	ORCA_CMD_ALLOC_XRCD		= 0x16,
 	ORCA_CMD_DEALLOC_XRCD		= 0x17,
+	ORCA_CMD_ALLOC_DM		= 0x18,
+	ORCA_CMD_DEALLOC_DM		= 0x19,
 	ORCA_CMD_CREATE_CQ		= 0x20,
 	ORCA_CMD_RESIZE_CQ		= 0x21,
 	ORCA_CMD_DESTROY_CQ		= 0x22,
@@ -235,6 +237,22 @@ struct orca_cmd_alloc_xrcd {
 	u8 rsvd[ORCA_AQ_CMD_BODY_SIZE];
 };
 
+/*
+ * ALLOC_DM (interface 1.4): length bytes of the device memory aperture
+ * (ORCA_DM_UNIT granules), starting at a multiple of 2^log_align (and of
+ * ORCA_DM_UNIT), zeroed.  The completion's result is the allocation's
+ * number n: it starts at byte (n - 1) * ORCA_DM_UNIT of the aperture.
+ * DEALLOC_DM names it with struct orca_cmd_handle.
+ */
+struct orca_cmd_alloc_dm {
+	struct orca_aq_hdr hdr;
+	__le64 length;
+	__le32 log_align;
+	u8 rsvd[ORCA_AQ_CMD_BODY_SIZE - 12];
+};
+
+#define ORCA_DM_UNIT			4096
+
 /* Commands that name one object by its handle (DESTROY_*, DEREG_MR, ...). */
 struct orca_cmd_handle {
 	struct orca_aq_hdr hdr;
@@ -352,6 +370,7 @@ union orca_aq_cmd {
 	struct orca_cmd_handle handle;
 	struct orca_cmd_alloc_mw alloc_mw;
 	struct orca_cmd_alloc_xrcd alloc_xrcd;
+	struct orca_cmd_alloc_dm alloc_dm;
 	struct orca_cmd_create_eq create_eq;
 	struct orca_cmd_create_cq create_cq;
 	struct orca_cmd_resize_cq resize_cq;
@@ -392,6 +411,7 @@ static_assert(sizeof(struct orca_aq_cqe) == ORCA_AQ_CQE_SIZE);
 #define ORCA_HW_DEV_CAP_MW		BIT(8)	/* memory windows, 1.3 */
 #define ORCA_HW_DEV_CAP_TIMESTAMP	BIT(9)	/* CQE64 timestamps, 1.3 */
 #define ORCA_HW_DEV_CAP_XRC		BIT(10)	/* XRC domains, SRQs, QPs, 1.4 */
+#define ORCA_HW_DEV_CAP_DM		BIT(11)	/* device memory, 1.4 */
 
 /* GUIDs are EUI-64 identifiers, stored in network byte order. */
 struct orca_hw_device_attr {
@@ -427,7 +447,8 @@ struct orca_hw_device_attr {
 	__le32 max_mw;		/* since 1.3 */
 	__le32 clock_khz;	/* since 1.3: the completion clock's rate */
 	__le32 max_xrcd;	/* since 1.4 */
-	u8 rsvd[108];
+	__le32 dm_size;		/* since 1.4: bytes of device memory */
+	u8 rsvd[104];
 };
 
 #define ORCA_HW_DEVICE_ATTR_SIZE	256
@@ -514,6 +535,12 @@ static_assert(sizeof(struct orca_hw_reg_mr) == ORCA_HW_REG_MR_SIZE);
 #define ORCA_MR_PBL_LEVELS		GENMASK(9, 8)
 #define ORCA_MR_FLAG_PHYSICAL		BIT(16)
 #define ORCA_MR_FLAG_FAST_REG		BIT(17)
+/*
+ * Since 1.4: the region is device memory.  pbl_addr is the byte offset
+ * in the aperture where it starts, inside one allocation; num_pages is 0
+ * and PAGE_SHIFT 12; the device builds the translation.
+ */
+#define ORCA_MR_FLAG_DM			BIT(18)
 
 #define ORCA_MR_KEY_VARIANT		GENMASK(7, 0)
 #define ORCA_MR_KEY_INDEX		GENMASK(31, 8)

@@ -18,6 +18,9 @@
 
 #include "orca.h"
 
+/* The oldest interface minor version the driver works with. */
+#define ORCA_DRV_MIN_MINOR	2
+
 #define ORCA_READY_TIMEOUT_US	(5 * USEC_PER_SEC)
 
 static_assert(sizeof_field(struct orca_bus_device, ibdev_name) ==
@@ -64,19 +67,21 @@ static int orca_identify(struct orca_dev *dev)
 	dev->hw_version = orca_reg_read(dev, ORCA_REG_VERSION);
 	/*
 	 * 1.1 added the data-path doorbells (QP, CQ, completion EQ) that
-	 * posting, polling and completion events are built on.  A 1.0
-	 * device would take CQs and QPs that never make progress and
-	 * completion EQs that are never armed: refuse it.
+	 * posting, polling and completion events are built on, and 1.2 the
+	 * address vectors in UD WQEs that replaced the AH table: an older
+	 * device would take queues that never make progress, or datagrams
+	 * it cannot address.  What 1.3 and 1.4 added is used only where
+	 * QUERY_DEVICE reports the capability.
 	 */
 	if (FIELD_GET(ORCA_VERSION_MAJOR, dev->hw_version) !=
 	    ORCA_IFACE_VERSION_MAJOR ||
 	    FIELD_GET(ORCA_VERSION_MINOR, dev->hw_version) <
-	    ORCA_IFACE_VERSION_MINOR) {
+	    ORCA_DRV_MIN_MINOR) {
 		dev_err(orca_device(dev),
 			"unsupported interface version %lu.%lu (need %u.%u or a later %u.x)\n",
 			FIELD_GET(ORCA_VERSION_MAJOR, dev->hw_version),
 			FIELD_GET(ORCA_VERSION_MINOR, dev->hw_version),
-			ORCA_IFACE_VERSION_MAJOR, ORCA_IFACE_VERSION_MINOR,
+			ORCA_IFACE_VERSION_MAJOR, ORCA_DRV_MIN_MINOR,
 			ORCA_IFACE_VERSION_MAJOR);
 		return -ENODEV;
 	}
@@ -276,6 +281,8 @@ static int orca_register(struct orca_dev *dev)
 	strscpy(ibdev->node_desc, "Orca HCA", sizeof(ibdev->node_desc));
 	ib_set_device_ops(ibdev, &orca_dev_ops);
 	ib_set_device_ops(ibdev, &orca_lifetime_ops);
+	/* The mmap key of an ibv_alloc_dm(3) allocation (orca_dm.c). */
+	ibdev->driver_def = orca_uapi_defs;
 
 	ret = ib_device_set_netdev(ibdev, bdev->netdev, ORCA_PORT_NUM);
 	if (ret)

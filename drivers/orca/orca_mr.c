@@ -340,6 +340,49 @@ struct ib_mr *orca_get_dma_mr(struct ib_pd *ibpd, int access)
 	return &mr->ibmr;
 }
 
+/*
+ * A region on device memory: bytes [offset, offset + length) of the
+ * allocation, addressed from 0 (ib_core requires IB_ZERO_BASED).  The
+ * device builds the translation from the aperture offset; the region
+ * keeps the allocation (ib_core counts it in dm->usecnt).
+ */
+struct ib_mr *orca_reg_dm_mr(struct ib_pd *ibpd, struct ib_dm *ibdm,
+			     struct ib_dm_mr_attr *attr,
+			     struct uverbs_attr_bundle *attrs)
+{
+	struct orca_dev *dev = to_odev(ibpd->device);
+	struct orca_dm *dm = to_odm(ibdm);
+	int access = attr->access_flags & ~IB_ZERO_BASED;
+	struct orca_hw_reg_mr in = {};
+	struct orca_mr *mr;
+	int ret;
+
+	ret = orca_mr_check_access(access);
+	if (ret)
+		return ERR_PTR(ret);
+	if (!attr->length || attr->offset > ibdm->length ||
+	    attr->length > ibdm->length - attr->offset)
+		return ERR_PTR(-EINVAL);
+	mr = orca_mr_alloc();
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->flags = ORCA_MR_FLAG_DM;
+	mr->page_shift = ilog2(ORCA_DM_UNIT);
+	mr->access = attr->access_flags;
+	in.iova = 0;
+	in.length = cpu_to_le64(attr->length);
+	in.pbl_addr = cpu_to_le64(dm->offset + attr->offset);
+	in.access = cpu_to_le32(orca_access_to_hw(access));
+	ret = orca_mr_register(dev, ibpd, mr, &in);
+	if (ret) {
+		kfree(mr);
+		return ERR_PTR(ret);
+	}
+	mr->ibmr.length = attr->length;
+	mr->ibmr.iova = 0;
+	return &mr->ibmr;
+}
+
 struct ib_mr *orca_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 			    u32 max_num_sg)
 {

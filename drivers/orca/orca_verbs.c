@@ -157,6 +157,7 @@ static int orca_query_device(struct ib_device *ibdev,
 	props->max_pkeys = le32_to_cpu(hw->max_pkeys);
 	if (caps & ORCA_HW_DEV_CAP_MW)
 		props->max_mw = le32_to_cpu(hw->max_mw);
+	props->max_dm_size = orca_dm_size(dev);
 	/* User CQs only (orca_create_cq()): a 64-bit nanosecond clock. */
 	if ((caps & ORCA_HW_DEV_CAP_TIMESTAMP) && hw->clock_khz) {
 		props->timestamp_mask = U64_MAX;
@@ -568,6 +569,27 @@ void orca_qmem_unexpose(struct orca_mmap_entry *mentry)
 	rdma_user_mmap_entry_remove(&mentry->rentry);
 }
 
+/*
+ * Device memory: the aperture is I/O memory on PCI (write-combining) and
+ * RAM on the software device (cacheable, as the kernel maps it).  ib_core
+ * tracks the mapping (zapped if the device goes) and holds the entry
+ * while it exists.
+ */
+static int orca_mmap_dm(struct ib_ucontext *uctx, struct vm_area_struct *vma,
+			struct orca_mmap_entry *mentry)
+{
+	pgprot_t prot = vma->vm_page_prot;
+
+	if (vma_pages(vma) != mentry->dm_len >> PAGE_SHIFT ||
+	    (vma->vm_flags & VM_EXEC))
+		return -EINVAL;
+	vma->vm_flags &= ~VM_MAYEXEC;
+	if (!mentry->dev->bdev->dm_ram)
+		prot = pgprot_writecombine(prot);
+	return rdma_user_mmap_io(uctx, vma, PHYS_PFN(mentry->dm_phys),
+				 mentry->dm_len, prot, &mentry->rentry);
+}
+
 static int orca_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 {
 	struct rdma_user_mmap_entry *rentry;
@@ -580,6 +602,10 @@ static int orca_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 		return -EINVAL;
 	mentry = container_of(rentry, struct orca_mmap_entry, rentry);
 	npages = vma_pages(vma);
+	if (!mentry->qmem) {
+		ret = orca_mmap_dm(uctx, vma, mentry);
+		goto out;
+	}
 	if (npages != mentry->qmem->size >> PAGE_SHIFT ||
 	    (vma->vm_flags & VM_EXEC)) {
 		ret = -EINVAL;
@@ -603,7 +629,10 @@ static void orca_mmap_free(struct rdma_user_mmap_entry *rentry)
 	struct orca_mmap_entry *mentry =
 		container_of(rentry, struct orca_mmap_entry, rentry);
 
-	orca_qmem_put(mentry->qmem);
+	if (mentry->qmem)
+		orca_qmem_put(mentry->qmem);
+	else
+		orca_dm_release(mentry);
 	kfree(mentry);
 }
 
@@ -801,6 +830,7 @@ const struct ib_device_ops orca_dev_ops = {
 	.alloc_hw_port_stats = orca_alloc_hw_port_stats,
 	.alloc_mr = orca_alloc_mr,
 	.alloc_mw = orca_alloc_mw,
+	.alloc_dm = orca_alloc_dm,
 	.alloc_pd = orca_alloc_pd,
 	.alloc_xrcd = orca_alloc_xrcd,
 	.alloc_ucontext = orca_alloc_ucontext,
@@ -811,6 +841,7 @@ const struct ib_device_ops orca_dev_ops = {
 	.create_srq = orca_create_srq,
 	.create_user_ah = orca_create_ah,
 	.dealloc_mw = orca_dealloc_mw,
+	.dealloc_dm = orca_dealloc_dm,
 	.dealloc_pd = orca_dealloc_pd,
 	.dealloc_xrcd = orca_dealloc_xrcd,
 	.dealloc_ucontext = orca_dealloc_ucontext,
@@ -843,6 +874,7 @@ const struct ib_device_ops orca_dev_ops = {
 	.query_port = orca_query_port,
 	.query_qp = orca_query_qp,
 	.query_srq = orca_query_srq,
+	.reg_dm_mr = orca_reg_dm_mr,
 	.reg_user_mr = orca_reg_user_mr,
 	.req_notify_cq = orca_req_notify_cq,
 	.rereg_user_mr = orca_rereg_user_mr,

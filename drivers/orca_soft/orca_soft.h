@@ -17,6 +17,7 @@
  *   orca_soft_admin.c  the admin command processor: dispatch, device,
  *                      port, statistics, protection domains, reset
  *   orca_soft_mr.c     memory regions (REG_MR/DEREG_MR, page lists)
+ *   orca_soft_dm.c     device memory (ALLOC_DM/DEALLOC_DM, the aperture)
  *   orca_soft_mw.c     memory windows (ALLOC_MW/DEALLOC_MW, binding,
  *                      invalidation, remote keys through windows)
  *   orca_soft_cq.c     completion event queues and completion queues
@@ -88,6 +89,8 @@
 #define ORCA_SOFT_MAX_SRQ		1024
 #define ORCA_SOFT_MAX_SRQ_WR		16384
 #define ORCA_SOFT_MAX_XRCD		16384
+/* Device memory: the aperture, 64 granules of ORCA_DM_UNIT. */
+#define ORCA_SOFT_DM_SIZE		(256 * 1024)
 #define ORCA_SOFT_MAX_AH		0x7fffffff
 #define ORCA_SOFT_MAX_MCAST_GRP		256
 #define ORCA_SOFT_MAX_MCAST_QP		64
@@ -152,6 +155,13 @@ struct orca_soft_pd {
 struct orca_soft_xrcd {
 	u32 xrcdn;
 	u32 users;			/* XRC SRQs, XRC_TGT QPs */
+};
+
+/* A device memory allocation: granules [first, first + units). */
+struct orca_soft_dm {
+	u32 first;
+	u32 units;
+	u32 users;			/* regions */
 };
 
 /*
@@ -270,6 +280,7 @@ struct orca_soft_rres {
 	u32 len;
 	u64 orig;			/* atomic: the value returned */
 	u32 xrc_srqn;			/* XRC_TGT READ: the SRQ it named */
+	bool xrc_gone;			/* ... destroyed since: no more responses */
 	bool atomic;
 	bool valid;
 };
@@ -288,6 +299,12 @@ struct orca_soft_resp {
 
 	/* The wire. */
 	u8 cur;				/* message in progress: ORCA_WIRE_F_* */
+	/*
+	 * XRC_TGT: the SRQ number the message's first packet named, and
+	 * whether that SRQ still exists (orca_soft_xrc_bind()).
+	 */
+	u32 xrc_srqn;
+	bool xrc_live;
 	u32 off;			/* its bytes received so far */
 	u64 wr_va;			/* WRITE: RETH */
 	u32 wr_rkey;
@@ -374,6 +391,8 @@ struct orca_soft_mr {
 	u64 base;			/* window: start in the region */
 	struct orca_soft_mr *region;	/* window: bound to, or NULL */
 	struct orca_soft_qp *mw_qp;	/* type 2 window: bound through */
+	struct orca_soft_dm *dm;	/* ORCA_MR_FLAG_DM: its allocation */
+	u64 dm_bus;			/* bus address of the region's byte 0 */
 };
 
 struct orca_soft_gid {
@@ -461,6 +480,11 @@ struct orca_soft_dev {
 	struct xarray qps;		/* struct orca_soft_qp, by qpn */
 	struct xarray srqs;		/* struct orca_soft_srq, by srqn */
 	struct xarray xrcds;		/* struct orca_soft_xrcd, by xrcdn */
+	/* Device memory (orca_soft_dm.c): the aperture and its allocations. */
+	struct page *dm_pages;
+	void *dm_va;
+	DECLARE_BITMAP(dm_used, ORCA_SOFT_DM_SIZE / ORCA_DM_UNIT);
+	struct orca_soft_dm *dms[ORCA_SOFT_DM_SIZE / ORCA_DM_UNIT];
 	u32 qpn_next;			/* cyclic QPN allocation */
 	u32 cqn_next;			/* cyclic CQN allocation */
 	struct orca_soft_gid gids[ORCA_SOFT_GID_TBL_LEN];
@@ -546,6 +570,19 @@ u8 orca_soft_dereg_mr(struct orca_soft_dev *sdev,
 		      const union orca_aq_cmd *cmd);
 void orca_soft_mr_reset(struct orca_soft_dev *sdev);
 
+/* orca_soft_dm.c */
+int orca_soft_dm_init(struct orca_soft_dev *sdev);
+void orca_soft_dm_fini(struct orca_soft_dev *sdev);
+u64 orca_soft_dm_bus(struct orca_soft_dev *sdev, u64 off);
+u8 orca_soft_alloc_dm(struct orca_soft_dev *sdev,
+		      const union orca_aq_cmd *cmd,
+		      struct orca_soft_cmd_out *out);
+u8 orca_soft_dealloc_dm(struct orca_soft_dev *sdev,
+			const union orca_aq_cmd *cmd);
+struct orca_soft_dm *orca_soft_dm_range(struct orca_soft_dev *sdev, u64 off,
+					u64 len);
+void orca_soft_dm_reset(struct orca_soft_dev *sdev);
+
 /* orca_soft_mw.c */
 u8 orca_soft_alloc_mw(struct orca_soft_dev *sdev,
 		      const union orca_aq_cmd *cmd,
@@ -588,7 +625,7 @@ void orca_soft_srq_reset(struct orca_soft_dev *sdev);
 void orca_soft_xrc_srq_gone(struct orca_soft_dev *sdev,
 			    struct orca_soft_srq *srq);
 bool orca_soft_xrc_bind(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
-			u32 srqn);
+			u32 srqn, bool first);
 
 /* orca_soft_qp.c */
 u8 orca_soft_create_qp(struct orca_soft_dev *sdev,

@@ -24,8 +24,11 @@
 #include "orca_soft.h"
 #include "orca_soft_wire.h"
 
-/* IPv6 + UDP + BTH + RETH + ICRC: the most a RoCEv2 packet adds. */
-#define ORCA_SOFT_ROCE_OVERHEAD		(40 + 8 + 12 + 16 + 4)
+/*
+ * IPv6 + UDP + BTH + XRCETH + RETH + ImmDt + ICRC: the most a RoCEv2
+ * packet with a payload adds (an XRC RDMA WRITE only with immediate).
+ */
+#define ORCA_SOFT_ROCE_OVERHEAD		(40 + 8 + 12 + 4 + 16 + 4 + 4)
 
 /* Write a command's output mailbox; the driver must offer all of it. */
 u8 orca_soft_put_output(struct orca_soft_dev *sdev,
@@ -103,7 +106,8 @@ static u8 orca_soft_query_device(struct orca_soft_dev *sdev,
 				     ORCA_HW_DEV_CAP_DETACH |
 				     ORCA_HW_DEV_CAP_MW |
 				     ORCA_HW_DEV_CAP_TIMESTAMP |
-				     ORCA_HW_DEV_CAP_XRC);
+				     ORCA_HW_DEV_CAP_XRC |
+				     ORCA_HW_DEV_CAP_DM);
 	attr.num_ports = cpu_to_le32(1);
 	attr.max_qp = cpu_to_le32(ORCA_SOFT_MAX_QP);
 	attr.max_qp_wr = cpu_to_le32(ORCA_SOFT_MAX_QP_WR);
@@ -130,6 +134,7 @@ static u8 orca_soft_query_device(struct orca_soft_dev *sdev,
 	/* Nanoseconds: ktime_get_raw_ns(), CLOCK_MONOTONIC_RAW. */
 	attr.clock_khz = cpu_to_le32(1000000);
 	attr.max_xrcd = cpu_to_le32(ORCA_SOFT_MAX_XRCD);
+	attr.dm_size = cpu_to_le32(ORCA_SOFT_DM_SIZE);
 	return orca_soft_put_output(sdev, cmd, &attr, sizeof(attr));
 }
 
@@ -354,6 +359,10 @@ static u8 orca_soft_exec(struct orca_soft_dev *sdev,
 		return orca_soft_alloc_xrcd(sdev, cmd, out);
 	case ORCA_CMD_DEALLOC_XRCD:
 		return orca_soft_dealloc_xrcd(sdev, cmd);
+	case ORCA_CMD_ALLOC_DM:
+		return orca_soft_alloc_dm(sdev, cmd, out);
+	case ORCA_CMD_DEALLOC_DM:
+		return orca_soft_dealloc_dm(sdev, cmd);
 	case ORCA_CMD_CREATE_CQ:
 		return orca_soft_create_cq(sdev, cmd, out);
 	case ORCA_CMD_RESIZE_CQ:
@@ -592,6 +601,7 @@ void orca_soft_admin_reset(struct orca_soft_dev *sdev)
 	orca_soft_srq_reset(sdev);
 	orca_soft_cq_reset(sdev);
 	orca_soft_mr_reset(sdev);
+	orca_soft_dm_reset(sdev);
 	orca_soft_ah_reset(sdev);
 	xa_for_each(&sdev->pds, idx, pd)
 		kfree(pd);

@@ -126,6 +126,7 @@ static void orca_soft_destroy(struct orca_soft_dev *sdev)
 	destroy_workqueue(sdev->wq);
 	orca_soft_disable(sdev);
 	netdev_put(sdev->netdev, &sdev->netdev_tracker);
+	orca_soft_dm_fini(sdev);
 	kfree(sdev->regs);
 	ida_free(&orca_soft_ida, sdev->id);
 	auxiliary_device_uninit(&sdev->bdev.adev);
@@ -164,6 +165,9 @@ static struct orca_soft_dev *orca_soft_create(struct net_device *ndev,
 		ret = -ENOMEM;
 		goto err_unregister_pdev;
 	}
+	ret = orca_soft_dm_init(sdev);
+	if (ret)
+		goto err_free_regs;
 	/* The register block is the function's BAR: memory to the device. */
 	sdev->bdev.regs = (void __iomem __force *)sdev->regs;
 	sdev->bdev.ops = &orca_soft_bus_ops;
@@ -218,6 +222,7 @@ err_uninit:
 	orca_soft_vectors_fini(sdev);
 	destroy_workqueue(sdev->wq);
 	netdev_put(ndev, &sdev->netdev_tracker);
+	orca_soft_dm_fini(sdev);
 	kfree(sdev->regs);
 	platform_device_unregister(sdev->pdev);
 	ida_free(&orca_soft_ida, sdev->id);
@@ -235,6 +240,7 @@ err_vectors_fini:
 err_destroy_wq:
 	destroy_workqueue(sdev->wq);
 err_free_regs:
+	orca_soft_dm_fini(sdev);
 	kfree(sdev->regs);
 err_unregister_pdev:
 	platform_device_unregister(sdev->pdev);

@@ -156,6 +156,9 @@ static int orca_soft_seg_page(struct orca_soft_dev *sdev,
 
 	if (mr->flags & ORCA_MR_FLAG_PHYSICAL) {
 		dma = va;
+	} else if (mr->flags & ORCA_MR_FLAG_DM) {
+		/* The aperture is contiguous: no page list. */
+		dma = mr->dm_bus + (va - mr->iova);
 	} else {
 		u64 pgsz = BIT_ULL(mr->page_shift);
 		u64 moff = va - mr->iova + (mr->iova & (pgsz - 1));

@@ -6,17 +6,24 @@
  * device's own translation table (the driver may free its page-list
  * buffers as soon as the command completes) and validates it on the copy.
  * The key's index selects the table entry; the variant is the driver's
- * and makes stale keys of a reused entry fail.
+ * and makes stale keys of a reused entry fail.  A region on device memory
+ * (ORCA_MR_FLAG_DM) has no page list: it starts at an offset of the
+ * aperture, inside one allocation, which it keeps from DEALLOC_DM.
  */
 
 #include <linux/bitfield.h>
 #include <linux/slab.h>
+#include <linux/log2.h>
 #include <linux/mm.h>
 
 #include "orca_soft.h"
 
 #define ORCA_MR_FLAGS_ALL	(ORCA_MR_PAGE_SHIFT | ORCA_MR_PBL_LEVELS | \
-				 ORCA_MR_FLAG_PHYSICAL | ORCA_MR_FLAG_FAST_REG)
+				 ORCA_MR_FLAG_PHYSICAL | ORCA_MR_FLAG_FAST_REG | \
+				 ORCA_MR_FLAG_DM)
+/* At most one kind of region besides page-list ones. */
+#define ORCA_MR_KINDS		(ORCA_MR_FLAG_PHYSICAL | ORCA_MR_FLAG_FAST_REG | \
+				 ORCA_MR_FLAG_DM)
 
 /* Largest page lists: one level-1 table page, or 512 of them. */
 #define ORCA_SOFT_PBL1_MAX	ORCA_SOFT_PBL_ENTRIES
@@ -109,8 +116,17 @@ static u8 orca_soft_mr_check(const struct orca_hw_reg_mr *in, u32 flags)
 	u8 levels = FIELD_GET(ORCA_MR_PBL_LEVELS, flags);
 	u64 first, last;
 
-	if ((flags & ORCA_MR_FLAG_PHYSICAL) && (flags & ORCA_MR_FLAG_FAST_REG))
+	if (hweight32(flags & ORCA_MR_KINDS) > 1)
 		return ORCA_AQ_STS_BAD_PARAM;
+
+	if (flags & ORCA_MR_FLAG_DM) {
+		/* The device builds the translation: 4 KiB pages, no list. */
+		if (num_pages || levels || shift != ilog2(ORCA_DM_UNIT) ||
+		    !length ||
+		    iova + length - 1 < iova)
+			return ORCA_AQ_STS_BAD_PARAM;
+		return ORCA_AQ_STS_OK;
+	}
 
 	if (flags & ORCA_MR_FLAG_PHYSICAL) {
 		/* No table: iova is the DMA address. */
@@ -153,6 +169,8 @@ static u8 orca_soft_mr_check(const struct orca_hw_reg_mr *in, u32 flags)
 
 static void orca_soft_mr_free(struct orca_soft_mr *mr)
 {
+	if (mr->dm)
+		mr->dm->users--;
 	kvfree(mr->pages);
 	kfree(mr);
 }
@@ -202,7 +220,7 @@ u8 orca_soft_reg_mr(struct orca_soft_dev *sdev, const union orca_aq_cmd *cmd,
 	mr->iova = le64_to_cpu(in.iova);
 	mr->length = le64_to_cpu(in.length);
 	mr->access = access;
-	mr->flags = flags & (ORCA_MR_FLAG_PHYSICAL | ORCA_MR_FLAG_FAST_REG);
+	mr->flags = flags & ORCA_MR_KINDS;
 	mr->page_shift = FIELD_GET(ORCA_MR_PAGE_SHIFT, flags);
 	mr->num_pages = le32_to_cpu(in.num_pages);
 	mr->valid = !(flags & ORCA_MR_FLAG_FAST_REG);
@@ -214,7 +232,18 @@ u8 orca_soft_reg_mr(struct orca_soft_dev *sdev, const union orca_aq_cmd *cmd,
 			goto err_free;
 		}
 	}
-	if (!(flags & (ORCA_MR_FLAG_PHYSICAL | ORCA_MR_FLAG_FAST_REG))) {
+	if (flags & ORCA_MR_FLAG_DM) {
+		u64 off = le64_to_cpu(in.pbl_addr);
+
+		/* Inside one allocation of the aperture. */
+		mr->dm = orca_soft_dm_range(sdev, off, mr->length);
+		if (!mr->dm) {
+			sts = ORCA_AQ_STS_BAD_PARAM;
+			goto err_free;
+		}
+		mr->dm->users++;
+		mr->dm_bus = orca_soft_dm_bus(sdev, off);
+	} else if (!(flags & ORCA_MR_KINDS)) {
 		sts = orca_soft_copy_pbl(sdev, mr, le64_to_cpu(in.pbl_addr),
 					 FIELD_GET(ORCA_MR_PBL_LEVELS, flags));
 		if (sts)

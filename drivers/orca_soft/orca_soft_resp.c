@@ -223,8 +223,12 @@ static void orca_soft_srq_broken(struct orca_soft_dev *sdev,
 		return;
 	srq->wq.broken = true;
 	orca_soft_post_event(sdev, ORCA_EQE_SRQ_ERR, srq->srqn);
+	/*
+	 * An XRC_TGT QP only borrows SRQs: it goes to ERR if it takes a
+	 * message into this one (orca_soft_recv_need()).
+	 */
 	xa_for_each(&sdev->qps, idx, qp)
-		if (qp->srq == srq)
+		if (qp->srq == srq && qp->type != ORCA_QPT_XRC_TGT)
 			orca_soft_qp_set_err(sdev, qp);
 }
 
@@ -513,7 +517,7 @@ enum orca_soft_answer orca_soft_resp_deliver(struct orca_soft_dev *sdev,
 
 	/* XRC: the request names the SRQ, whose PD and CQ serve it. */
 	if (dqp->type == ORCA_QPT_XRC_TGT &&
-	    !orca_soft_xrc_bind(sdev, dqp, msg->xrc_srqn))
+	    !orca_soft_xrc_bind(sdev, dqp, msg->xrc_srqn, true))
 		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_REQ_ERR,
 					  ORCA_SOFT_NAK_INV_REQ);
 

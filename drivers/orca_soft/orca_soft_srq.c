@@ -225,43 +225,60 @@ u8 orca_soft_destroy_srq(struct orca_soft_dev *sdev,
 }
 
 /*
- * XRC_TGT QPs that borrowed @srq for the message in progress forget it:
- * the WQE a QP holds goes with the SRQ, and the message's next packet
- * names an SRQ that no longer exists (an invalid request).
+ * XRC_TGT QPs forget @srq: one that borrowed it drops the WQE it holds
+ * (it goes with the SRQ), a message that named it in its first packet
+ * cannot go on (its next packet is an invalid request, even if a new SRQ
+ * took the number meanwhile), and READ responses that still have to read
+ * through its PD stop.
  */
 void orca_soft_xrc_srq_gone(struct orca_soft_dev *sdev,
 			    struct orca_soft_srq *srq)
 {
 	struct orca_soft_qp *qp;
 	unsigned long idx;
+	u32 i;
 
 	xa_for_each(&sdev->qps, idx, qp) {
-		if (qp->type != ORCA_QPT_XRC_TGT || qp->srq != srq)
+		if (qp->type != ORCA_QPT_XRC_TGT)
 			continue;
-		qp->resp.srq_held = false;
-		qp->srq = NULL;
-		qp->pd = NULL;
-		qp->recv_cq = NULL;
+		if (qp->srq == srq) {
+			qp->resp.srq_held = false;
+			qp->srq = NULL;
+			qp->pd = NULL;
+			qp->recv_cq = NULL;
+		}
+		if (qp->resp.xrc_srqn == srq->srqn)
+			qp->resp.xrc_live = false;
+		for (i = 0; i < ARRAY_SIZE(qp->resp.res); i++)
+			if (qp->resp.res[i].valid &&
+			    qp->resp.res[i].xrc_srqn == srq->srqn)
+				qp->resp.res[i].xrc_gone = true;
 	}
 }
 
 /*
- * An XRC_TGT QP executes a request naming XRC SRQ @srqn: the SRQ must
- * exist and belong to the QP's domain, and a message takes its SRQ from
- * its first packet to its last.  The QP then works with the SRQ's PD and
+ * An XRC_TGT QP executes a packet naming XRC SRQ @srqn (@first: the first
+ * packet of a message): the SRQ must exist and belong to the QP's domain,
+ * and every later packet of the message must name the SRQ the first one
+ * named, while it exists.  The QP then works with the SRQ's PD and
  * completes in its CQ.
  */
 bool orca_soft_xrc_bind(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
-			u32 srqn)
+			u32 srqn, bool first)
 {
-	struct orca_soft_srq *srq = orca_soft_srq_find(sdev, srqn);
+	struct orca_soft_srq *srq;
 
+	if (!first && (!qp->resp.xrc_live || srqn != qp->resp.xrc_srqn))
+		return false;
+	srq = orca_soft_srq_find(sdev, srqn);
 	if (!srq || srq->xrcd != qp->xrcd ||
 	    (qp->resp.srq_held && srq != qp->srq))
 		return false;
 	qp->srq = srq;
 	qp->pd = srq->pd;
 	qp->recv_cq = srq->cq;
+	qp->resp.xrc_srqn = srqn;
+	qp->resp.xrc_live = true;
 	return true;
 }
 

@@ -445,6 +445,8 @@ static struct orca_soft_mr *orca_soft_wire_rd_mr(struct orca_soft_dev *sdev,
 	if (qp->type != ORCA_QPT_XRC_TGT)
 		return orca_soft_rkey(sdev, qp, r->rkey, va, len,
 				      ORCA_ACCESS_REMOTE_READ);
+	if (r->xrc_gone)
+		return NULL;
 	srq = orca_soft_srq_find(sdev, r->xrc_srqn);
 	if (!srq || srq->xrcd != qp->xrcd)
 		return NULL;
@@ -785,7 +787,8 @@ static void orca_soft_wire_rc_request(struct orca_soft_dev *sdev,
 	if (!orca_soft_wire_seq_ok(sdev, qp, pkt, flags) ||
 	    ((flags & ORCA_WIRE_F_ATOMIC) && !(flags & ORCA_WIRE_F_LAST)) ||
 	    (qp->type == ORCA_QPT_XRC_TGT &&
-	     !orca_soft_xrc_bind(sdev, qp, pkt->xrc_srqn))) {
+	     !orca_soft_xrc_bind(sdev, qp, pkt->xrc_srqn,
+				 flags & ORCA_WIRE_F_FIRST))) {
 		ans = orca_soft_resp_err(sdev, qp, ORCA_EQE_QP_REQ_ERR,
 					 ORCA_SOFT_NAK_INV_REQ);
 	} else {

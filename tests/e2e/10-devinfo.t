@@ -7,7 +7,7 @@
 
 . "$(dirname "$0")/lib.sh"
 
-plan 16
+plan 17
 
 mac=$(cat "/sys/class/net/$ORCA_NETDEV/address")
 # EUI-64 from the MAC: flip the U/L bit, insert ff:fe in the middle.
@@ -44,6 +44,10 @@ check "device_cap_flags are exactly 0x01321c80" \
 check "ibv_devinfo -v names the XRC capability" \
 	grep -Eq '^[[:space:]]+XRC[[:space:]]*$' /tmp/devinfo.out
 check "max_mw is 65536" grep -Eq 'max_mw:[[:space:]]+65536$' /tmp/devinfo.out
+# Device memory (interface 1.4): max_dm_size, which ibv_devinfo -v prints
+# as "maximum available device memory", only when it is not 0.
+check "max_dm_size is 262144 (256 KiB of device memory)" \
+	grep -Eq 'maximum available device memory:[[:space:]]+262144Bytes$' /tmp/devinfo.out
 # Completion timestamps: a 64-bit clock counting nanoseconds.
 check "completion timestamp_mask is 64 bits" \
 	grep -Eq 'completion timestamp_mask:[[:space:]]+0xffffffffffffffff$' /tmp/devinfo.out

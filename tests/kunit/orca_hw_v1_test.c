@@ -159,8 +159,15 @@ static const struct orca_v1_layout orca_v1_cmd_layout[] = {
 	ORCA_V1_OFF(orca_hw_device_attr, max_mw, 0x88),
 	ORCA_V1_OFF(orca_hw_device_attr, clock_khz, 0x8c),
 	ORCA_V1_OFF(orca_hw_device_attr, max_xrcd, 0x90),
-	ORCA_V1_OFF(orca_hw_device_attr, rsvd, 0x94),
-	ORCA_V1_LEN(orca_hw_device_attr, rsvd, 108),
+	ORCA_V1_OFF(orca_hw_device_attr, dm_size, 0x94),
+	ORCA_V1_OFF(orca_hw_device_attr, rsvd, 0x98),
+	ORCA_V1_LEN(orca_hw_device_attr, rsvd, 104),
+	/* Device memory (1.4). */
+	ORCA_V1_SIZE(orca_cmd_alloc_dm, 64),
+	ORCA_V1_OFF(orca_cmd_alloc_dm, length, 0x10),
+	ORCA_V1_OFF(orca_cmd_alloc_dm, log_align, 0x18),
+	ORCA_V1_OFF(orca_cmd_alloc_dm, rsvd, 0x1c),
+	ORCA_V1_LEN(orca_cmd_alloc_dm, rsvd, 36),
 	/* XRC (1.4): fields carved from reserved bytes. */
 	ORCA_V1_SIZE(orca_cmd_alloc_xrcd, 64),
 	ORCA_V1_OFF(orca_send_wqe, xrc_srqn, 0x14),

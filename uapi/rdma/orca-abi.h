@@ -398,6 +398,17 @@ struct orca_create_srq_resp {
 	__u32 db_offset;
 };
 
+/*
+ * Device memory (interface 1.4): UVERBS_METHOD_DM_ALLOC is an ioctl, so
+ * orca.ko answers through a driver attribute of its own instead of
+ * udata: the mmap key (offset for mmap() on the uverbs fd) of the
+ * allocation, which is mapped from its first byte, rounded up to whole
+ * pages.  The attribute is mandatory: ORCA_IB_ATTR_ALLOC_DM_RESP_MMAP_KEY
+ * is the first id of the driver namespace (1 << UVERBS_ID_NS_SHIFT of
+ * rdma/ib_user_ioctl_cmds.h), a __u64 the kernel writes.
+ */
+#define ORCA_IB_ATTR_ALLOC_DM_RESP_MMAP_KEY	0x1000
+
 /* CREATE_AH: no device command; the response is the address vector. */
 struct orca_create_ah_resp {
 	__u32 comp_mask;	/* no bits defined yet */

@@ -33,9 +33,13 @@ static void orca_free_context(struct ibv_context *ibctx);
 /*
  * The control path goes through uverbs commands; the data path (post,
  * poll, arm) works on the mapped rings and makes no system call unless
- * the device asks for a kick (datapath.c).
+ * the device asks for a kick (datapath.c).  Ops left out keep
+ * libibverbs' stubs, which fail with EOPNOTSUPP: among them import_dm,
+ * since orca.ko has no method that would give an imported allocation's
+ * mmap key.
  */
 static const struct verbs_context_ops orca_ctx_ops = {
+	.alloc_dm = orca_alloc_dm,
 	.alloc_mw = orca_alloc_mw,
 	.alloc_parent_domain = orca_alloc_parent_domain,
 	.alloc_pd = orca_alloc_pd,
@@ -61,6 +65,7 @@ static const struct verbs_context_ops orca_ctx_ops = {
 	.destroy_srq = orca_destroy_srq,
 	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = orca_free_context,
+	.free_dm = orca_free_dm,
 	.get_srq_num = orca_get_srq_num,
 	.modify_qp = orca_modify_qp,
 	.modify_srq = orca_modify_srq,
@@ -75,6 +80,7 @@ static const struct verbs_context_ops orca_ctx_ops = {
 	.query_qp = orca_query_qp,
 	.query_rt_values = orca_query_rt_values,
 	.query_srq = orca_query_srq,
+	.reg_dm_mr = orca_reg_dm_mr,
 	.reg_mr = orca_reg_mr,
 	.req_notify_cq = orca_req_notify_cq,
 	.rereg_mr = orca_rereg_mr,
@@ -179,7 +185,7 @@ static struct verbs_context *orca_alloc_context(struct ibv_device *ibdev,
 	/* Owns cmd_fd from here on, including on failure. */
 	ctx = _verbs_init_and_alloc_context(ibdev, cmd_fd, sizeof(*ctx),
 					    &((struct orca_context *)NULL)->vctx,
-					    RDMA_DRIVER_UNKNOWN);
+					    ORCA_DRIVER_ID);
 	if (!ctx)
 		return NULL;
 

@@ -16,6 +16,13 @@
 
 #define ORCA_PROVIDER_NAME	"orca"
 
+/*
+ * orca.ko registers its ib_device with RDMA_DRIVER_UNKNOWN.  It is the
+ * driver_id of libibverbs' context, and the kernel refuses (EINVAL) an
+ * ioctl whose header carries another.
+ */
+#define ORCA_DRIVER_ID		RDMA_DRIVER_UNKNOWN
+
 /* The wc_flags that give a CQ 64-byte entries with a timestamp. */
 #define ORCA_WC_EX_TIMESTAMPS	(IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |	\
 				 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
@@ -185,6 +192,19 @@ struct orca_ah {
 	struct orca_av av;
 };
 
+/*
+ * Device memory (ibv_alloc_dm(3), interface 1.4): an allocation in the
+ * device's aperture, mapped through the uverbs fd from its first byte.
+ * length is what was allocated, the bound of memcpy_{to,from}_dm; the
+ * mapping is that rounded up to whole pages.
+ */
+struct orca_dm {
+	struct verbs_dm vdm;
+	void *addr;
+	size_t map_len;
+	size_t length;
+};
+
 static inline struct orca_context *to_octx(struct ibv_context *ibctx)
 {
 	return orca_container_of(ibctx, struct orca_context, vctx.context);
@@ -249,6 +269,11 @@ static inline struct verbs_xrcd *to_vxrcd(struct ibv_xrcd *ibxrcd)
 static inline struct orca_ah *to_oah(struct ibv_ah *ibah)
 {
 	return orca_container_of(ibah, struct orca_ah, ibv_ah);
+}
+
+static inline struct orca_dm *to_odm(struct ibv_dm *ibdm)
+{
+	return orca_container_of(ibdm, struct orca_dm, vdm.dm);
 }
 
 /* Where a send WQE's SGEs or inline data start: after the UD AV, if any. */
@@ -329,6 +354,12 @@ int orca_destroy_ah(struct ibv_ah *ibah);
 struct ibv_xrcd *orca_open_xrcd(struct ibv_context *ibctx,
 				struct ibv_xrcd_init_attr *attr);
 int orca_close_xrcd(struct ibv_xrcd *ibxrcd);
+struct ibv_dm *orca_alloc_dm(struct ibv_context *ibctx,
+			     struct ibv_alloc_dm_attr *attr);
+int orca_free_dm(struct ibv_dm *ibdm);
+struct ibv_mr *orca_reg_dm_mr(struct ibv_pd *ibpd, struct ibv_dm *ibdm,
+			      uint64_t dm_offset, size_t length,
+			      unsigned int access);
 
 /* queue.c */
 struct orca_cq *orca_create_cq_common(struct ibv_context *ibctx,

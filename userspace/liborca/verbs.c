@@ -4,10 +4,16 @@
  * udata only where orca-abi.h defines some.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <time.h>
+
+#include <rdma/ib_user_ioctl_cmds.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
 
 #include "orca.h"
 
@@ -490,4 +496,286 @@ int orca_close_xrcd(struct ibv_xrcd *ibxrcd)
 
 	free(xrcd);
 	return 0;
+}
+
+/* --- device memory (interface 1.4) ----------------------------------- */
+
+/*
+ * DM_ALLOC, which is an ioctl method only.  Orca's answer, the mmap key,
+ * comes back in a mandatory driver attribute: libibverbs'
+ * ibv_cmd_alloc_dm() would take that attribute only through a linked
+ * struct ibv_command_buffer, rdma-core's internal stack structure
+ * (cmd_ioctl.h) with bitfields and helpers that no header of the
+ * release declares and that may change with any release.  So liborca
+ * sends the ioctl itself, built only from the kernel's stable uapi
+ * (rdma_user_ioctl_cmds.h): the header and four attributes, in this
+ * order, all mandatory, as libibverbs marks its own.  What
+ * ibv_cmd_alloc_dm() would set in struct verbs_dm is set by
+ * orca_alloc_dm().
+ */
+enum {
+	ORCA_DM_ATTR_HANDLE,		/* IDR, new: the kernel writes data */
+	ORCA_DM_ATTR_LENGTH,		/* u64, inline */
+	ORCA_DM_ATTR_ALIGN,		/* u32, inline: log2 of the alignment */
+	ORCA_DM_ATTR_KEY,		/* u64 out, through data */
+	ORCA_DM_NUM_ATTRS,
+};
+
+struct orca_alloc_dm_ioctl {
+	struct ib_uverbs_ioctl_hdr hdr;
+	struct ib_uverbs_attr attrs[ORCA_DM_NUM_ATTRS];
+};
+
+_Static_assert(sizeof(struct ib_uverbs_ioctl_hdr) == 24 &&
+	       sizeof(struct ib_uverbs_attr) == 16 &&
+	       offsetof(struct orca_alloc_dm_ioctl, attrs) ==
+	       sizeof(struct ib_uverbs_ioctl_hdr) &&
+	       sizeof(struct orca_alloc_dm_ioctl) ==
+	       sizeof(struct ib_uverbs_ioctl_hdr) +
+	       ORCA_DM_NUM_ATTRS * sizeof(struct ib_uverbs_attr),
+	       "the ioctl header must be directly followed by its attributes");
+_Static_assert(ORCA_IB_ATTR_ALLOC_DM_RESP_MMAP_KEY ==
+	       1U << UVERBS_ID_NS_SHIFT,
+	       "the mmap key is the first attribute of the driver namespace");
+
+/*
+ * Returns 0 or an errno.  A kernel without the method (or without Orca's
+ * attribute) answers EPROTONOSUPPORT, one without the ioctl interface
+ * ENOTTY: both mean no device memory here, EOPNOTSUPP, which is what
+ * libibverbs answers for an ioctl-only command it cannot send.
+ */
+static int orca_cmd_alloc_dm(struct ibv_context *ibctx,
+			     const struct ibv_alloc_dm_attr *attr,
+			     uint32_t *handle, uint64_t *key)
+{
+	struct orca_alloc_dm_ioctl cmd = {
+		.hdr = {
+			.length = sizeof(cmd),
+			.object_id = UVERBS_OBJECT_DM,
+			.method_id = UVERBS_METHOD_DM_ALLOC,
+			.num_attrs = ORCA_DM_NUM_ATTRS,
+			.driver_id = ORCA_DRIVER_ID,
+		},
+		.attrs = {
+			[ORCA_DM_ATTR_HANDLE] = {
+				.attr_id = UVERBS_ATTR_ALLOC_DM_HANDLE,
+				.flags = UVERBS_ATTR_F_MANDATORY,
+			},
+			[ORCA_DM_ATTR_LENGTH] = {
+				.attr_id = UVERBS_ATTR_ALLOC_DM_LENGTH,
+				.len = sizeof(uint64_t),
+				.flags = UVERBS_ATTR_F_MANDATORY,
+				.data = attr->length,
+			},
+			[ORCA_DM_ATTR_ALIGN] = {
+				.attr_id = UVERBS_ATTR_ALLOC_DM_ALIGNMENT,
+				.len = sizeof(uint32_t),
+				.flags = UVERBS_ATTR_F_MANDATORY,
+			},
+			[ORCA_DM_ATTR_KEY] = {
+				.attr_id = ORCA_IB_ATTR_ALLOC_DM_RESP_MMAP_KEY,
+				.len = sizeof(*key),
+				.flags = UVERBS_ATTR_F_MANDATORY,
+				.data = (uintptr_t)key,
+			},
+		},
+	};
+	int err;
+
+	/* Inline data up to 8 bytes: the kernel reads the first len bytes. */
+	memcpy(&cmd.attrs[ORCA_DM_ATTR_ALIGN].data, &attr->log_align_req,
+	       sizeof(uint32_t));
+
+	if (ioctl(ibctx->cmd_fd, RDMA_VERBS_IOCTL, &cmd)) {
+		err = errno;
+		if (err == EPROTONOSUPPORT || err == ENOTTY) {
+			orca_dbg("DM_ALLOC: %s from the kernel\n", strerror(err));
+			err = EOPNOTSUPP;
+		}
+		return err;
+	}
+	*handle = cmd.attrs[ORCA_DM_ATTR_HANDLE].data;
+	return 0;
+}
+
+/* Whether [dm_offset, dm_offset + length) lies inside the allocation. */
+static bool orca_dm_range_ok(const struct orca_dm *dm, uint64_t dm_offset,
+			     size_t length)
+{
+	return dm_offset <= dm->length && length <= dm->length - dm_offset;
+}
+
+/*
+ * ibv_memcpy_to_dm(3).  The software device's aperture is cacheable RAM,
+ * so a plain copy; the full fence then orders it before anything the
+ * caller does next, such as the doorbell of a WQE that reads it.
+ */
+static int orca_memcpy_to_dm(struct ibv_dm *ibdm, uint64_t dm_offset,
+			     const void *host_addr, size_t length)
+{
+	struct orca_dm *dm = to_odm(ibdm);
+
+	if (!orca_dm_range_ok(dm, dm_offset, length))
+		return EINVAL;
+	memcpy((char *)dm->addr + dm_offset, host_addr, length);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return 0;
+}
+
+/*
+ * ibv_memcpy_from_dm(3): the fence first, so that the copy reads no
+ * earlier than whatever told the caller the device had written (a CQE
+ * polled).
+ */
+static int orca_memcpy_from_dm(void *host_addr, struct ibv_dm *ibdm,
+			       uint64_t dm_offset, size_t length)
+{
+	struct orca_dm *dm = to_odm(ibdm);
+
+	if (!orca_dm_range_ok(dm, dm_offset, length))
+		return EINVAL;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	memcpy(host_addr, (const char *)dm->addr + dm_offset, length);
+	return 0;
+}
+
+/*
+ * ibv_alloc_dm(3).  No comp_mask bit is defined, and a length of 0 is
+ * EINVAL, before anything is sent; a length whose page rounding would
+ * wrap is larger than any device memory, ENOMEM as the kernel would
+ * answer.  The kernel's errors come back unchanged: ENOMEM when the
+ * device has no room, EINVAL for an alignment it cannot give,
+ * EOPNOTSUPP without device memory.  The allocation is then mapped
+ * whole, from its first byte; if that fails it is freed again and the
+ * verb fails with mmap's errno.
+ */
+struct ibv_dm *orca_alloc_dm(struct ibv_context *ibctx,
+			     struct ibv_alloc_dm_attr *attr)
+{
+	struct orca_context *ctx = to_octx(ibctx);
+	struct orca_dm *dm;
+	uint32_t handle = 0;
+	/*
+	 * The kernel writes the key through the attribute's pointer, beyond
+	 * what RDMA_VERBS_IOCTL's size tells a memory checker: start defined.
+	 */
+	uint64_t key = 0;
+	int err;
+
+	if (attr->comp_mask || !attr->length) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (attr->length > SIZE_MAX - (ctx->page_size - 1)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	dm = calloc(1, sizeof(*dm));
+	if (!dm) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	err = orca_cmd_alloc_dm(ibctx, attr, &handle, &key);
+	if (err)
+		goto err_free;
+	dm->vdm.dm.context = ibctx;
+	dm->vdm.dm.comp_mask = IBV_DM_MASK_HANDLE;
+	dm->vdm.dm.handle = handle;
+	dm->vdm.handle = handle;
+	dm->length = attr->length;
+	dm->map_len = (attr->length + ctx->page_size - 1) &
+		      ~(ctx->page_size - 1);
+
+	dm->addr = mmap(NULL, dm->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			ibctx->cmd_fd, (off_t)key);
+	if (dm->addr == MAP_FAILED) {
+		err = errno;
+		orca_err("dm handle %u: mmap of %zu bytes at key 0x%llx: %s\n",
+			 handle, dm->map_len, (unsigned long long)key,
+			 strerror(err));
+		if (ibv_cmd_free_dm(&dm->vdm))
+			orca_err("dm handle %u: free after a failed mmap failed\n",
+				 handle);
+		goto err_free;
+	}
+	dm->vdm.dm.memcpy_to_dm = orca_memcpy_to_dm;
+	dm->vdm.dm.memcpy_from_dm = orca_memcpy_from_dm;
+
+	orca_dbg("dm handle %u: %zu bytes (align 2^%u) at %p\n", handle,
+		 dm->length, attr->log_align_req, dm->addr);
+	return &dm->vdm.dm;
+
+err_free:
+	free(dm);
+	errno = err;
+	return NULL;
+}
+
+/*
+ * The kernel refuses (EBUSY) while an MR is registered on the
+ * allocation: then the DM, its mapping included, stays as it was.
+ * Otherwise the mapping goes after the DM: orca.ko gives the memory back
+ * to the device when the last mapping of it is gone.
+ */
+int orca_free_dm(struct ibv_dm *ibdm)
+{
+	struct orca_dm *dm = to_odm(ibdm);
+	int err;
+
+	err = ibv_cmd_free_dm(&dm->vdm);
+	if (err)
+		return err;
+
+	if (munmap(dm->addr, dm->map_len))
+		orca_err("dm handle %u: munmap: %s\n", dm->vdm.handle,
+			 strerror(errno));
+	free(dm);
+	return 0;
+}
+
+/*
+ * ibv_reg_dm_mr(3): bytes [dm_offset, dm_offset + length) of the
+ * allocation, addressed from 0.  libibverbs refuses access without
+ * IBV_ACCESS_ZERO_BASED (EINVAL, nothing sent); the kernel checks the
+ * range and the access flags, and its errno is returned unchanged.  A
+ * DM of another context is EINVAL: its handle would name another
+ * allocation, or none, in this one.  The MR is an ordinary one from
+ * then on (mr_type IBV_MR_TYPE_MR, addr NULL), deregistered with
+ * orca_dereg_mr(); while it exists the DM cannot be freed (EBUSY).
+ */
+struct ibv_mr *orca_reg_dm_mr(struct ibv_pd *ibpd, struct ibv_dm *ibdm,
+			      uint64_t dm_offset, size_t length,
+			      unsigned int access)
+{
+	struct orca_dm *dm = to_odm(ibdm);
+	struct verbs_mr *vmr;
+	int err;
+
+	if (ibdm->context != ibpd->context) {
+		errno = EINVAL;
+		return NULL;
+	}
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	err = ibv_cmd_reg_dm_mr(ibpd, &dm->vdm, dm_offset, length, access,
+				vmr, NULL);
+	if (err) {
+		free(vmr);
+		errno = err;
+		return NULL;
+	}
+	/* As ibv_cmd_reg_mr() does; ibv_dereg_mr() reads it. */
+	vmr->access = access;
+
+	orca_dbg("mr handle %u lkey 0x%x rkey 0x%x: dm handle %u, %zu bytes at offset %llu\n",
+		 vmr->ibv_mr.handle, vmr->ibv_mr.lkey, vmr->ibv_mr.rkey,
+		 dm->vdm.handle, length, (unsigned long long)dm_offset);
+	return &vmr->ibv_mr;
 }

@@ -182,6 +182,19 @@ struct verbs_srq {
 };
 
 /*
+ * Device memory (interface 1.4).  ibv_cmd_free_dm() and
+ * ibv_cmd_reg_dm_mr() take the allocation as one of these and read
+ * handle and dm.context; the public ibv_dm's own handle and comp_mask
+ * (IBV_DM_MASK_HANDLE) are what ibv_cmd_alloc_dm() would set for the
+ * application.  liborca fills all of them itself (verbs.c,
+ * orca_alloc_dm()).
+ */
+struct verbs_dm {
+	struct ibv_dm dm;
+	uint32_t handle;
+};
+
+/*
  * The provider's verbs.  verbs_set_ops() copies every non-NULL member;
  * members left NULL keep libibverbs' stubs, which fail with EOPNOTSUPP.
  * The order is rdma-core 44's, which is alphabetical.
@@ -755,6 +768,30 @@ int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
 int ibv_cmd_destroy_ah(struct ibv_ah *ah);
 
 /*
+ * Device memory.  Both are ioctl-only (no write() fallback) and return
+ * 0 or an errno.  free_dm sends DM_FREE with dm->handle; the kernel
+ * refuses it with EBUSY while an MR uses the allocation.  reg_dm_mr
+ * fails with EINVAL, nothing sent, unless access has
+ * IBV_ACCESS_ZERO_BASED; else it sends DM_MR_REG with the PD's and the
+ * DM's handles, offset, length and access, and on success sets vmr's
+ * handle, lkey, rkey, context, pd, length, addr (NULL) and mr_type
+ * (IBV_MR_TYPE_MR), but not access.  ibv_reg_dm_mr() sets nothing
+ * after us.
+ *
+ * The link is rdma-core's struct ibv_command_buffer, an internal
+ * structure with no stable layout: liborca only ever passes NULL, so it
+ * stays incomplete here.  ibv_cmd_alloc_dm() is not declared because
+ * Orca's mandatory driver attribute could only reach it through such a
+ * link (see orca_alloc_dm()).
+ */
+struct ibv_command_buffer;
+
+int ibv_cmd_free_dm(struct verbs_dm *dm);
+int ibv_cmd_reg_dm_mr(struct ibv_pd *pd, struct verbs_dm *dm,
+		      uint64_t offset, size_t length, unsigned int access,
+		      struct verbs_mr *vmr, struct ibv_command_buffer *link);
+
+/*
  * Layout checks.  The values were taken from rdma-core v44.0's own
  * declarations (compiled for x86_64) and cross-checked against Debian's
  * libibverbs.so.1 1.14.44 machine code: verbs_set_ops() reads 76 ops at
@@ -832,6 +869,11 @@ VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, query_rt_values) == 504);
 VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, reg_mr) == 544);
 VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, req_notify_cq) == 552);
 VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, unimport_pd) == 600);
+/* Device memory: alloc_dm, free_dm and reg_dm_mr set, import_dm not. */
+VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, alloc_dm) == 8);
+VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, free_dm) == 320);
+VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, import_dm) == 336);
+VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, reg_dm_mr) == 528);
 
 /*
  * The object wrappers (rdma-core v44.0's driver.h, compiled for x86_64).
@@ -875,6 +917,27 @@ VERBS_ABI_CHECK(sizeof(struct ibv_xrcd) == 8);
 VERBS_ABI_CHECK(sizeof(struct verbs_xrcd) == 16);
 VERBS_ABI_CHECK(offsetof(struct verbs_xrcd, comp_mask) == 8);
 VERBS_ABI_CHECK(offsetof(struct verbs_xrcd, handle) == 12);
+
+/*
+ * Device memory.  ibv_cmd_free_dm() and ibv_cmd_reg_dm_mr() read the
+ * DM's context at 0 and handle at 32 (libibverbs 1.14.44's code);
+ * reg_dm_mr tests access against 0x20 and stores the MR's context, pd,
+ * addr, length, handle, lkey, rkey and mr_type at 0, 8, 16, 24, 32, 36,
+ * 40 and 48, nothing at 52 (access).
+ */
+VERBS_ABI_CHECK(sizeof(struct ibv_dm) == 32);
+VERBS_ABI_CHECK(offsetof(struct ibv_dm, context) == 0);
+VERBS_ABI_CHECK(offsetof(struct ibv_dm, memcpy_to_dm) == 8);
+VERBS_ABI_CHECK(offsetof(struct ibv_dm, memcpy_from_dm) == 16);
+VERBS_ABI_CHECK(offsetof(struct ibv_dm, comp_mask) == 24);
+VERBS_ABI_CHECK(offsetof(struct ibv_dm, handle) == 28);
+VERBS_ABI_CHECK(sizeof(struct verbs_dm) == 40);
+VERBS_ABI_CHECK(offsetof(struct verbs_dm, dm) == 0);
+VERBS_ABI_CHECK(offsetof(struct verbs_dm, handle) == 32);
+VERBS_ABI_CHECK(IBV_ACCESS_ZERO_BASED == 0x20);
+VERBS_ABI_CHECK(offsetof(struct ibv_mr, handle) == 32);
+VERBS_ABI_CHECK(offsetof(struct ibv_mr, lkey) == 36);
+VERBS_ABI_CHECK(offsetof(struct ibv_mr, rkey) == 40);
 
 VERBS_ABI_CHECK(sizeof(struct ibv_srq) == 128);
 VERBS_ABI_CHECK(sizeof(struct verbs_srq) == 160);

@@ -19,7 +19,10 @@
  * locks); XRC (interface 1.4): the xrc_srqn of every send WQE (the
  * target SRQ on an XRC_SEND QP, per opcode, through ibv_post_send and
  * ibv_wr_set_xrc_srqn; 0 everywhere else), XRC_RECV and opened QPs that
- * refuse every post, and receives on an XRC SRQ.  TAP output.
+ * refuse every post, and receives on an XRC SRQ; device memory
+ * (interface 1.4): max_dm_size, ibv_memcpy_to_dm/from_dm against the
+ * memory behind the mapping and their bounds, and a WQE on a region of
+ * device memory.  TAP output.
  */
 #define _GNU_SOURCE
 #include <endian.h>
@@ -29,6 +32,7 @@
 #include <stdlib.h>
 
 #include <infiniband/verbs.h>
+#include <rdma/ib_user_ioctl_cmds.h>
 #include <rdma/orca-abi.h>
 
 #include "fake-kernel.h"
@@ -92,6 +96,13 @@ static uint32_t cq_cqe_size[64];	/* by handle: each CQ's entry size */
 /* What the extended QUERY_DEVICE reports. */
 #define FAKE_TS_MASK	UINT64_MAX
 #define FAKE_CORE_CLOCK	1000000		/* kHz: a nanosecond clock */
+#define FAKE_DM_SIZE	(256 * 1024)	/* bytes of device memory */
+
+/* Device memory: the key of the last DM_ALLOC, the DM_FREEs seen. */
+#define DM_MR_LKEY	0x00dd0201	/* the lkey and rkey of every DM MR */
+static uint64_t last_dm_key;
+static uint32_t next_dm_handle = 1;
+static unsigned int n_dm_free;
 
 static uint32_t cq_depth_for(uint32_t cqe)
 {
@@ -192,6 +203,7 @@ static int answer(const void *cmd, size_t len)
 			.response_length = sizeof(c),
 			.timestamp_mask = dev_has_ts ? FAKE_TS_MASK : 0,
 			.hca_core_clock = dev_has_ts ? FAKE_CORE_CLOCK : 0,
+			.max_dm_size = FAKE_DM_SIZE,
 		};
 		size_t n = ex_out_len(hdr);
 
@@ -399,6 +411,52 @@ static int answer(const void *cmd, size_t len)
 	default:
 		return ENOSYS;
 	}
+}
+
+/*
+ * The ioctl-only methods: DM_ALLOC (a new handle, and a key for the
+ * mapping like a queue's), DM_FREE and DM_MR_REG.
+ */
+static int answer_ioctl(struct ib_uverbs_ioctl_hdr *hdr)
+{
+	struct ib_uverbs_attr *h, *k, *l, *r;
+	uint32_t mkey = DM_MR_LKEY;
+
+	if (hdr->object_id == UVERBS_OBJECT_DM &&
+	    hdr->method_id == UVERBS_METHOD_DM_ALLOC) {
+		h = ioctl_attr(hdr, UVERBS_ATTR_ALLOC_DM_HANDLE);
+		k = ioctl_attr(hdr, ORCA_IB_ATTR_ALLOC_DM_RESP_MMAP_KEY);
+		if (!h || !k || k->len != sizeof(last_dm_key))
+			return EINVAL;
+		h->data = next_dm_handle++;
+		last_dm_key = next_key;
+		next_key += 64 * PAGE;
+		memcpy((void *)(uintptr_t)k->data, &last_dm_key,
+		       sizeof(last_dm_key));
+		k->flags |= UVERBS_ATTR_F_VALID_OUTPUT;
+		return 0;
+	}
+	if (hdr->object_id == UVERBS_OBJECT_DM &&
+	    hdr->method_id == UVERBS_METHOD_DM_FREE) {
+		n_dm_free++;
+		return 0;
+	}
+	if (hdr->object_id == UVERBS_OBJECT_MR &&
+	    hdr->method_id == UVERBS_METHOD_DM_MR_REG) {
+		h = ioctl_attr(hdr, UVERBS_ATTR_REG_DM_MR_HANDLE);
+		l = ioctl_attr(hdr, UVERBS_ATTR_REG_DM_MR_RESP_LKEY);
+		r = ioctl_attr(hdr, UVERBS_ATTR_REG_DM_MR_RESP_RKEY);
+		if (!h || !l || !r || l->len != sizeof(mkey) ||
+		    r->len != sizeof(mkey))
+			return EINVAL;
+		h->data = 0x77;
+		memcpy((void *)(uintptr_t)l->data, &mkey, sizeof(mkey));
+		memcpy((void *)(uintptr_t)r->data, &mkey, sizeof(mkey));
+		l->flags |= UVERBS_ATTR_F_VALID_OUTPUT;
+		r->flags |= UVERBS_ATTR_F_VALID_OUTPUT;
+		return 0;
+	}
+	return FAKE_IOCTL_PASS;
 }
 
 /* --- the fake device's view of the queues ----------------------------- */
@@ -1632,6 +1690,132 @@ static void test_clock(void)
 	ok(ibv_query_rt_values_ex(ctx, &v) == EOPNOTSUPP &&
 	   v.comp_mask == (IBV_VALUES_MASK_RAW_CLOCK | IBV_VALUES_MASK_RESERVED),
 	   "query_rt_values_ex with an unknown mask bit: EOPNOTSUPP, values left alone");
+}
+
+/* Device memory of 5000 bytes: two pages behind the mapping. */
+#define DM_LEN		5000
+#define DM_MAP		(2 * PAGE)
+
+/* ibv_memcpy_to_dm/from_dm against the memory the device sees. */
+static void test_dm_copy(struct ibv_dm *dm, char *dev)
+{
+	static const struct {
+		uint64_t off;
+		size_t len;
+		const char *what;
+	} bads[] = {
+		{ 0, DM_LEN + 1, "length + 1 bytes at offset 0" },
+		{ DM_LEN - 1, 2, "2 bytes at the last byte" },
+		{ DM_LEN, 1, "1 byte at the end" },
+		{ DM_LEN + 1, 0, "0 bytes beyond the end" },
+		{ UINT64_MAX, 2, "offset UINT64_MAX, offset + length wrapping" },
+		{ PAGE, SIZE_MAX - PAGE + 1, "offset + length wrapping to 0" },
+		{ 1, SIZE_MAX, "length SIZE_MAX" },
+	};
+	static char host[DM_MAP], back[DM_MAP], saved[DM_MAP];
+	bool clean = true;
+	unsigned int i;
+
+	for (i = 0; i < DM_MAP; i++)
+		host[i] = (char)(i * 7 + 1);
+	memset(dev, 0xa5, DM_MAP);
+	ok(!ibv_memcpy_to_dm(dm, 100, host, 300) &&
+	   !memcmp(dev + 100, host, 300) && dev[99] == (char)0xa5 &&
+	   dev[400] == (char)0xa5,
+	   "memcpy_to_dm: 300 bytes land at offset 100 of the device's memory, nothing around them");
+	ok(!ibv_memcpy_to_dm(dm, 0, host, DM_LEN) &&
+	   !memcmp(dev, host, DM_LEN) && dev[DM_LEN] == (char)0xa5,
+	   "memcpy_to_dm of the whole allocation (offset 0, its length)");
+	for (i = 0; i < 1000; i++)
+		dev[4000 + i] = (char)~i;
+	memset(back, 0, sizeof(back));
+	ok(!ibv_memcpy_from_dm(back, dm, 4000, 1000) &&
+	   !memcmp(back, dev + 4000, 1000) && !back[1000],
+	   "memcpy_from_dm: what the device wrote at 4000..4999, and no more");
+	ok(!ibv_memcpy_to_dm(dm, DM_LEN, host, 0) &&
+	   !ibv_memcpy_from_dm(back, dm, DM_LEN, 0) &&
+	   !ibv_memcpy_from_dm(back, dm, 0, 0),
+	   "zero-length copies at the start and at the end: 0");
+
+	for (i = 0; i < sizeof(bads) / sizeof(bads[0]); i++) {
+		memcpy(saved, dev, DM_MAP);
+		memset(back, 0x5a, sizeof(back));
+		ok(ibv_memcpy_to_dm(dm, bads[i].off, host, bads[i].len) == EINVAL &&
+		   ibv_memcpy_from_dm(back, dm, bads[i].off, bads[i].len) == EINVAL &&
+		   !memcmp(dev, saved, DM_MAP) && back[0] == 0x5a &&
+		   back[DM_MAP - 1] == 0x5a,
+		   "memcpy to/from dm, %s: EINVAL, nothing copied",
+		   bads[i].what);
+	}
+	for (i = DM_LEN; i < DM_MAP; i++)
+		clean &= dev[i] == (char)0xa5;
+	ok(clean, "the mapping beyond the allocation's length was never written");
+}
+
+/*
+ * Device memory: max_dm_size, the copies, an RDMA WRITE from a region on
+ * device memory (its SGE addresses from 0), and the cleanup.
+ */
+static void test_dm(void)
+{
+	struct ibv_alloc_dm_attr da = { .length = DM_LEN };
+	struct ibv_send_wr wr, *bad = NULL;
+	struct ibv_device_attr_ex attr;
+	const struct orca_send_wqe *w;
+	const struct orca_sge *s;
+	unsigned int frees;
+	struct ibv_sge sge;
+	struct ibv_mr *mr;
+	struct ibv_dm *dm;
+	struct ibv_qp *qp;
+	struct dev_qp d;
+	uint64_t key;
+	char *dev;
+	int ret;
+
+	ret = ibv_query_device_ex(ctx, NULL, &attr);
+	ok(!ret && attr.max_dm_size == FAKE_DM_SIZE,
+	   "query_device_ex: the kernel's max_dm_size reaches the caller (ret %d)",
+	   ret);
+
+	dm = ibv_alloc_dm(ctx, &da);
+	key = last_dm_key;
+	dev = dm ? map_of(key) : NULL;
+	ok(dev && map_len_of(key) == DM_MAP,
+	   "dm: allocated and mapped whole (2 pages)");
+	if (!dev)
+		return;
+	test_dm_copy(dm, dev);
+
+	mr = ibv_reg_dm_mr(pd, dm, 0, DM_LEN,
+			   IBV_ACCESS_ZERO_BASED | IBV_ACCESS_LOCAL_WRITE);
+	qp = mr ? make_qp(IBV_QPT_RC, NULL, &d) : NULL;
+	if (!qp || to_state(qp, IBV_QPS_INIT)) {
+		ok(0, "dm mr and an rc qp in INIT");
+		return;
+	}
+	d.sq_db->dev_flags = htole32(ORCA_DB_DEV_POLLING);
+	sge = (struct ibv_sge){ .addr = 100, .length = 300, .lkey = mr->lkey };
+	wr = (struct ibv_send_wr){
+		.wr_id = 0xd1, .opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_SIGNALED, .sg_list = &sge, .num_sge = 1,
+		.wr.rdma = { .remote_addr = 0x10000, .rkey = 0x4242 },
+	};
+	ret = ibv_post_send(qp, &wr, &bad);
+	w = sq_wqe(&d, 0);
+	s = wqe_sge(w, ORCA_SEND_WQE_HDR_SIZE);
+	ok(!ret && mr->lkey == DM_MR_LKEY && !mr->addr &&
+	   ld(&d.sq_db->prod) == 1 &&
+	   (le32toh(w->ctrl) & ORCA_WQE_CTRL_OPCODE_MASK) ==
+	   ORCA_WQE_OP_RDMA_WRITE &&
+	   le64toh(s->addr) == 100 && le32toh(s->length) == 300 &&
+	   le32toh(s->lkey) == DM_MR_LKEY,
+	   "an RDMA WRITE from a DM MR: the SGE carries the zero-based offset 100 and the MR's lkey");
+	ok(!ibv_destroy_qp(qp) && !ibv_dereg_mr(mr), "destroy qp, dereg dm mr");
+
+	frees = n_dm_free;
+	ok(!ibv_free_dm(dm) && n_dm_free == frees + 1 && !map_of(key),
+	   "dm: freed (DM_FREE), unmapped");
 }
 
 static struct ibv_qp *make_qp_ex(enum ibv_qp_type type, uint64_t ops,
@@ -3368,6 +3552,7 @@ int main(void)
 	test_xrc();
 	test_mw_dealloc();
 	test_td();
+	test_dm();
 
 	ok(!ibv_destroy_cq(cq), "destroy cq");
 	ibv_dealloc_pd(pd);

@@ -9,6 +9,9 @@
  * (64 bytes with completion timestamps, 32 without).  XRC (interface
  * 1.4): the commands and udata of XRC domains, XRC SRQs and the two XRC
  * QP types, ibv_open_qp, and what liborca refuses before sending any.
+ * Device memory (interface 1.4): the DM_ALLOC ioctl liborca builds
+ * itself, the mapping of its key, the DM_FREE and DM_MR_REG ioctls of
+ * libibverbs, their order and errors, and the refusals before any.
  * TAP output.
  */
 #define _GNU_SOURCE
@@ -16,9 +19,12 @@
 #include <stdlib.h>
 
 #include <infiniband/verbs.h>
+#include <rdma/ib_user_ioctl_cmds.h>
 #include <rdma/orca-abi.h>
 
 #include "fake-kernel.h"
+/* For struct verbs_mr, which liborca's MRs are. */
+#include "../liborca/verbs_abi.h"
 
 #define PAGE	4096
 
@@ -45,6 +51,25 @@ static struct ib_uverbs_open_qp last_open;
 /* Request and response lengths of the last command of each kind. */
 static size_t xrcd_in, xrcd_out, xsrq_in, xsrq_out, qp_in, qp_out;
 static size_t open_in, open_out;
+
+/*
+ * Device memory: the ioctls the fake kernel plays, the last of them as
+ * it arrived (before the answer was written into it), and the errno
+ * each method is to fail with.
+ */
+#define DM_HANDLE	21
+#define DM_KEY		(80 * PAGE)
+#define DM_MR_HANDLE	0x31
+#define DM_LKEY		0x00dd0101
+#define DM_RKEY		0x00dd0102
+#define MAX_ATTRS	16
+static struct ib_uverbs_ioctl_hdr last_ioctl;
+static struct ib_uverbs_attr last_attrs[MAX_ATTRS];
+static unsigned int n_dm_alloc, n_dm_free, n_dm_mr;
+static int dm_alloc_err, dm_free_err, dm_mr_err;
+static uint32_t dm_freed;		/* handle of the last DM_FREE */
+static unsigned int dm_free_seq;	/* fake_seq of the last DM_FREE */
+static uint32_t last_dereg;		/* handle of the last DEREG_MR */
 
 static enum defect defect;
 static unsigned int destroyed[64];	/* DESTROY_* commands seen */
@@ -280,11 +305,83 @@ static int answer(const void *cmd, size_t len)
 		put(resp, &c, sizeof(c), NULL, 0, out_len);
 		return 0;
 	}
+	case IB_USER_VERBS_CMD_DEREG_MR: {
+		const struct ib_uverbs_dereg_mr *req = (const void *)core;
+
+		last_dereg = req->mr_handle;
+		return 0;
+	}
 	case IB_USER_VERBS_CMD_DEALLOC_PD:
 	case IB_USER_VERBS_CMD_DESTROY_AH:
 		return 0;
 	default:
 		return ENOSYS;
+	}
+}
+
+/* Writes a PTR_OUT attribute's answer, as uverbs_copy_to() does. */
+static int put_out(struct ib_uverbs_attr *a, const void *val, size_t len)
+{
+	if (!a || a->len != len || !a->data)
+		return EINVAL;
+	memcpy((void *)(uintptr_t)a->data, val, len);
+	a->flags |= UVERBS_ATTR_F_VALID_OUTPUT;
+	return 0;
+}
+
+/* DM_ALLOC, DM_FREE and DM_MR_REG; everything else goes to /dev/null. */
+static int answer_ioctl(struct ib_uverbs_ioctl_hdr *hdr)
+{
+	struct ib_uverbs_attr *a;
+	uint64_t key = DM_KEY;
+	uint32_t lkey = DM_LKEY, rkey = DM_RKEY;
+	int err;
+
+	if (hdr->object_id != UVERBS_OBJECT_DM &&
+	    !(hdr->object_id == UVERBS_OBJECT_MR &&
+	      hdr->method_id == UVERBS_METHOD_DM_MR_REG))
+		return FAKE_IOCTL_PASS;
+	last_ioctl = *hdr;
+	memset(last_attrs, 0, sizeof(last_attrs));
+	memcpy(last_attrs, hdr->attrs,
+	       (hdr->num_attrs < MAX_ATTRS ? hdr->num_attrs : MAX_ATTRS) *
+	       sizeof(last_attrs[0]));
+
+	if (hdr->object_id == UVERBS_OBJECT_MR) {
+		n_dm_mr++;
+		if (dm_mr_err)
+			return dm_mr_err;
+		a = ioctl_attr(hdr, UVERBS_ATTR_REG_DM_MR_HANDLE);
+		if (!a)
+			return EINVAL;
+		a->data = DM_MR_HANDLE;
+		err = put_out(ioctl_attr(hdr, UVERBS_ATTR_REG_DM_MR_RESP_LKEY),
+			      &lkey, sizeof(lkey));
+		if (!err)
+			err = put_out(ioctl_attr(hdr, UVERBS_ATTR_REG_DM_MR_RESP_RKEY),
+				      &rkey, sizeof(rkey));
+		return err;
+	}
+
+	switch (hdr->method_id) {
+	case UVERBS_METHOD_DM_ALLOC:
+		n_dm_alloc++;
+		if (dm_alloc_err)
+			return dm_alloc_err;
+		a = ioctl_attr(hdr, UVERBS_ATTR_ALLOC_DM_HANDLE);
+		if (!a)
+			return EINVAL;
+		a->data = DM_HANDLE;
+		return put_out(ioctl_attr(hdr, ORCA_IB_ATTR_ALLOC_DM_RESP_MMAP_KEY),
+			       &key, sizeof(key));
+	case UVERBS_METHOD_DM_FREE:
+		n_dm_free++;
+		dm_free_seq = ++fake_seq;
+		a = ioctl_attr(hdr, UVERBS_ATTR_FREE_DM_HANDLE);
+		dm_freed = a ? a->data : 0;
+		return dm_free_err;
+	default:
+		return EPROTONOSUPPORT;
 	}
 }
 
@@ -624,6 +721,214 @@ static void test_xrc(struct ibv_pd *pd, struct ibv_cq *cq)
 	ok(!ibv_close_xrcd(xrcd), "xrcd: closed");
 }
 
+/* The attribute of the last DM ioctl with this id, as sent, or NULL. */
+static const struct ib_uverbs_attr *sent_attr(uint16_t id)
+{
+	for (unsigned int i = 0; i < last_ioctl.num_attrs && i < MAX_ATTRS; i++) {
+		if (last_attrs[i].attr_id == id)
+			return &last_attrs[i];
+	}
+	return NULL;
+}
+
+/*
+ * Whether it was sent mandatory, with this length and data (inline
+ * data, or an IDR's handle: 0 for a new object), as libibverbs sends
+ * its own.
+ */
+static bool sent_in(uint16_t id, uint16_t len, uint64_t data)
+{
+	const struct ib_uverbs_attr *a = sent_attr(id);
+
+	return a && a->len == len && a->flags == UVERBS_ATTR_F_MANDATORY &&
+	       a->data == data;
+}
+
+/* An output: mandatory, this length, and a buffer. */
+static bool sent_out(uint16_t id, uint16_t len)
+{
+	const struct ib_uverbs_attr *a = sent_attr(id);
+
+	return a && a->len == len && a->flags == UVERBS_ATTR_F_MANDATORY &&
+	       a->data;
+}
+
+static bool sent_header(uint16_t object, uint16_t method, uint16_t nattrs)
+{
+	return last_ioctl.object_id == object &&
+	       last_ioctl.method_id == method &&
+	       last_ioctl.num_attrs == nattrs &&
+	       last_ioctl.length == sizeof(last_ioctl) +
+				    nattrs * sizeof(struct ib_uverbs_attr) &&
+	       last_ioctl.driver_id == RDMA_DRIVER_UNKNOWN &&
+	       !last_ioctl.reserved1 && !last_ioctl.reserved2;
+}
+
+/* ibv_reg_dm_mr(3) on a DM of the fake kernel, and what is refused. */
+static void test_dm_mr(struct ibv_device *dev, struct ibv_pd *pd,
+		       struct ibv_dm *dm, struct ibv_mr **mrp)
+{
+	const unsigned int access = IBV_ACCESS_ZERO_BASED |
+		IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+		IBV_ACCESS_REMOTE_WRITE;
+	unsigned int mrs = n_dm_mr;
+	struct ibv_context *ctx2;
+	struct verbs_mr *vmr;
+	struct ibv_pd *pd2;
+	struct ibv_mr *mr;
+
+	errno = 0;
+	ok(!ibv_reg_dm_mr(pd, dm, 0, 100, IBV_ACCESS_LOCAL_WRITE) &&
+	   errno == EINVAL && n_dm_mr == mrs,
+	   "dm mr without IBV_ACCESS_ZERO_BASED: EINVAL, nothing sent");
+
+	mr = ibv_reg_dm_mr(pd, dm, 100, 200, access);
+	ok(mr && n_dm_mr == mrs + 1 &&
+	   sent_header(UVERBS_OBJECT_MR, UVERBS_METHOD_DM_MR_REG, 8) &&
+	   sent_in(UVERBS_ATTR_REG_DM_MR_HANDLE, 0, 0) &&
+	   sent_in(UVERBS_ATTR_REG_DM_MR_PD_HANDLE, 0, pd->handle) &&
+	   sent_in(UVERBS_ATTR_REG_DM_MR_DM_HANDLE, 0, DM_HANDLE) &&
+	   sent_in(UVERBS_ATTR_REG_DM_MR_OFFSET, 8, 100) &&
+	   sent_in(UVERBS_ATTR_REG_DM_MR_LENGTH, 8, 200) &&
+	   sent_in(UVERBS_ATTR_REG_DM_MR_ACCESS_FLAGS, 4, access) &&
+	   sent_out(UVERBS_ATTR_REG_DM_MR_RESP_LKEY, 4) &&
+	   sent_out(UVERBS_ATTR_REG_DM_MR_RESP_RKEY, 4),
+	   "dm mr: DM_MR_REG with the PD's and the DM's handles, offset 100, length 200, access with ZERO_BASED; lkey and rkey out");
+	vmr = (struct verbs_mr *)mr;
+	ok(mr && mr->context == ctx && mr->pd == pd && !mr->addr &&
+	   mr->length == 200 && mr->handle == DM_MR_HANDLE &&
+	   mr->lkey == DM_LKEY && mr->rkey == DM_RKEY &&
+	   vmr->mr_type == IBV_MR_TYPE_MR && vmr->access == (int)access,
+	   "dm mr: context, pd, addr NULL (zero based), length, the kernel's handle and keys; mr_type MR, access kept as for reg_mr");
+
+	dm_mr_err = EINVAL;
+	errno = 0;
+	ok(!ibv_reg_dm_mr(pd, dm, 4096, 8192, access) && errno == EINVAL &&
+	   n_dm_mr == mrs + 2,
+	   "dm mr beyond the allocation: the kernel's EINVAL");
+	dm_mr_err = EACCES;
+	errno = 0;
+	ok(!ibv_reg_dm_mr(pd, dm, 0, 8, access | IBV_ACCESS_REMOTE_ATOMIC) &&
+	   errno == EACCES && n_dm_mr == mrs + 3,
+	   "dm mr: any other errno of the kernel passes through (EACCES)");
+	dm_mr_err = 0;
+
+	ctx2 = ibv_open_device(dev);
+	pd2 = ctx2 ? ibv_alloc_pd(ctx2) : NULL;
+	errno = 0;
+	ok(pd2 && !ibv_reg_dm_mr(pd2, dm, 0, 100, access) && errno == EINVAL &&
+	   n_dm_mr == mrs + 3,
+	   "dm mr with a PD of another context: EINVAL, nothing sent");
+	if (pd2)
+		ibv_dealloc_pd(pd2);
+	if (ctx2)
+		ibv_close_device(ctx2);
+	*mrp = mr;
+}
+
+/* Device memory (interface 1.4): ibv_alloc_dm(3) and what follows. */
+static void test_dm(struct ibv_device *dev, struct ibv_pd *pd)
+{
+	static const struct {
+		int kernel, err;
+		const char *what;
+	} errs[] = {
+		{ ENOMEM, ENOMEM, "no room on the device: ENOMEM" },
+		{ EINVAL, EINVAL, "an alignment the device cannot give: EINVAL" },
+		{ EOPNOTSUPP, EOPNOTSUPP, "a device without device memory: EOPNOTSUPP" },
+		{ EPROTONOSUPPORT, EOPNOTSUPP,
+		  "a kernel without the method or Orca's attribute (EPROTONOSUPPORT): EOPNOTSUPP" },
+	};
+	struct ibv_alloc_dm_attr da = { .length = 5000, .log_align_req = 13 };
+	unsigned int allocs = n_dm_alloc, frees = n_dm_free, sent;
+	const char buf[8] = "orca-dm";
+	struct ibv_mr *mr = NULL;
+	int maps = live_maps;
+	struct ibv_dm *dm;
+	unsigned int i;
+	int ret;
+
+	dm = ibv_alloc_dm(ctx, &da);
+	ok(dm && n_dm_alloc == allocs + 1 &&
+	   sent_header(UVERBS_OBJECT_DM, UVERBS_METHOD_DM_ALLOC, 4),
+	   "dm: a DM_ALLOC ioctl: object DM, 4 attributes, driver_id RDMA_DRIVER_UNKNOWN, reserved words 0");
+	ok(sent_in(UVERBS_ATTR_ALLOC_DM_HANDLE, 0, 0) &&
+	   sent_in(UVERBS_ATTR_ALLOC_DM_LENGTH, 8, 5000) &&
+	   sent_in(UVERBS_ATTR_ALLOC_DM_ALIGNMENT, 4, 13) &&
+	   sent_out(ORCA_IB_ATTR_ALLOC_DM_RESP_MMAP_KEY, 8),
+	   "dm: the new handle (IDR), length (u64 inline), log2 alignment (u32 inline) and Orca's mmap key (u64 out, id 0x1000), all mandatory");
+	ok(dm && n_dm_free == frees && live_maps == maps + 1 && map_of(DM_KEY) &&
+	   map_len_of(DM_KEY) == 2 * PAGE,
+	   "dm: the key mapped, 5000 bytes rounded up to 2 pages");
+	ok(dm && dm->context == ctx && dm->handle == DM_HANDLE &&
+	   dm->comp_mask == IBV_DM_MASK_HANDLE && dm->memcpy_to_dm &&
+	   dm->memcpy_from_dm,
+	   "dm: context, handle (comp_mask IBV_DM_MASK_HANDLE) and the copy functions set");
+	if (!dm)
+		return;
+
+	allocs = n_dm_alloc;
+	da.comp_mask = 1;
+	errno = 0;
+	ok(!ibv_alloc_dm(ctx, &da) && errno == EINVAL && n_dm_alloc == allocs,
+	   "dm with comp_mask 1: EINVAL, nothing sent");
+	da = (struct ibv_alloc_dm_attr){ .length = 0 };
+	errno = 0;
+	ok(!ibv_alloc_dm(ctx, &da) && errno == EINVAL && n_dm_alloc == allocs,
+	   "dm of length 0: EINVAL, nothing sent");
+	da.length = SIZE_MAX - PAGE + 2;
+	errno = 0;
+	ok(!ibv_alloc_dm(ctx, &da) && errno == ENOMEM && n_dm_alloc == allocs,
+	   "dm of a length whose page rounding wraps: ENOMEM, nothing sent");
+
+	da.length = PAGE;
+	for (i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
+		dm_alloc_err = errs[i].kernel;
+		errno = 0;
+		ok(!ibv_alloc_dm(ctx, &da) && errno == errs[i].err &&
+		   n_dm_alloc == allocs + i + 1 && n_dm_free == frees &&
+		   live_maps == maps + 1,
+		   "dm: %s, nothing mapped or freed", errs[i].what);
+	}
+	dm_alloc_err = 0;
+
+	mmap_err = EAGAIN;
+	errno = 0;
+	ok(!ibv_alloc_dm(ctx, &da) && errno == EAGAIN &&
+	   n_dm_free == frees + 1 && dm_freed == DM_HANDLE &&
+	   sent_header(UVERBS_OBJECT_DM, UVERBS_METHOD_DM_FREE, 1) &&
+	   live_maps == maps + 1,
+	   "dm: a failed mmap: DM_FREE of the new handle, mmap's errno (EAGAIN)");
+	mmap_err = 0;
+
+	test_dm_mr(dev, pd, dm, &mr);
+
+	frees = n_dm_free;
+	dm_free_err = EBUSY;
+	ret = ibv_free_dm(dm);
+	ok(ret == EBUSY && n_dm_free == frees + 1 && dm_freed == DM_HANDLE &&
+	   live_maps == maps + 1 && map_of(DM_KEY),
+	   "dm: DM_FREE refused while an MR uses it: EBUSY, the mapping kept");
+	dm_free_err = 0;
+	ok(!ibv_memcpy_to_dm(dm, 4992, buf, sizeof(buf)) &&
+	   !memcmp(map_of(DM_KEY) + 4992, buf, sizeof(buf)),
+	   "dm: still usable after the refused free");
+	ok(mr && !ibv_dereg_mr(mr) && last_dereg == DM_MR_HANDLE,
+	   "dm mr: deregistered like any MR (DEREG_MR of its handle)");
+	ret = ibv_free_dm(dm);
+	ok(!ret && n_dm_free == frees + 2 && dm_freed == DM_HANDLE &&
+	   sent_header(UVERBS_OBJECT_DM, UVERBS_METHOD_DM_FREE, 1) &&
+	   sent_in(UVERBS_ATTR_FREE_DM_HANDLE, 0, DM_HANDLE) &&
+	   live_maps == maps && unmap_seq > dm_free_seq,
+	   "dm: freed: DM_FREE of its handle first, then the mapping unmapped");
+
+	sent = n_dm_alloc + n_dm_free + n_dm_mr;
+	errno = 0;
+	ok(!ibv_import_dm(ctx, DM_HANDLE) && errno == EOPNOTSUPP &&
+	   n_dm_alloc + n_dm_free + n_dm_mr == sent,
+	   "import_dm: EOPNOTSUPP (libibverbs' stub, liborca sets none), nothing sent");
+}
+
 int main(void)
 {
 	struct ibv_qp_init_attr qattr = {
@@ -725,6 +1030,7 @@ int main(void)
 	defect = D_NONE;
 
 	test_xrc(pd, cq);
+	test_dm(list[0], pd);
 
 	ok(cq && !ibv_destroy_cq(cq) && live_maps == 0, "cq: destroy unmaps");
 	ibv_dealloc_pd(pd);

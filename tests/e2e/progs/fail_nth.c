@@ -564,6 +564,64 @@ static const struct fn_op xrc_op = {
 	destroy_xrc, "qps"
 };
 
+/* Device memory with a region on it; freed in reverse, each part once. */
+struct fn_dm {
+	struct ibv_dm *dm;
+	struct ibv_mr *mr;
+};
+
+static int destroy_dm(void *obj)
+{
+	struct fn_dm *d = obj;
+	int ret;
+
+	if (d->mr) {
+		ret = ibv_dereg_mr(d->mr);
+		if (ret)
+			return ret;
+		d->mr = NULL;
+	}
+	if (d->dm) {
+		ret = ibv_free_dm(d->dm);
+		if (ret)
+			return ret;
+		d->dm = NULL;
+	}
+	free(d);
+	return 0;
+}
+
+static int make_dm(void **obj)
+{
+	struct ibv_alloc_dm_attr da = { .length = 8192 };
+	struct fn_dm *d = calloc(1, sizeof(*d));
+	int ret;
+
+	if (!d)
+		return ENOMEM;
+	errno = 0;
+	d->dm = ibv_alloc_dm(ctx, &da);
+	if (d->dm)
+		d->mr = ibv_reg_dm_mr(pd, d->dm, 0, 4096,
+				      IBV_ACCESS_ZERO_BASED |
+				      IBV_ACCESS_LOCAL_WRITE |
+				      IBV_ACCESS_REMOTE_WRITE);
+	if (d->mr) {
+		*obj = d;
+		return 0;
+	}
+	ret = errno ? errno : EIO;
+	if (destroy_dm(d))
+		diag("dm: cleaning up after a failed make: %s",
+		     strerror(errno));
+	return ret;
+}
+
+/* Both modes: the allocation, its mapping and the region on it. */
+static const struct fn_op dm_op = {
+	"ibv_alloc_dm, ibv_reg_dm_mr", make_dm, destroy_dm, "mrs"
+};
+
 /*
  * Walk the fault points of making one object, then of destroying one.
  * Returns 0 if every step ended cleanly.
@@ -794,6 +852,7 @@ int main(int argc, char **argv)
 			fn_walk(&rereg_op);
 		fn_walk(&mw_op);
 		fn_walk(&xrc_op);
+		fn_walk(&dm_op);
 		fn_walk_modify();
 	}
 
