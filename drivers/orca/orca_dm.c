@@ -44,7 +44,7 @@ struct ib_dm *orca_alloc_dm(struct ib_device *ibdev,
 		return ERR_PTR(-EOPNOTSUPP);
 	if (!attr->length)
 		return ERR_PTR(-EINVAL);
-	if (attr->length > size)
+	if (attr->length > size || PAGE_ALIGN(attr->length) > size)
 		return ERR_PTR(-ENOMEM);
 
 	dm = kzalloc(sizeof(*dm), GFP_KERNEL);
@@ -55,11 +55,18 @@ struct ib_dm *orca_alloc_dm(struct ib_device *ibdev,
 		ret = -ENOMEM;
 		goto err_free_dm;
 	}
-	ret = orca_cmd_alloc_dm(dev, attr->length, attr->alignment, &dm->dmn);
+	/*
+	 * Whole CPU pages, so that a mapping shows this allocation alone
+	 * (pages may be larger than the device's granules).
+	 */
+	ret = orca_cmd_alloc_dm(dev, PAGE_ALIGN(attr->length),
+				max_t(u32, attr->alignment, PAGE_SHIFT),
+				&dm->dmn);
 	if (ret)
 		goto err_free_entry;
 	dm->offset = (u64)(dm->dmn - 1) * ORCA_DM_UNIT;
-	if (dm->offset > size || attr->length > size - dm->offset) {
+	if (!PAGE_ALIGNED(dm->offset) || dm->offset > size ||
+	    PAGE_ALIGN(attr->length) > size - dm->offset) {
 		ret = -EIO;
 		goto err_dealloc;
 	}

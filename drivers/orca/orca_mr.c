@@ -25,11 +25,15 @@
 				 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
 				 IB_ACCESS_MW_BIND)
 
-static int orca_mr_check_access(int access)
+static int orca_mr_check_access(struct orca_dev *dev, int access)
 {
 	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
 	    !(access & IB_ACCESS_LOCAL_WRITE))
 		return -EINVAL;
+	/* The region right exists where windows do (interface 1.3). */
+	if ((access & IB_ACCESS_MW_BIND) &&
+	    !(le32_to_cpu(dev->hw_attr.cap_flags) & ORCA_HW_DEV_CAP_MW))
+		return -EOPNOTSUPP;
 	/* Optional flags (relaxed ordering) may be ignored, no others. */
 	if (access & ~(ORCA_MR_IB_ACCESS | IB_ACCESS_OPTIONAL))
 		return -EOPNOTSUPP;
@@ -194,7 +198,7 @@ static struct orca_mr *orca_mr_create_user(struct ib_pd *ibpd, u64 start,
 	struct orca_mr *mr;
 	int ret;
 
-	ret = orca_mr_check_access(access);
+	ret = orca_mr_check_access(dev, access);
 	if (ret)
 		return ERR_PTR(ret);
 	if (!length || length > le64_to_cpu(dev->hw_attr.max_mr_size))
@@ -323,7 +327,7 @@ struct ib_mr *orca_get_dma_mr(struct ib_pd *ibpd, int access)
 	struct orca_mr *mr;
 	int ret;
 
-	ret = orca_mr_check_access(access);
+	ret = orca_mr_check_access(dev, access);
 	if (ret)
 		return ERR_PTR(ret);
 	mr = orca_mr_alloc();
@@ -357,11 +361,18 @@ struct ib_mr *orca_reg_dm_mr(struct ib_pd *ibpd, struct ib_dm *ibdm,
 	struct orca_mr *mr;
 	int ret;
 
-	ret = orca_mr_check_access(access);
+	ret = orca_mr_check_access(dev, access);
 	if (ret)
 		return ERR_PTR(ret);
 	if (!attr->length || attr->offset > ibdm->length ||
 	    attr->length > ibdm->length - attr->offset)
+		return ERR_PTR(-EINVAL);
+	/*
+	 * Remote atomics address 8-byte words from 0, and the device needs
+	 * them aligned in device memory: the region must start aligned.
+	 */
+	if ((access & IB_ACCESS_REMOTE_ATOMIC) &&
+	    !IS_ALIGNED(dm->offset + attr->offset, sizeof(u64)))
 		return ERR_PTR(-EINVAL);
 	mr = orca_mr_alloc();
 	if (!mr)

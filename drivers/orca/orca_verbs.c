@@ -573,7 +573,9 @@ void orca_qmem_unexpose(struct orca_mmap_entry *mentry)
  * Device memory: the aperture is I/O memory on PCI (write-combining) and
  * RAM on the software device (cacheable, as the kernel maps it).  ib_core
  * tracks the mapping (zapped if the device goes) and holds the entry
- * while it exists.
+ * while it exists.  A child does not inherit it (VM_DONTCOPY): device
+ * memory belongs to the process that allocated it, and a copy made
+ * while the device goes away would escape ib_core's tracking.
  */
 static int orca_mmap_dm(struct ib_ucontext *uctx, struct vm_area_struct *vma,
 			struct orca_mmap_entry *mentry)
@@ -584,6 +586,7 @@ static int orca_mmap_dm(struct ib_ucontext *uctx, struct vm_area_struct *vma,
 	    (vma->vm_flags & VM_EXEC))
 		return -EINVAL;
 	vma->vm_flags &= ~VM_MAYEXEC;
+	vma->vm_flags |= VM_DONTCOPY;
 	if (!mentry->dev->bdev->dm_ram)
 		prot = pgprot_writecombine(prot);
 	return rdma_user_mmap_io(uctx, vma, PHYS_PFN(mentry->dm_phys),

@@ -107,7 +107,7 @@ static u8 orca_soft_query_device(struct orca_soft_dev *sdev,
 				     ORCA_HW_DEV_CAP_MW |
 				     ORCA_HW_DEV_CAP_TIMESTAMP |
 				     ORCA_HW_DEV_CAP_XRC |
-				     ORCA_HW_DEV_CAP_DM);
+				     (sdev->dm_pages ? ORCA_HW_DEV_CAP_DM : 0));
 	attr.num_ports = cpu_to_le32(1);
 	attr.max_qp = cpu_to_le32(ORCA_SOFT_MAX_QP);
 	attr.max_qp_wr = cpu_to_le32(ORCA_SOFT_MAX_QP_WR);
@@ -134,7 +134,7 @@ static u8 orca_soft_query_device(struct orca_soft_dev *sdev,
 	/* Nanoseconds: ktime_get_raw_ns(), CLOCK_MONOTONIC_RAW. */
 	attr.clock_khz = cpu_to_le32(1000000);
 	attr.max_xrcd = cpu_to_le32(ORCA_SOFT_MAX_XRCD);
-	attr.dm_size = cpu_to_le32(ORCA_SOFT_DM_SIZE);
+	attr.dm_size = cpu_to_le32(sdev->dm_pages ? ORCA_SOFT_DM_SIZE : 0);
 	return orca_soft_put_output(sdev, cmd, &attr, sizeof(attr));
 }
 

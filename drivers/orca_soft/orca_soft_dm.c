@@ -25,12 +25,19 @@
 
 #define ORCA_SOFT_DM_UNITS	(ORCA_SOFT_DM_SIZE / ORCA_DM_UNIT)
 
+/*
+ * A function without the contiguous pages (memory too fragmented) works
+ * without device memory: no DM capability, dm_size 0.
+ */
 int orca_soft_dm_init(struct orca_soft_dev *sdev)
 {
-	sdev->dm_pages = alloc_pages(GFP_KERNEL | __GFP_ZERO,
+	sdev->dm_pages = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN,
 				     get_order(ORCA_SOFT_DM_SIZE));
-	if (!sdev->dm_pages)
-		return -ENOMEM;
+	if (!sdev->dm_pages) {
+		dev_info(sdev_dev(sdev), "no device memory: %u KiB not available\n",
+			 ORCA_SOFT_DM_SIZE / 1024);
+		return 0;
+	}
 	sdev->dm_va = page_address(sdev->dm_pages);
 	sdev->bdev.dm_phys = page_to_phys(sdev->dm_pages);
 	sdev->bdev.dm_size = ORCA_SOFT_DM_SIZE;
@@ -61,6 +68,8 @@ u8 orca_soft_alloc_dm(struct orca_soft_dev *sdev,
 	unsigned long first, units, align;
 	struct orca_soft_dm *dm;
 
+	if (!sdev->dm_pages)
+		return ORCA_AQ_STS_UNSUPPORTED;
 	if (!orca_soft_rsvd_clear(c->rsvd, sizeof(c->rsvd)) || !length ||
 	    log_align > ilog2(ORCA_SOFT_DM_SIZE))
 		return ORCA_AQ_STS_BAD_PARAM;

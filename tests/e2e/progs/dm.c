@@ -568,7 +568,7 @@ static void t_reuse_align(void)
 static void t_small(void)
 {
 	uint8_t model[SMALL], b, c;
-	struct ibv_mr *m1 = NULL, *m2 = NULL, *m;
+	struct ibv_mr *m1 = NULL, *m2 = NULL, *m3, *m;
 	struct ibv_dm *s, *im;
 	int r1, r2, good;
 
@@ -675,6 +675,20 @@ static void t_small(void)
 	   m1->pd == dp.pd && m2->pd == dp.pd,
 	   "ibv_reg_dm_mr of bytes 4096 to 4999 (ending at the last byte asked for) and of all %d, with ZERO_BASED and every right: both succeed, their length and PD as asked",
 	   SMALL);
+	/*
+	 * Remote atomics address 8-byte words from the region's start,
+	 * which must then be 8-byte aligned in device memory (orca(7)).
+	 */
+	errno = 0;
+	m3 = ibv_reg_dm_mr(dp.pd, s, 1001, 64, ACC_DM);
+	ok(!m3 && expect_errno(errno, EINVAL, "atomic, dm_offset 1001"),
+	   "ibv_reg_dm_mr at dm_offset 1001 with REMOTE_ATOMIC: EINVAL");
+	if (m3)
+		ibv_dereg_mr(m3);
+	m3 = ibv_reg_dm_mr(dp.pd, s, 1001, 64, ACC_DM &
+			   ~IBV_ACCESS_REMOTE_ATOMIC);
+	ok(m3 && !ibv_dereg_mr(m3),
+	   "ibv_reg_dm_mr at dm_offset 1001 without REMOTE_ATOMIC: registered and deregistered");
 
 	errno = 0;
 	im = ibv_import_dm(dp.ctx, s->handle);
