@@ -421,6 +421,8 @@ int orca_admin_exec(struct orca_dev *dev, union orca_aq_cmd *cmd,
 		    u64 *result);
 int orca_aq_status_to_errno(u8 status);
 bool orca_admin_effect_unknown(struct orca_dev *dev, int ret);
+int orca_destroy_retried(struct orca_dev *dev,
+			 int (*destroy)(struct orca_dev *, u32), u32 handle);
 bool orca_destroy_refused(struct orca_dev *dev, int ret, bool user,
 			  bool *refused);
 const char *orca_aq_opcode_name(u8 opcode);

@@ -162,6 +162,26 @@ bool orca_destroy_refused(struct orca_dev *dev, int ret, bool user,
 	return true;
 }
 
+/**
+ * orca_destroy_retried - a destroy that ib_core cannot retry
+ * @dev: the device
+ * @destroy: the command (DEALLOC_XRCD, DESTROY_QP, DEALLOC_DM)
+ * @handle: the object
+ *
+ * A device that refuses it (it answered, so the object is whole) is asked
+ * once more at once, as a user object's refused destroy would be retried
+ * (orca_destroy_refused()).  Return: what the last attempt returned.
+ */
+int orca_destroy_retried(struct orca_dev *dev,
+			 int (*destroy)(struct orca_dev *, u32), u32 handle)
+{
+	int ret = destroy(dev, handle);
+
+	if (ret && !orca_admin_effect_unknown(dev, ret))
+		ret = destroy(dev, handle);
+	return ret;
+}
+
 int orca_admin_init(struct orca_dev *dev)
 {
 	struct orca_admin *aq = &dev->aq;

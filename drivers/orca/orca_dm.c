@@ -117,11 +117,10 @@ int orca_dealloc_dm(struct ib_dm *ibdm, struct uverbs_attr_bundle *attrs)
 /* The last mapping of an allocation is gone (orca_mmap_free()). */
 void orca_dm_release(struct orca_mmap_entry *mentry)
 {
-	int ret = orca_cmd_dealloc_dm(mentry->dev, mentry->dmn);
+	int ret = orca_destroy_retried(mentry->dev, orca_cmd_dealloc_dm,
+				       mentry->dmn);
 
-	/* Once more for a device that refused; then it keeps it. */
-	if (ret && !orca_admin_effect_unknown(mentry->dev, ret))
-		ret = orca_cmd_dealloc_dm(mentry->dev, mentry->dmn);
+	/* A device that refused twice keeps it. */
 	if (ret)
 		ibdev_warn_ratelimited(&mentry->dev->ibdev,
 				       "DEALLOC_DM %u failed: %d\n",

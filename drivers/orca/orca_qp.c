@@ -356,9 +356,7 @@ static int orca_destroy_xrc_tgt(struct orca_dev *dev, struct orca_qp *qp)
 	int ret;
 
 	xa_erase_irq(&dev->qp_xa, qp->qpn);
-	ret = orca_cmd_destroy_qp(dev, qp->qpn);
-	if (ret && !orca_admin_effect_unknown(dev, ret))
-		ret = orca_cmd_destroy_qp(dev, qp->qpn);
+	ret = orca_destroy_retried(dev, orca_cmd_destroy_qp, qp->qpn);
 	if (ret)
 		ibdev_warn_ratelimited(&dev->ibdev,
 				       "DESTROY_QP %u (XRC_TGT) failed: %d\n",

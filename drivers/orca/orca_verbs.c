@@ -375,9 +375,7 @@ static int orca_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata)
 	struct orca_xrcd *xrcd = to_oxrcd(ibxrcd);
 	int ret;
 
-	ret = orca_cmd_dealloc_xrcd(dev, xrcd->xrcdn);
-	if (ret && !orca_admin_effect_unknown(dev, ret))
-		ret = orca_cmd_dealloc_xrcd(dev, xrcd->xrcdn);
+	ret = orca_destroy_retried(dev, orca_cmd_dealloc_xrcd, xrcd->xrcdn);
 	if (ret)
 		ibdev_warn(ibxrcd->device, "DEALLOC_XRCD %u failed: %d\n",
 			   xrcd->xrcdn, ret);
