@@ -47,7 +47,7 @@
 #define ORCA_VERSION_MAJOR		GENMASK(31, 16)
 #define ORCA_VERSION_MINOR		GENMASK(15, 0)
 #define ORCA_IFACE_VERSION_MAJOR	1
-#define ORCA_IFACE_VERSION_MINOR	4
+#define ORCA_IFACE_VERSION_MINOR	5
 
 #define ORCA_CAPS_NUM_VECTORS		GENMASK(7, 0)
 #define ORCA_CAPS_AQ_MAX_LOG2		GENMASK(15, 8)
@@ -119,6 +119,7 @@ enum orca_aq_opcode {
 	ORCA_CMD_DEALLOC_XRCD		= 0x17,
 	ORCA_CMD_ALLOC_DM		= 0x18,
 	ORCA_CMD_DEALLOC_DM		= 0x19,
+	ORCA_CMD_ODP_UPDATE		= 0x1a,
 	ORCA_CMD_CREATE_CQ		= 0x20,
 	ORCA_CMD_RESIZE_CQ		= 0x21,
 	ORCA_CMD_DESTROY_CQ		= 0x22,
@@ -253,6 +254,37 @@ struct orca_cmd_alloc_dm {
 
 #define ORCA_DM_UNIT			4096
 
+/*
+ * ODP_UPDATE (interface 1.5): change the state of count pages of the
+ * on-demand-paging region key, from page index page on (page i of the
+ * region covers [iova & ~0xfff + i * 4096, + 4096)).  MAP reads count
+ * (at most ORCA_ODP_MAP_MAX) entries at pbl_addr: ORCA_ODP_PTE_ADDR the
+ * page's DMA address, ORCA_ODP_PTE_WRITE whether the device may write
+ * it.  UNMAP makes the pages not present, FAIL makes them failed; both
+ * need pbl_addr 0.
+ */
+enum orca_odp_op {
+	ORCA_ODP_MAP			= 1,
+	ORCA_ODP_UNMAP			= 2,
+	ORCA_ODP_FAIL			= 3,
+};
+
+struct orca_cmd_odp_update {
+	struct orca_aq_hdr hdr;
+	__le32 key;
+	__le32 op;		/* enum orca_odp_op */
+	__le64 page;
+	__le32 count;
+	__le32 rsvd0;
+	__le64 pbl_addr;
+	u8 rsvd[ORCA_AQ_CMD_BODY_SIZE - 32];
+};
+
+#define ORCA_ODP_MAP_MAX		512
+#define ORCA_ODP_PTE_WRITE		BIT_ULL(0)
+#define ORCA_ODP_PTE_RSVD		GENMASK_ULL(11, 1)
+#define ORCA_ODP_PTE_ADDR		GENMASK_ULL(63, 12)
+
 /* Commands that name one object by its handle (DESTROY_*, DEREG_MR, ...). */
 struct orca_cmd_handle {
 	struct orca_aq_hdr hdr;
@@ -371,6 +403,7 @@ union orca_aq_cmd {
 	struct orca_cmd_alloc_mw alloc_mw;
 	struct orca_cmd_alloc_xrcd alloc_xrcd;
 	struct orca_cmd_alloc_dm alloc_dm;
+	struct orca_cmd_odp_update odp_update;
 	struct orca_cmd_create_eq create_eq;
 	struct orca_cmd_create_cq create_cq;
 	struct orca_cmd_resize_cq resize_cq;
@@ -412,6 +445,7 @@ static_assert(sizeof(struct orca_aq_cqe) == ORCA_AQ_CQE_SIZE);
 #define ORCA_HW_DEV_CAP_TIMESTAMP	BIT(9)	/* CQE64 timestamps, 1.3 */
 #define ORCA_HW_DEV_CAP_XRC		BIT(10)	/* XRC domains, SRQs, QPs, 1.4 */
 #define ORCA_HW_DEV_CAP_DM		BIT(11)	/* device memory, 1.4 */
+#define ORCA_HW_DEV_CAP_ODP		BIT(12)	/* on-demand paging, 1.5 */
 
 /* GUIDs are EUI-64 identifiers, stored in network byte order. */
 struct orca_hw_device_attr {
@@ -541,6 +575,13 @@ static_assert(sizeof(struct orca_hw_reg_mr) == ORCA_HW_REG_MR_SIZE);
  * and PAGE_SHIFT 12; the device builds the translation.
  */
 #define ORCA_MR_FLAG_DM			BIT(18)
+/*
+ * Since 1.5: an on-demand-paging region.  pbl_addr 0, PBL_LEVELS 0,
+ * PAGE_SHIFT 12, num_pages the pages it touches.  Its pages start not
+ * present; ODP_UPDATE maps, unmaps and fails them, and the data path
+ * raises ODP_FAULT when an access needs a page that is not present.
+ */
+#define ORCA_MR_FLAG_ODP		BIT(19)
 
 #define ORCA_MR_KEY_VARIANT		GENMASK(7, 0)
 #define ORCA_MR_KEY_INDEX		GENMASK(31, 8)
@@ -752,13 +793,14 @@ enum orca_eqe_type {
 	ORCA_EQE_CQ_ERR			= 0x20,	/* data: cqn */
 	ORCA_EQE_SRQ_LIMIT		= 0x30,	/* data: srqn */
 	ORCA_EQE_SRQ_ERR		= 0x31,
+	ORCA_EQE_ODP_FAULT		= 0x50,	/* data: ORCA_EQE_ODP_*; aux: key */
 	/* Completion event queues. */
 	ORCA_EQE_COMP			= 0x40,	/* data: cqn */
 };
 
 struct orca_eqe {
 	__le64 data;
-	__le32 rsvd;
+	__le32 aux;		/* type-specific; 0 unless the type says */
 	__le32 info;		/* ORCA_EQE_TYPE, ORCA_EQE_PHASE */
 };
 
@@ -769,6 +811,19 @@ struct orca_eqe {
 #define ORCA_EQE_PORT_NUM		GENMASK_ULL(7, 0)
 #define ORCA_EQE_PORT_STATE		GENMASK_ULL(11, 8)	/* orca_hw_port_state */
 #define ORCA_EQE_PORT_RSVD		GENMASK_ULL(63, 12)
+
+/*
+ * ODP_FAULT data (1.5): pages [PAGE, PAGE + COUNT] of the region whose
+ * key is in aux are needed, and WRITE says whether they must be writable.
+ */
+#define ORCA_EQE_ODP_PAGE		GENMASK_ULL(51, 0)
+#define ORCA_EQE_ODP_COUNT		GENMASK_ULL(61, 52)	/* pages - 1 */
+#define ORCA_EQE_ODP_WRITE		BIT_ULL(62)
+#define ORCA_EQE_ODP_RSVD		BIT_ULL(63)
+/* An ODP_FAULT names at most this many pages. */
+#define ORCA_ODP_FAULT_MAX		1024
+/* A QP waiting for a page tries again after this long at the latest. */
+#define ORCA_ODP_RETRY_MS		10
 
 #define ORCA_EQE_SIZE			16
 static_assert(sizeof(struct orca_eqe) == ORCA_EQE_SIZE);

@@ -168,6 +168,17 @@ static const struct orca_v1_layout orca_v1_cmd_layout[] = {
 	ORCA_V1_OFF(orca_cmd_alloc_dm, log_align, 0x18),
 	ORCA_V1_OFF(orca_cmd_alloc_dm, rsvd, 0x1c),
 	ORCA_V1_LEN(orca_cmd_alloc_dm, rsvd, 36),
+	/* On-demand paging (1.5). */
+	ORCA_V1_SIZE(orca_cmd_odp_update, 64),
+	ORCA_V1_OFF(orca_cmd_odp_update, key, 0x10),
+	ORCA_V1_OFF(orca_cmd_odp_update, op, 0x14),
+	ORCA_V1_OFF(orca_cmd_odp_update, page, 0x18),
+	ORCA_V1_OFF(orca_cmd_odp_update, count, 0x20),
+	ORCA_V1_OFF(orca_cmd_odp_update, rsvd0, 0x24),
+	ORCA_V1_OFF(orca_cmd_odp_update, pbl_addr, 0x28),
+	ORCA_V1_OFF(orca_cmd_odp_update, rsvd, 0x30),
+	ORCA_V1_LEN(orca_cmd_odp_update, rsvd, 16),
+	ORCA_V1_OFF(orca_eqe, aux, 0x08),
 	/* XRC (1.4): fields carved from reserved bytes. */
 	ORCA_V1_SIZE(orca_cmd_alloc_xrcd, 64),
 	ORCA_V1_OFF(orca_send_wqe, xrc_srqn, 0x14),
