@@ -441,7 +441,7 @@ static void orca_hw_test_eqe(struct kunit *test)
 	memset(&eqe, 0xaa, sizeof(eqe));
 	eqe.data = cpu_to_le64(FIELD_PREP(ORCA_EQE_PORT_NUM, 1) |
 			       FIELD_PREP(ORCA_EQE_PORT_STATE, ORCA_PORT_ACTIVE));
-	eqe.rsvd = 0;
+	eqe.aux = 0;
 	eqe.info = cpu_to_le32(FIELD_PREP(ORCA_EQE_TYPE, ORCA_EQE_PORT_CHANGE) |
 			       FIELD_PREP(ORCA_EQE_PHASE, 1));
 	orca_expect_bytes(test, &eqe, raw, sizeof(raw), "EQE");
