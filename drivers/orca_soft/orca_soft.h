@@ -17,6 +17,8 @@
  *   orca_soft_admin.c  the admin command processor: dispatch, device,
  *                      port, statistics, protection domains, reset
  *   orca_soft_mr.c     memory regions (REG_MR/DEREG_MR, page lists)
+ *   orca_soft_odp.c    on-demand paging: page states, ODP_UPDATE, page
+ *                      faults, QPs waiting for a page
  *   orca_soft_dm.c     device memory (ALLOC_DM/DEALLOC_DM, the aperture)
  *   orca_soft_mw.c     memory windows (ALLOC_MW/DEALLOC_MW, binding,
  *                      invalidation, remote keys through windows)
@@ -47,6 +49,23 @@
  * thread holds the same mutex for each bounded batch of data-path work.
  * The object tables and the reference counts below (users: how many
  * objects refer to this one) therefore need no lock of their own.
+ *
+ * The device never reclaims host memory.  Since on-demand paging, the
+ * host's reclaim may wait for the device: an MMU notifier of orca.ko
+ * issues ODP_UPDATE UNMAP and sleeps until the command completes.  If a
+ * context that holds eng_mutex (an admin command, the engine thread, a
+ * kick run inline), or the admin work itself, entered direct reclaim,
+ * reclaim could call that notifier, which would wait for a command only
+ * this very context (or one blocked on the mutex it holds) can execute:
+ * a deadlock, ended only by the driver declaring its admin queue dead.
+ * So these contexts run with PF_MEMALLOC (memalloc_noreclaim_save()),
+ * which keeps every allocation in them, the kernel's own included, out
+ * of direct reclaim and compaction; the allocations of this module add
+ * __GFP_NOMEMALLOC (ORCA_SOFT_GFP), so the flag does not also open the
+ * emergency reserves to them: those belong to reclaim, and commands
+ * userspace asks for fail with NO_RESOURCES instead.  The admin
+ * workqueue has a rescuer (WQ_MEM_RECLAIM), so a command the notifier
+ * waits for runs even when no worker can be created.
  */
 #ifndef ORCA_SOFT_H
 #define ORCA_SOFT_H
@@ -107,6 +126,9 @@
 /* Kicks (QP and CQ doorbells) the engine has not picked up yet. */
 #define ORCA_SOFT_KICK_FIFO		256
 #define ORCA_SOFT_KICK_CQ		BIT(31)
+
+/* Allocations in the device's own contexts: see the comment at the top. */
+#define ORCA_SOFT_GFP			(GFP_KERNEL | __GFP_NOMEMALLOC)
 
 struct orca_soft_dev;
 struct orca_soft_eng_scratch;
@@ -256,6 +278,7 @@ struct orca_soft_req {
 	bool wqe_started;		/* the counters above are loaded */
 	u8 wait;			/* enum orca_soft_wait */
 	u64 wait_until;			/* ktime (ns) the WQE at cons retries */
+	u32 odp_key;			/* WAIT_ODP: the region waited for */
 	u32 gid_gen;			/* dest_local is valid for this gen */
 	bool dest_local;		/* RC/UC: the AV's dgid is ours */
 
@@ -325,12 +348,19 @@ struct orca_soft_resp {
 	u32 nak_psn;
 	bool srq_held;			/* srq_wqe holds a WQE of the SRQ */
 	u8 srq_nsge;			/* its SGEs */
+	/*
+	 * READ responses wait for a page of region odp_key until it is
+	 * mapped or failed, or until odp_until (ns; 0: not waiting).
+	 */
+	u64 odp_until;
+	u32 odp_key;
 };
 
 enum orca_soft_wait {
 	ORCA_SOFT_WAIT_NONE,
 	ORCA_SOFT_WAIT_RNR,		/* RNR NAK: the responder's timer */
 	ORCA_SOFT_WAIT_ACK,		/* no answer: local ACK timeout */
+	ORCA_SOFT_WAIT_ODP,		/* a page of region req.odp_key */
 };
 
 /*
@@ -393,6 +423,7 @@ struct orca_soft_mr {
 	struct orca_soft_qp *mw_qp;	/* type 2 window: bound through */
 	struct orca_soft_dm *dm;	/* ORCA_MR_FLAG_DM: its allocation */
 	u64 dm_bus;			/* bus address of the region's byte 0 */
+	struct xarray odp;		/* ORCA_MR_FLAG_ODP: page states */
 };
 
 struct orca_soft_gid {
@@ -449,6 +480,7 @@ struct orca_soft_dev {
 	u32 gid_gen;			/* bumped on every GID table change */
 	spinlock_t ceq_lock;		/* completion EQ state, ceq[] */
 	struct orca_soft_eq *ceq[ORCA_SOFT_MAX_EQ + 1];
+	u32 odp_fault_key;		/* region of the last page fault */
 
 	spinlock_t lock;		/* enabled, fatal, aeq */
 	bool enabled;
@@ -539,6 +571,8 @@ int orca_soft_dma_write(struct orca_soft_dev *sdev, u64 addr,
 			const void *buf, size_t len);
 int orca_soft_dma_write32(struct orca_soft_dev *sdev, u64 addr, u32 val);
 void orca_soft_post_event(struct orca_soft_dev *sdev, u8 type, u64 data);
+void orca_soft_post_event_aux(struct orca_soft_dev *sdev, u8 type, u64 data,
+			      u32 aux);
 void orca_soft_set_fatal(struct orca_soft_dev *sdev, const char *why);
 
 /* What a command returns besides its status. */
@@ -558,6 +592,7 @@ u8 orca_soft_put_output(struct orca_soft_dev *sdev,
 u8 orca_soft_get_input(struct orca_soft_dev *sdev, u64 in_addr, u32 in_len,
 		       void *in, size_t len);
 struct orca_soft_pd *orca_soft_pd_find(struct orca_soft_dev *sdev, u32 pdn);
+u32 orca_soft_cap_flags(struct orca_soft_dev *sdev);
 struct orca_soft_xrcd *orca_soft_xrcd_find(struct orca_soft_dev *sdev,
 					   u32 xrcdn);
 bool orca_soft_vlan_ok(u16 vlan);
@@ -569,6 +604,13 @@ u8 orca_soft_reg_mr(struct orca_soft_dev *sdev, const union orca_aq_cmd *cmd,
 u8 orca_soft_dereg_mr(struct orca_soft_dev *sdev,
 		      const union orca_aq_cmd *cmd);
 void orca_soft_mr_reset(struct orca_soft_dev *sdev);
+
+/* orca_soft_odp.c */
+u8 orca_soft_odp_update(struct orca_soft_dev *sdev,
+			const union orca_aq_cmd *cmd);
+void orca_soft_odp_mr_init(struct orca_soft_mr *mr);
+void orca_soft_odp_mr_fini(struct orca_soft_mr *mr);
+void orca_soft_odp_wake(struct orca_soft_dev *sdev, u32 key);
 
 /* orca_soft_dm.c */
 int orca_soft_dm_init(struct orca_soft_dev *sdev);

@@ -78,6 +78,18 @@ bool orca_soft_vlan_ok(u16 vlan)
 	return vlan == ORCA_AH_VLAN_NONE || vlan < VLAN_N_VID;
 }
 
+/* QUERY_DEVICE's cap_flags: what this instance supports. */
+u32 orca_soft_cap_flags(struct orca_soft_dev *sdev)
+{
+	return ORCA_HW_DEV_CAP_RC | ORCA_HW_DEV_CAP_UC | ORCA_HW_DEV_CAP_UD |
+	       ORCA_HW_DEV_CAP_SRQ | ORCA_HW_DEV_CAP_ATOMIC |
+	       ORCA_HW_DEV_CAP_FAST_REG | ORCA_HW_DEV_CAP_RNR_NAK |
+	       ORCA_HW_DEV_CAP_DETACH | ORCA_HW_DEV_CAP_MW |
+	       ORCA_HW_DEV_CAP_TIMESTAMP | ORCA_HW_DEV_CAP_XRC |
+	       (sdev->dm_pages ? ORCA_HW_DEV_CAP_DM : 0) |
+	       ORCA_HW_DEV_CAP_ODP;
+}
+
 static u8 orca_soft_query_device(struct orca_soft_dev *sdev,
 				 const union orca_aq_cmd *cmd)
 {
@@ -98,16 +110,7 @@ static u8 orca_soft_query_device(struct orca_soft_dev *sdev,
 	attr.vendor_id = cpu_to_le32(0xffffff);
 	attr.vendor_part_id = cpu_to_le32(1);
 	attr.hw_ver = cpu_to_le32(ORCA_IFACE_VERSION_MAJOR);
-	attr.cap_flags = cpu_to_le32(ORCA_HW_DEV_CAP_RC | ORCA_HW_DEV_CAP_UC |
-				     ORCA_HW_DEV_CAP_UD | ORCA_HW_DEV_CAP_SRQ |
-				     ORCA_HW_DEV_CAP_ATOMIC |
-				     ORCA_HW_DEV_CAP_FAST_REG |
-				     ORCA_HW_DEV_CAP_RNR_NAK |
-				     ORCA_HW_DEV_CAP_DETACH |
-				     ORCA_HW_DEV_CAP_MW |
-				     ORCA_HW_DEV_CAP_TIMESTAMP |
-				     ORCA_HW_DEV_CAP_XRC |
-				     (sdev->dm_pages ? ORCA_HW_DEV_CAP_DM : 0));
+	attr.cap_flags = cpu_to_le32(orca_soft_cap_flags(sdev));
 	attr.num_ports = cpu_to_le32(1);
 	attr.max_qp = cpu_to_le32(ORCA_SOFT_MAX_QP);
 	attr.max_qp_wr = cpu_to_le32(ORCA_SOFT_MAX_QP_WR);
@@ -249,11 +252,11 @@ static u8 orca_soft_alloc_pd(struct orca_soft_dev *sdev,
 
 	if (!orca_soft_rsvd_clear(c->rsvd, sizeof(c->rsvd)))
 		return ORCA_AQ_STS_BAD_PARAM;
-	pd = kzalloc(sizeof(*pd), GFP_KERNEL);
+	pd = kzalloc(sizeof(*pd), ORCA_SOFT_GFP);
 	if (!pd)
 		return ORCA_AQ_STS_NO_RESOURCES;
 	if (xa_alloc(&sdev->pds, &pd->pdn, pd, XA_LIMIT(1, ORCA_SOFT_MAX_PD),
-		     GFP_KERNEL)) {
+		     ORCA_SOFT_GFP)) {
 		kfree(pd);
 		return ORCA_AQ_STS_NO_RESOURCES;
 	}
@@ -296,11 +299,11 @@ static u8 orca_soft_alloc_xrcd(struct orca_soft_dev *sdev,
 
 	if (!orca_soft_rsvd_clear(c->rsvd, sizeof(c->rsvd)))
 		return ORCA_AQ_STS_BAD_PARAM;
-	xrcd = kzalloc(sizeof(*xrcd), GFP_KERNEL);
+	xrcd = kzalloc(sizeof(*xrcd), ORCA_SOFT_GFP);
 	if (!xrcd)
 		return ORCA_AQ_STS_NO_RESOURCES;
 	if (xa_alloc(&sdev->xrcds, &xrcd->xrcdn, xrcd,
-		     XA_LIMIT(1, ORCA_SOFT_MAX_XRCD), GFP_KERNEL)) {
+		     XA_LIMIT(1, ORCA_SOFT_MAX_XRCD), ORCA_SOFT_GFP)) {
 		kfree(xrcd);
 		return ORCA_AQ_STS_NO_RESOURCES;
 	}
@@ -363,6 +366,8 @@ static u8 orca_soft_exec(struct orca_soft_dev *sdev,
 		return orca_soft_alloc_dm(sdev, cmd, out);
 	case ORCA_CMD_DEALLOC_DM:
 		return orca_soft_dealloc_dm(sdev, cmd);
+	case ORCA_CMD_ODP_UPDATE:
+		return orca_soft_odp_update(sdev, cmd);
 	case ORCA_CMD_CREATE_CQ:
 		return orca_soft_create_cq(sdev, cmd, out);
 	case ORCA_CMD_RESIZE_CQ:

@@ -153,7 +153,7 @@ u8 orca_soft_attach_mcast(struct orca_soft_dev *sdev,
 	if (!mcg) {
 		if (sdev->nr_mcgs >= ORCA_SOFT_MAX_MCAST_GRP)
 			return ORCA_AQ_STS_NO_RESOURCES;
-		mcg = kzalloc(sizeof(*mcg), GFP_KERNEL);
+		mcg = kzalloc(sizeof(*mcg), ORCA_SOFT_GFP);
 		if (!mcg)
 			return ORCA_AQ_STS_NO_RESOURCES;
 		memcpy(mcg->gid, c->gid, sizeof(mcg->gid));

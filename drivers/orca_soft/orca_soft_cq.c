@@ -48,14 +48,14 @@ u8 orca_soft_create_eq(struct orca_soft_dev *sdev,
 	    !orca_soft_ring_addr_ok(le64_to_cpu(c->ring_addr)))
 		return ORCA_AQ_STS_BAD_PARAM;
 
-	eq = kzalloc(sizeof(*eq), GFP_KERNEL);
+	eq = kzalloc(sizeof(*eq), ORCA_SOFT_GFP);
 	if (!eq)
 		return ORCA_AQ_STS_NO_RESOURCES;
 	eq->ring_addr = le64_to_cpu(c->ring_addr);
 	eq->log2_depth = log2;
 	eq->vector = vector;
 	if (xa_alloc(&sdev->eqs, &eq->eqn, eq, XA_LIMIT(1, ORCA_SOFT_MAX_EQ),
-		     GFP_KERNEL)) {
+		     ORCA_SOFT_GFP)) {
 		kfree(eq);
 		return ORCA_AQ_STS_NO_RESOURCES;
 	}
@@ -118,7 +118,7 @@ u8 orca_soft_create_cq(struct orca_soft_dev *sdev,
 	if (!eq)
 		return ORCA_AQ_STS_BAD_HANDLE;
 
-	cq = kzalloc(sizeof(*cq), GFP_KERNEL);
+	cq = kzalloc(sizeof(*cq), ORCA_SOFT_GFP);
 	if (!cq)
 		return ORCA_AQ_STS_NO_RESOURCES;
 	cq->ring_addr = le64_to_cpu(c->ring_addr);
@@ -134,7 +134,7 @@ u8 orca_soft_create_cq(struct orca_soft_dev *sdev,
 	 */
 	if (xa_alloc_cyclic(&sdev->cqs, &cq->cqn, cq,
 			    XA_LIMIT(1, ORCA_SOFT_MAX_CQ), &sdev->cqn_next,
-			    GFP_KERNEL) < 0) {
+			    ORCA_SOFT_GFP) < 0) {
 		kfree(cq);
 		return ORCA_AQ_STS_NO_RESOURCES;
 	}

@@ -81,7 +81,7 @@ u8 orca_soft_alloc_dm(struct orca_soft_dev *sdev,
 					   0, units, align - 1);
 	if (first >= ORCA_SOFT_DM_UNITS)
 		return ORCA_AQ_STS_NO_RESOURCES;
-	dm = kzalloc(sizeof(*dm), GFP_KERNEL);
+	dm = kzalloc(sizeof(*dm), ORCA_SOFT_GFP);
 	if (!dm)
 		return ORCA_AQ_STS_NO_RESOURCES;
 	dm->first = first;

@@ -30,6 +30,7 @@
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
 #include <linux/sched.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 
 #include "orca_ring.h"
@@ -252,11 +253,15 @@ static void orca_soft_sq_polling(struct orca_soft_dev *sdev,
 	orca_soft_wq_set_flags(sdev, &qp->sq, on ? ORCA_DB_DEV_POLLING : 0);
 }
 
-/* Put @qp on the engine's active list: its queues will be looked at. */
+/*
+ * Put @qp on the engine's active list: its queues will be looked at.  A
+ * QP whose send queue waits (a timer, a page) only has READ responses to
+ * send, if any.
+ */
 void orca_soft_qp_activate(struct orca_soft_dev *sdev, struct orca_soft_qp *qp)
 {
 	if (qp->req.wait != ORCA_SOFT_WAIT_NONE &&
-	    qp->state != ORCA_QPS_ERR)
+	    qp->state != ORCA_QPS_ERR && !qp->resp.rd_busy)
 		return;
 	if (list_empty(&qp->active_node))
 		list_add_tail(&qp->active_node, &sdev->eng_active);
@@ -310,6 +315,7 @@ void orca_soft_qp_set_err(struct orca_soft_dev *sdev, struct orca_soft_qp *qp)
 	qp->req.wait = ORCA_SOFT_WAIT_NONE;
 	qp->req.timer_at = 0;
 	qp->req.rnr_until = 0;
+	qp->resp.odp_until = 0;
 	/* READ responses queued: the responder's next pass judges them. */
 	orca_soft_qp_activate(sdev, qp);
 	/* An XRC_TGT QP only borrows SRQs: orca_soft_flush_held() says it. */
@@ -548,16 +554,25 @@ module_param(inline_kicks, int, 0644);
 MODULE_PARM_DESC(inline_kicks,
 		 "Run kicked queues in the kicking task: 0 never, 1 and hand repeatedly kicked QPs to the engine thread (default), 2 inline only, 3 and always hand over to the thread");
 
-/* Return true if the kick needs nothing more from the engine thread. */
+/*
+ * Return true if the kick needs nothing more from the engine thread.
+ * The poster's task does not reclaim while it holds the engine mutex
+ * (orca_soft.h).
+ */
 static bool orca_soft_kick_inline(struct orca_soft_dev *sdev, u32 entry)
 {
 	int mode = READ_ONCE(inline_kicks);
 	struct orca_soft_qp *qp;
+	unsigned int noreclaim;
 	bool done = true;
 
-	if (!mode || !in_task() || !preemptible() ||
-	    !mutex_trylock(&sdev->eng_mutex))
+	if (!mode || !in_task() || !preemptible())
 		return false;
+	noreclaim = memalloc_noreclaim_save();
+	if (!mutex_trylock(&sdev->eng_mutex)) {
+		memalloc_noreclaim_restore(noreclaim);
+		return false;
+	}
 	if (!READ_ONCE(sdev->enabled) || READ_ONCE(sdev->fatal))
 		goto out;
 	if (entry & ORCA_SOFT_KICK_CQ) {
@@ -587,6 +602,7 @@ static bool orca_soft_kick_inline(struct orca_soft_dev *sdev, u32 entry)
 		done = false;
 out:
 	mutex_unlock(&sdev->eng_mutex);
+	memalloc_noreclaim_restore(noreclaim);
 	return done;
 }
 
@@ -656,6 +672,8 @@ static void orca_soft_run_timers(struct orca_soft_dev *sdev, u64 now)
 		if (due <= now && due < oldest) {
 			list_del_init(&qp->timer_node);
 			orca_soft_wire_timer(sdev, qp);
+			/* Deadlines not due yet stay armed. */
+			orca_soft_wire_arm(sdev, qp);
 			orca_soft_qp_activate(sdev, qp);
 		}
 	}
@@ -719,13 +737,15 @@ static bool orca_soft_engine_quiesce(struct orca_soft_dev *sdev)
 	list_for_each_entry_safe(qp, tmp, &sdev->eng_active, active_node) {
 		bool work = false;
 
+		/* A send queue that waits, or responses that do, are no work. */
 		if ((qp->state == ORCA_QPS_RTS || qp->state == ORCA_QPS_ERR) &&
 		    orca_soft_qp_has_sq(qp) &&
+		    qp->req.wait == ORCA_SOFT_WAIT_NONE &&
 		    !orca_soft_dma_read32(sdev, qp->sq.db_addr +
 					  ORCA_SOFT_REC_PROD, &prod) &&
 		    prod != qp->sq.cons && !qp->sq.broken)
 			work = true;
-		if (qp->resp.rd_busy)
+		if (qp->resp.rd_busy && !qp->resp.odp_until)
 			work = true;
 		if (qp->state == ORCA_QPS_ERR && orca_soft_qp_has_rq(qp) &&
 		    !qp->rq.broken &&
@@ -773,8 +793,14 @@ static int orca_soft_engine_thread(void *data)
 {
 	struct orca_soft_dev *sdev = data;
 	u64 last_work = ktime_get_ns();
+	unsigned int noreclaim;
 	u32 idle_polls = 0;
 
+	/*
+	 * The thread holds the engine mutex for every batch and allocates
+	 * (packets) in them: it never reclaims (orca_soft.h).
+	 */
+	noreclaim = memalloc_noreclaim_save();
 	while (!kthread_should_stop()) {
 		u64 next_timer = U64_MAX, now;
 		/*
@@ -813,6 +839,7 @@ static int orca_soft_engine_thread(void *data)
 		}
 		cond_resched();
 	}
+	memalloc_noreclaim_restore(noreclaim);
 	return 0;
 }
 

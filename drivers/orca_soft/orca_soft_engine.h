@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * orca_soft: declarations shared by the data-path engine's files
- * (orca_soft_engine.c, _req.c, _resp.c, _comp.c, _mem.c).
+ * (orca_soft_engine.c, _req.c, _resp.c, _comp.c, _mem.c, _odp.c).
  *
  * Everything here runs on the engine thread or in an admin command, both
  * under orca_soft_dev.eng_mutex.
@@ -91,6 +91,12 @@ enum orca_soft_answer {
 	ORCA_SOFT_NAK_INV_REQ,		/* invalid request */
 	ORCA_SOFT_NAK_ACCESS,		/* remote access error */
 	ORCA_SOFT_NAK_OP,		/* remote operational error */
+	/*
+	 * A page of an on-demand-paging region is not present (ODP_FAULT
+	 * posted): the local requester waits, RC on the wire answers an
+	 * RNR NAK, UC and UD drop the packet.
+	 */
+	ORCA_SOFT_PAGE_FAULT,
 };
 
 /* orca_soft_mem.c */
@@ -113,6 +119,21 @@ int orca_soft_sgl_read(struct orca_soft_dev *sdev,
 int orca_soft_mem_atomic(struct orca_soft_dev *sdev, struct orca_soft_mr *mr,
 			 u64 addr, bool cmp_swp, u64 compare_add, u64 swap,
 			 u64 *orig);
+int orca_soft_mr_odp_check(struct orca_soft_dev *sdev, struct orca_soft_mr *mr,
+			   u64 addr, u64 len, u64 end, bool write);
+int orca_soft_sgl_odp_check(struct orca_soft_dev *sdev,
+			    const struct orca_soft_sgl *sgl, u64 off, u64 len,
+			    bool write);
+
+/* orca_soft_odp.c */
+int orca_soft_odp_translate(struct orca_soft_dev *sdev,
+			    struct orca_soft_mr *mr, u64 va, u64 end,
+			    bool write, u64 *dma);
+int orca_soft_odp_check(struct orca_soft_dev *sdev, struct orca_soft_mr *mr,
+			u64 va, u64 len, u64 end, bool write);
+void orca_soft_odp_park(struct orca_soft_dev *sdev, struct orca_soft_qp *qp);
+void orca_soft_odp_hold_resp(struct orca_soft_dev *sdev,
+			     struct orca_soft_qp *qp);
 
 /* orca_soft_mw.c */
 u8 orca_soft_bind_mw(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
@@ -187,6 +208,7 @@ void orca_soft_wire_rx_response(struct orca_soft_dev *sdev,
 				const u8 *payload);
 void orca_soft_wire_timer(struct orca_soft_dev *sdev, struct orca_soft_qp *qp);
 u64 orca_soft_wire_deadline(const struct orca_soft_qp *qp);
+void orca_soft_wire_arm(struct orca_soft_dev *sdev, struct orca_soft_qp *qp);
 void orca_soft_wire_qp_init(struct orca_soft_qp *qp);
 
 /* orca_soft_wire_resp.c: the responder on the wire, receive dispatch */

@@ -181,7 +181,9 @@ static struct orca_soft_dev *orca_soft_create(struct net_device *ndev,
 	orca_soft_regs_init(sdev);
 	INIT_WORK(&sdev->engine_work, orca_soft_engine_work);
 
-	sdev->wq = alloc_ordered_workqueue("orca_soft%u", 0, sdev->id);
+	/* Reclaim may wait for an admin command: see orca_soft.h. */
+	sdev->wq = alloc_ordered_workqueue("orca_soft%u", WQ_MEM_RECLAIM,
+					   sdev->id);
 	if (!sdev->wq) {
 		ret = -ENOMEM;
 		goto err_free_regs;

@@ -8,6 +8,13 @@
  * addresses, and a DMA address to a page the way the DMA API mapped it for
  * the device's parent (dma_to_phys).  Data moves page by page with
  * kmap_local_page(): one copy from source memory to destination memory.
+ *
+ * An on-demand-paging region translates through the states of its pages
+ * (orca_soft_odp.c), so every translation knows whether the access
+ * writes.  Callers check an access's on-demand pages before they move
+ * data (orca_soft_sgl_odp_check(), orca_soft_mr_odp_check()), so that a
+ * page fault stops it before anything is written; the copies still
+ * return -EAGAIN at a page fault and -EFAULT at a failed page.
  */
 
 #include <linux/bitfield.h>
@@ -15,6 +22,7 @@
 #include <linux/highmem.h>
 
 #include "orca_soft_engine.h"
+#include "orca_soft_odp.h"
 
 struct orca_soft_mr *orca_soft_mr_get(struct orca_soft_dev *sdev, u32 key)
 {
@@ -140,25 +148,37 @@ static void orca_soft_pos_advance(const struct orca_soft_sgl *sgl,
 }
 
 /*
- * The page behind byte @off of @seg and how many bytes from there are
- * contiguous in it (within the segment, the MR page and the CPU page).
+ * The page behind byte @off of @seg, for an access that writes (@write)
+ * or reads, and how many bytes from there are contiguous in it (within
+ * the segment, the MR page and the CPU page).  0, -EFAULT (not memory, or
+ * a failed on-demand page) or -EAGAIN (a page fault, posted).
  */
 static int orca_soft_seg_page(struct orca_soft_dev *sdev,
 			      const struct orca_soft_seg *seg, u64 off,
-			      struct page **page, u32 *pgoff, u64 *n)
+			      bool write, struct page **page, u32 *pgoff,
+			      u64 *n)
 {
-	const struct orca_soft_mr *mr = seg->mr;
+	struct orca_soft_mr *mr = seg->mr;
 	u64 va = seg->addr + off;
 	u64 avail = seg->len - off;
 	phys_addr_t phys;
 	unsigned long pfn;
 	u64 dma;
+	int ret;
 
 	if (mr->flags & ORCA_MR_FLAG_PHYSICAL) {
 		dma = va;
 	} else if (mr->flags & ORCA_MR_FLAG_DM) {
 		/* The aperture is contiguous: no page list. */
 		dma = mr->dm_bus + (va - mr->iova);
+	} else if (mr->flags & ORCA_MR_FLAG_ODP) {
+		/* A fault asks for the pages up to the segment's end. */
+		ret = orca_soft_odp_translate(sdev, mr, va, seg->addr + seg->len,
+					      write, &dma);
+		if (ret)
+			return ret;
+		avail = min(avail, ORCA_SOFT_ODP_PAGE -
+				   (va & (ORCA_SOFT_ODP_PAGE - 1)));
 	} else {
 		u64 pgsz = BIT_ULL(mr->page_shift);
 		u64 moff = va - mr->iova + (mr->iova & (pgsz - 1));
@@ -182,7 +202,9 @@ static int orca_soft_seg_page(struct orca_soft_dev *sdev,
 /*
  * Copy @len bytes from byte @soff of @src to byte @doff of @dst.  Both
  * ranges must lie within their SGLs (callers check the lengths).
- * Return: 0 or -EFAULT (a page address that is not memory).
+ * Return: 0, -EFAULT (a page address that is not memory, or a failed
+ * on-demand page) or -EAGAIN (a page fault, posted; the bytes before it
+ * may have been copied).
  */
 int orca_soft_sgl_copy(struct orca_soft_dev *sdev,
 		       const struct orca_soft_sgl *dst, u64 doff,
@@ -201,18 +223,20 @@ int orca_soft_sgl_copy(struct orca_soft_dev *sdev,
 	while (len) {
 		struct page *spage = NULL, *dpage;
 		u32 spgoff = 0, dpgoff;
-		u64 sn, dn, n;
+		u64 sn = len, dn, n;
 		void *s, *d;
+		int ret;
 
-		if (src->inl) {
-			sn = len;
-		} else if (orca_soft_seg_page(sdev, &src->seg[sp.i], sp.off,
-					      &spage, &spgoff, &sn)) {
-			return -EFAULT;
+		if (!src->inl) {
+			ret = orca_soft_seg_page(sdev, &src->seg[sp.i], sp.off,
+						 false, &spage, &spgoff, &sn);
+			if (ret)
+				return ret;
 		}
-		if (orca_soft_seg_page(sdev, &dst->seg[dp.i], dp.off, &dpage,
-				       &dpgoff, &dn))
-			return -EFAULT;
+		ret = orca_soft_seg_page(sdev, &dst->seg[dp.i], dp.off, true,
+					 &dpage, &dpgoff, &dn);
+		if (ret)
+			return ret;
 		n = min3(len, sn, dn);
 
 		d = kmap_local_page(dpage);
@@ -234,7 +258,8 @@ int orca_soft_sgl_copy(struct orca_soft_dev *sdev,
 
 /*
  * Copy @len bytes at offset @soff of @src into the kernel buffer @buf (a
- * packet being built).  -EFAULT if a page of @src is not memory.
+ * packet being built).  -EFAULT if a page of @src is not memory or a
+ * failed on-demand page, -EAGAIN at a page fault (posted).
  */
 int orca_soft_sgl_read(struct orca_soft_dev *sdev,
 		       const struct orca_soft_sgl *src, u64 soff, void *buf,
@@ -255,10 +280,12 @@ int orca_soft_sgl_read(struct orca_soft_dev *sdev,
 		u32 pgoff;
 		u64 n;
 		void *s;
+		int ret;
 
-		if (orca_soft_seg_page(sdev, &src->seg[sp.i], sp.off, &page,
-				       &pgoff, &n))
-			return -EFAULT;
+		ret = orca_soft_seg_page(sdev, &src->seg[sp.i], sp.off, false,
+					 &page, &pgoff, &n);
+		if (ret)
+			return ret;
 		n = min(len, n);
 		s = kmap_local_page(page);
 		memcpy(d, s + pgoff, n);
@@ -273,7 +300,9 @@ int orca_soft_sgl_read(struct orca_soft_dev *sdev,
 /*
  * An 8-byte atomic at @addr of @mr (8-byte aligned, checked by the
  * caller).  The engine thread executes all of a device's atomics, one
- * at a time; the host CPU sees a single aligned 64-bit store.
+ * at a time; the host CPU sees a single aligned 64-bit store.  The word
+ * must be writable even if a compare fails; callers check its on-demand
+ * page first, so that an atomic never faults once it has started.
  */
 int orca_soft_mem_atomic(struct orca_soft_dev *sdev, struct orca_soft_mr *mr,
 			 u64 addr, bool cmp_swp, u64 compare_add, u64 swap,
@@ -285,8 +314,12 @@ int orca_soft_mem_atomic(struct orca_soft_dev *sdev, struct orca_soft_mr *mr,
 	u64 n, old;
 	__le64 *p;
 	void *va;
+	int ret;
 
-	if (orca_soft_seg_page(sdev, &seg, 0, &page, &pgoff, &n) || n < 8)
+	ret = orca_soft_seg_page(sdev, &seg, 0, true, &page, &pgoff, &n);
+	if (ret)
+		return ret;
+	if (n < 8)
 		return -EFAULT;
 	va = kmap_local_page(page);
 	p = va + pgoff;
@@ -300,5 +333,49 @@ int orca_soft_mem_atomic(struct orca_soft_dev *sdev, struct orca_soft_mr *mr,
 	}
 	kunmap_local(va);
 	*orig = old;
+	return 0;
+}
+
+/*
+ * Before an access to [@addr, @addr + @len) of @mr (checked against the
+ * region's bounds) that writes (@write) or reads, and runs on to @end:
+ * the pages it touches, if @mr is an on-demand-paging region
+ * (orca_soft_odp_check()).  0, -EFAULT (a failed page: an access error)
+ * or -EAGAIN (a page fault, posted).
+ */
+int orca_soft_mr_odp_check(struct orca_soft_dev *sdev, struct orca_soft_mr *mr,
+			   u64 addr, u64 len, u64 end, bool write)
+{
+	if (!(mr->flags & ORCA_MR_FLAG_ODP))
+		return 0;
+	return orca_soft_odp_check(sdev, mr, addr, len, end, write);
+}
+
+/*
+ * Before an access to bytes [@off, @off + @len) of @sgl that writes
+ * (@write) or reads: the pages of on-demand-paging regions it touches.
+ * A fault asks for the pages up to the end of the SGE it is in.  0,
+ * -EFAULT or -EAGAIN, as orca_soft_mr_odp_check().
+ */
+int orca_soft_sgl_odp_check(struct orca_soft_dev *sdev,
+			    const struct orca_soft_sgl *sgl, u64 off, u64 len,
+			    bool write)
+{
+	struct orca_soft_pos pos;
+	int ret;
+
+	if (sgl->inl)
+		return 0;
+	orca_soft_pos_seek(sgl, &pos, off);
+	for (; len && pos.i < sgl->nseg; pos.i++, pos.off = 0) {
+		const struct orca_soft_seg *seg = &sgl->seg[pos.i];
+		u64 n = min(len, seg->len - pos.off);
+
+		ret = orca_soft_mr_odp_check(sdev, seg->mr, seg->addr + pos.off,
+					     n, seg->addr + seg->len, write);
+		if (ret)
+			return ret;
+		len -= n;
+	}
 	return 0;
 }

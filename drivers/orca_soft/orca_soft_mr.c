@@ -8,7 +8,9 @@
  * The key's index selects the table entry; the variant is the driver's
  * and makes stale keys of a reused entry fail.  A region on device memory
  * (ORCA_MR_FLAG_DM) has no page list: it starts at an offset of the
- * aperture, inside one allocation, which it keeps from DEALLOC_DM.
+ * aperture, inside one allocation, which it keeps from DEALLOC_DM.  An
+ * on-demand-paging region (ORCA_MR_FLAG_ODP) has none either: its pages
+ * start not present and ODP_UPDATE maps them (orca_soft_odp.c).
  */
 
 #include <linux/bitfield.h>
@@ -17,13 +19,14 @@
 #include <linux/mm.h>
 
 #include "orca_soft.h"
+#include "orca_soft_odp.h"
 
 #define ORCA_MR_FLAGS_ALL	(ORCA_MR_PAGE_SHIFT | ORCA_MR_PBL_LEVELS | \
 				 ORCA_MR_FLAG_PHYSICAL | ORCA_MR_FLAG_FAST_REG | \
-				 ORCA_MR_FLAG_DM)
+				 ORCA_MR_FLAG_DM | ORCA_MR_FLAG_ODP)
 /* At most one kind of region besides page-list ones. */
 #define ORCA_MR_KINDS		(ORCA_MR_FLAG_PHYSICAL | ORCA_MR_FLAG_FAST_REG | \
-				 ORCA_MR_FLAG_DM)
+				 ORCA_MR_FLAG_DM | ORCA_MR_FLAG_ODP)
 
 /* Largest page lists: one level-1 table page, or 512 of them. */
 #define ORCA_SOFT_PBL1_MAX	ORCA_SOFT_PBL_ENTRIES
@@ -72,7 +75,7 @@ static u8 orca_soft_copy_pbl(struct orca_soft_dev *sdev,
 	u64 *top;
 	u8 sts;
 
-	bounce = kmalloc(ORCA_SOFT_PBL_PAGE_SIZE, GFP_KERNEL);
+	bounce = kmalloc(ORCA_SOFT_PBL_PAGE_SIZE, ORCA_SOFT_GFP);
 	if (!bounce)
 		return ORCA_AQ_STS_NO_RESOURCES;
 
@@ -83,7 +86,7 @@ static u8 orca_soft_copy_pbl(struct orca_soft_dev *sdev,
 	}
 
 	ntop = DIV_ROUND_UP(mr->num_pages, ORCA_SOFT_PBL_ENTRIES);
-	top = kmalloc_array(ntop, sizeof(*top), GFP_KERNEL);
+	top = kmalloc_array(ntop, sizeof(*top), ORCA_SOFT_GFP);
 	if (!top) {
 		sts = ORCA_AQ_STS_NO_RESOURCES;
 		goto out_free_bounce;
@@ -105,8 +108,27 @@ out_free_bounce:
 	return sts;
 }
 
-/* Check the translation fields of @in for the kind of region it asks. */
-static u8 orca_soft_mr_check(const struct orca_hw_reg_mr *in, u32 flags)
+/*
+ * The pages [@iova, @iova + @length) touches at 2^@shift bytes a page are
+ * exactly @num_pages, and the range is 1 to ORCA_SOFT_MAX_MR_SIZE bytes
+ * that do not wrap.
+ */
+static bool orca_soft_mr_span_ok(u64 iova, u64 length, u8 shift,
+				 u32 num_pages)
+{
+	if (!length || length > ORCA_SOFT_MAX_MR_SIZE ||
+	    iova + length - 1 < iova)
+		return false;
+	return ((iova + length - 1) >> shift) - (iova >> shift) + 1 ==
+	       num_pages;
+}
+
+/*
+ * Check the translation fields of @in for the kind of region it asks,
+ * on a device with capabilities @caps.
+ */
+static u8 orca_soft_mr_check(const struct orca_hw_reg_mr *in, u32 flags,
+			     u32 caps)
 {
 	u64 iova = le64_to_cpu(in->iova);
 	u64 length = le64_to_cpu(in->length);
@@ -114,10 +136,19 @@ static u8 orca_soft_mr_check(const struct orca_hw_reg_mr *in, u32 flags)
 	u32 num_pages = le32_to_cpu(in->num_pages);
 	u8 shift = FIELD_GET(ORCA_MR_PAGE_SHIFT, flags);
 	u8 levels = FIELD_GET(ORCA_MR_PBL_LEVELS, flags);
-	u64 first, last;
 
 	if (hweight32(flags & ORCA_MR_KINDS) > 1)
 		return ORCA_AQ_STS_BAD_PARAM;
+
+	if (flags & ORCA_MR_FLAG_ODP) {
+		if (!(caps & ORCA_HW_DEV_CAP_ODP))
+			return ORCA_AQ_STS_UNSUPPORTED;
+		/* No page list: 4 KiB pages, all not present at first. */
+		if (pbl_addr || levels || shift != ORCA_SOFT_ODP_SHIFT ||
+		    !orca_soft_mr_span_ok(iova, length, shift, num_pages))
+			return ORCA_AQ_STS_BAD_PARAM;
+		return ORCA_AQ_STS_OK;
+	}
 
 	if (flags & ORCA_MR_FLAG_DM) {
 		/* The device builds the translation: 4 KiB pages, no list. */
@@ -156,13 +187,8 @@ static u8 orca_soft_mr_check(const struct orca_hw_reg_mr *in, u32 flags)
 	} else {
 		return ORCA_AQ_STS_BAD_PARAM;
 	}
-	if (!length || length > ORCA_SOFT_MAX_MR_SIZE ||
-	    iova + length - 1 < iova)
-		return ORCA_AQ_STS_BAD_PARAM;
 	/* Exactly the pages [iova, iova + length) touches. */
-	first = iova >> shift;
-	last = (iova + length - 1) >> shift;
-	if (last - first + 1 != num_pages)
+	if (!orca_soft_mr_span_ok(iova, length, shift, num_pages))
 		return ORCA_AQ_STS_BAD_PARAM;
 	return ORCA_AQ_STS_OK;
 }
@@ -171,6 +197,8 @@ static void orca_soft_mr_free(struct orca_soft_mr *mr)
 {
 	if (mr->dm)
 		mr->dm->users--;
+	if (mr->flags & ORCA_MR_FLAG_ODP)
+		orca_soft_odp_mr_fini(mr);
 	kvfree(mr->pages);
 	kfree(mr);
 }
@@ -204,7 +232,7 @@ u8 orca_soft_reg_mr(struct orca_soft_dev *sdev, const union orca_aq_cmd *cmd,
 	if ((access & (ORCA_ACCESS_REMOTE_WRITE | ORCA_ACCESS_REMOTE_ATOMIC)) &&
 	    !(access & ORCA_ACCESS_LOCAL_WRITE))
 		return ORCA_AQ_STS_BAD_PARAM;
-	sts = orca_soft_mr_check(&in, flags);
+	sts = orca_soft_mr_check(&in, flags, orca_soft_cap_flags(sdev));
 	if (sts)
 		return sts;
 	pd = orca_soft_pd_find(sdev, le32_to_cpu(in.pdn));
@@ -213,7 +241,7 @@ u8 orca_soft_reg_mr(struct orca_soft_dev *sdev, const union orca_aq_cmd *cmd,
 	if (sdev->counts.mrs >= ORCA_SOFT_MAX_MR)
 		return ORCA_AQ_STS_NO_RESOURCES;
 
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = kzalloc(sizeof(*mr), ORCA_SOFT_GFP);
 	if (!mr)
 		return ORCA_AQ_STS_NO_RESOURCES;
 	mr->pd = pd;
@@ -224,9 +252,11 @@ u8 orca_soft_reg_mr(struct orca_soft_dev *sdev, const union orca_aq_cmd *cmd,
 	mr->page_shift = FIELD_GET(ORCA_MR_PAGE_SHIFT, flags);
 	mr->num_pages = le32_to_cpu(in.num_pages);
 	mr->valid = !(flags & ORCA_MR_FLAG_FAST_REG);
-	if (mr->num_pages) {
+	if (flags & ORCA_MR_FLAG_ODP) {
+		orca_soft_odp_mr_init(mr);
+	} else if (mr->num_pages) {
 		mr->pages = kvcalloc(mr->num_pages, sizeof(*mr->pages),
-				     GFP_KERNEL);
+				     ORCA_SOFT_GFP);
 		if (!mr->pages) {
 			sts = ORCA_AQ_STS_NO_RESOURCES;
 			goto err_free;
@@ -251,7 +281,7 @@ u8 orca_soft_reg_mr(struct orca_soft_dev *sdev, const union orca_aq_cmd *cmd,
 	}
 
 	if (xa_alloc(&sdev->mrs, &index, mr, XA_LIMIT(1, ORCA_SOFT_MAX_MR),
-		     GFP_KERNEL)) {
+		     ORCA_SOFT_GFP)) {
 		sts = ORCA_AQ_STS_NO_RESOURCES;
 		goto err_free;
 	}
@@ -286,6 +316,9 @@ u8 orca_soft_dereg_mr(struct orca_soft_dev *sdev,
 	xa_erase(&sdev->mrs, FIELD_GET(ORCA_MR_KEY_INDEX, key));
 	mr->pd->users--;
 	sdev->counts.mrs--;
+	/* QPs waiting for its pages find out that the key is gone. */
+	if (mr->flags & ORCA_MR_FLAG_ODP)
+		orca_soft_odp_wake(sdev, mr->key);
 	orca_soft_mr_free(mr);
 	return ORCA_AQ_STS_OK;
 }

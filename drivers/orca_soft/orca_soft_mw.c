@@ -43,13 +43,13 @@ u8 orca_soft_alloc_mw(struct orca_soft_dev *sdev,
 	if (!pd)
 		return ORCA_AQ_STS_BAD_HANDLE;
 
-	mw = kzalloc(sizeof(*mw), GFP_KERNEL);
+	mw = kzalloc(sizeof(*mw), ORCA_SOFT_GFP);
 	if (!mw)
 		return ORCA_AQ_STS_NO_RESOURCES;
 	mw->pd = pd;
 	mw->mw_type = type;
 	if (xa_alloc(&sdev->mrs, &index, mw, XA_LIMIT(1, ORCA_SOFT_MAX_MR),
-		     GFP_KERNEL)) {
+		     ORCA_SOFT_GFP)) {
 		kfree(mw);
 		return ORCA_AQ_STS_NO_RESOURCES;
 	}

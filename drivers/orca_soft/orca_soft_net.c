@@ -62,7 +62,7 @@ struct sk_buff *orca_soft_net_alloc(struct orca_soft_dev *sdev,
 		head += VLAN_HLEN;
 	skb = alloc_skb(head + ORCA_SOFT_NET_MAX_L3L4 + len +
 			ORCA_WIRE_ICRC_LEN + ndev->needed_tailroom,
-			GFP_KERNEL | __GFP_NOWARN);
+			ORCA_SOFT_GFP | __GFP_NOWARN);
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, head);

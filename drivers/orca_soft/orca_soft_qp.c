@@ -160,7 +160,7 @@ u8 orca_soft_create_qp(struct orca_soft_dev *sdev,
 	if (sts)
 		return sts;
 
-	qp = kzalloc(sizeof(*qp), GFP_KERNEL);
+	qp = kzalloc(sizeof(*qp), ORCA_SOFT_GFP);
 	if (!qp)
 		return ORCA_AQ_STS_NO_RESOURCES;
 	sts = orca_soft_create_qp_check(&in, qp);
@@ -168,7 +168,7 @@ u8 orca_soft_create_qp(struct orca_soft_dev *sdev,
 		goto err_free;
 	if (orca_soft_qp_is_rc(qp) && orca_soft_qp_has_sq(qp)) {
 		qp->req.swqe = kcalloc(ORCA_SOFT_SWQES, sizeof(*qp->req.swqe),
-				       GFP_KERNEL);
+				       ORCA_SOFT_GFP);
 		if (!qp->req.swqe) {
 			sts = ORCA_AQ_STS_NO_RESOURCES;
 			goto err_free;
@@ -178,7 +178,7 @@ u8 orca_soft_create_qp(struct orca_soft_dev *sdev,
 	if (sts)
 		goto err_free;
 	if (qp->srq || qp->type == ORCA_QPT_XRC_TGT) {
-		qp->srq_wqe = kmalloc(ORCA_SOFT_SRQ_WQE_MAX, GFP_KERNEL);
+		qp->srq_wqe = kmalloc(ORCA_SOFT_SRQ_WQE_MAX, ORCA_SOFT_GFP);
 		if (!qp->srq_wqe) {
 			sts = ORCA_AQ_STS_NO_RESOURCES;
 			goto err_free;
@@ -191,12 +191,12 @@ u8 orca_soft_create_qp(struct orca_soft_dev *sdev,
 	if (qp->type == ORCA_QPT_GSI) {
 		/* One GSI QP, always QP1. */
 		qp->qpn = ORCA_SOFT_GSI_QPN;
-		if (xa_insert(&sdev->qps, qp->qpn, qp, GFP_KERNEL))
+		if (xa_insert(&sdev->qps, qp->qpn, qp, ORCA_SOFT_GFP))
 			goto err_free;
 	} else if (xa_alloc_cyclic(&sdev->qps, &qp->qpn, qp,
 				   XA_LIMIT(ORCA_SOFT_GSI_QPN + 1,
 					    ORCA_SOFT_MAX_QPN),
-				   &sdev->qpn_next, GFP_KERNEL) < 0) {
+				   &sdev->qpn_next, ORCA_SOFT_GFP) < 0) {
 		goto err_free;
 	}
 

@@ -20,6 +20,7 @@
 #include <linux/highmem.h>
 #include <linux/io.h>
 #include <linux/module.h>
+#include <linux/sched/mm.h>
 
 #include "orca_ring.h"
 #include "orca_soft.h"
@@ -148,7 +149,9 @@ static u32 orca_soft_aeq_used(struct orca_soft_dev *sdev)
 	return (sdev->aeq_prod - sdev->aeq_cons) & ORCA_AEQ_DB_CONS_IDX;
 }
 
-void orca_soft_post_event(struct orca_soft_dev *sdev, u8 type, u64 data)
+/* An event whose type carries a word in the entry's aux field too. */
+void orca_soft_post_event_aux(struct orca_soft_dev *sdev, u8 type, u64 data,
+			      u32 aux)
 {
 	struct orca_eqe eqe = {};
 	unsigned long flags;
@@ -167,6 +170,7 @@ void orca_soft_post_event(struct orca_soft_dev *sdev, u8 type, u64 data)
 	       orca_ring_slot(sdev->aeq_prod, sdev->aeq_log2_depth) *
 	       ORCA_EQE_SIZE;
 	eqe.data = cpu_to_le64(data);
+	eqe.aux = cpu_to_le32(aux);
 	info = FIELD_PREP(ORCA_EQE_TYPE, type) |
 	       FIELD_PREP(ORCA_EQE_PHASE,
 			  orca_ring_phase(sdev->aeq_prod,
@@ -192,6 +196,12 @@ out:
 dma_error:
 	spin_unlock_irqrestore(&sdev->lock, flags);
 	orca_soft_set_fatal(sdev, "DMA error writing the async event queue");
+}
+
+/* Every event type but ODP_FAULT has aux 0. */
+void orca_soft_post_event(struct orca_soft_dev *sdev, u8 type, u64 data)
+{
+	orca_soft_post_event_aux(sdev, type, data, 0);
 }
 
 /* The driver consumed events up to CONS_IDX, and may re-arm. */
@@ -285,10 +295,12 @@ static void orca_soft_enable(struct orca_soft_dev *sdev)
 /*
  * Disabling resets the device: every object it holds is destroyed.  The
  * engine mutex is taken first, so the data path has stopped touching
- * host memory before STATUS says the device is disabled.
+ * host memory before STATUS says the device is disabled.  No reclaim
+ * while it is held (orca_soft.h).
  */
 void orca_soft_disable(struct orca_soft_dev *sdev)
 {
+	unsigned int noreclaim = memalloc_noreclaim_save();
 	unsigned long flags;
 
 	mutex_lock(&sdev->eng_mutex);
@@ -303,23 +315,32 @@ void orca_soft_disable(struct orca_soft_dev *sdev)
 	spin_unlock_irqrestore(&sdev->lock, flags);
 	orca_soft_admin_reset(sdev);
 	mutex_unlock(&sdev->eng_mutex);
+	memalloc_noreclaim_restore(noreclaim);
 }
 
+/*
+ * The control work: enable, disable, admin commands.  The host's reclaim
+ * may wait for a command this work executes (ODP_UPDATE UNMAP from an MMU
+ * notifier), so the work never enters reclaim itself (orca_soft.h).
+ */
 void orca_soft_engine_work(struct work_struct *work)
 {
 	struct orca_soft_dev *sdev = container_of(work, struct orca_soft_dev,
 						  engine_work);
 	bool enable = orca_soft_reg_read(sdev, ORCA_REG_CTRL) & ORCA_CTRL_ENABLE;
+	unsigned int noreclaim = memalloc_noreclaim_save();
 
 	if (!enable) {
 		if (sdev->enabled || sdev->fatal)
 			orca_soft_disable(sdev);
-		return;
+		goto out;
 	}
 	if (!sdev->enabled && !sdev->fatal)
 		orca_soft_enable(sdev);
 	if (sdev->enabled && !sdev->fatal && !READ_ONCE(fault_stall_admin))
 		orca_soft_admin_process(sdev);
+out:
+	memalloc_noreclaim_restore(noreclaim);
 }
 
 void orca_soft_notify(struct orca_bus_device *bdev, u32 reg, u32 val)

@@ -18,6 +18,11 @@
  *
  * Requester error completions move the QP to the error state (for every
  * QP type: the device has no SQE handling).
+ *
+ * On-demand paging: the pages of a WQE's own buffer are checked before
+ * it is executed.  A page fault there, or in the responder's memory when
+ * the responder is local, leaves the WQE where it is and the QP waits
+ * (orca_soft_odp_park()); a failed page completes it with LOC_PROT_ERR.
  */
 
 #include <linux/bitfield.h>
@@ -31,7 +36,7 @@
 #define ORCA_UD_QKEY_FROM_QP	0x80000000U
 #define ORCA_SOFT_MCAST_QPN	0x00ffffffU
 
-/* The requester decided to wait (RNR or ACK timer): not a status. */
+/* The requester decided to wait (RNR, ACK timer, a page): not a status. */
 #define ORCA_SOFT_REQ_WAIT	0xff
 
 u8 orca_soft_wqe_cqe_opcode(u8 op)
@@ -219,6 +224,11 @@ static u8 orca_soft_req_connected(struct orca_soft_dev *sdev,
 
 	dqp = orca_soft_req_dest(sdev, qp);
 	ans = dqp ? orca_soft_resp_deliver(sdev, dqp, msg) : ORCA_SOFT_SILENT;
+	/* Either end's page: nothing was executed, the requester waits. */
+	if (ans == ORCA_SOFT_PAGE_FAULT) {
+		orca_soft_odp_park(sdev, qp);
+		return ORCA_SOFT_REQ_WAIT;
+	}
 	orca_soft_count_tx(sdev, msg);
 
 	/* UC has no acknowledgements: sent is done. */
@@ -466,6 +476,26 @@ u8 orca_soft_req_decode(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 	return ORCA_CQE_ST_SUCCESS;
 }
 
+/*
+ * The on-demand pages of @msg's own buffer (a READ's or atomic's is
+ * written): SUCCESS, LOC_PROT_ERR at a failed page, REQ_WAIT at a page
+ * fault, with the QP waiting for the page.
+ */
+static u8 orca_soft_req_pages(struct orca_soft_dev *sdev,
+			      struct orca_soft_qp *qp,
+			      const struct orca_soft_msg *msg)
+{
+	int ret;
+
+	ret = orca_soft_sgl_odp_check(sdev, msg->local, 0, msg->local->len,
+				      orca_soft_op_is_read_like(msg->opcode));
+	if (ret == -EAGAIN) {
+		orca_soft_odp_park(sdev, qp);
+		return ORCA_SOFT_REQ_WAIT;
+	}
+	return ret ? ORCA_CQE_ST_LOC_PROT_ERR : ORCA_CQE_ST_SUCCESS;
+}
+
 /* Execute the WQE copied into the scratch buffer; a status or REQ_WAIT. */
 static u8 orca_soft_req_exec(struct orca_soft_dev *sdev,
 			     struct orca_soft_qp *qp, u64 addr,
@@ -478,6 +508,9 @@ static u8 orca_soft_req_exec(struct orca_soft_dev *sdev,
 
 	st = orca_soft_req_decode(sdev, qp, addr, &msg, ci, &executed);
 	if (st != ORCA_CQE_ST_SUCCESS || executed)
+		return st;
+	st = orca_soft_req_pages(sdev, qp, &msg);
+	if (st != ORCA_CQE_ST_SUCCESS)
 		return st;
 	if (orca_soft_qp_is_ud(qp))
 		return orca_soft_req_ud(sdev, qp, wqe, addr, &msg);

@@ -31,6 +31,13 @@
  *  - SEND_INV whose key is not a FAST_REG region of the responder's PD,
  *    or a misaligned atomic: invalid request, QP to ERR with QP_REQ_ERR;
  *    requester REM_INV_REQ_ERR.  No receive WQE is consumed.
+ *  - a failed page of an on-demand-paging region: as a bounds violation
+ *    where it lies (the rkey's region, or the receive buffer).
+ *
+ * The responder's on-demand pages are checked before anything is moved
+ * or a receive WQE consumed: at a page fault nothing is executed, and
+ * the answer (ORCA_SOFT_PAGE_FAULT) makes the requester wait.  A UD
+ * datagram that faults is dropped instead, as from the wire.
  */
 
 #include <linux/bitfield.h>
@@ -125,12 +132,16 @@ static enum orca_soft_answer orca_soft_resp_rdma(struct orca_soft_dev *sdev,
 		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_ACCESS_ERR,
 					  ORCA_SOFT_NAK_ACCESS);
 	orca_soft_sgl_one(remote, mr, va, msg->len);
-	if (access == ORCA_ACCESS_REMOTE_WRITE)
+	err = orca_soft_sgl_odp_check(sdev, remote, 0, msg->len,
+				      access == ORCA_ACCESS_REMOTE_WRITE);
+	if (!err && access == ORCA_ACCESS_REMOTE_WRITE)
 		err = orca_soft_sgl_copy(sdev, remote, 0, msg->local, 0,
 					 msg->len);
-	else
+	else if (!err)
 		err = orca_soft_sgl_copy(sdev, msg->local, 0, remote, 0,
 					 msg->len);
+	if (err == -EAGAIN)
+		return ORCA_SOFT_PAGE_FAULT;
 	if (err)
 		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_ACCESS_ERR,
 					  ORCA_SOFT_NAK_ACCESS);
@@ -142,8 +153,10 @@ static enum orca_soft_answer orca_soft_resp_atomic(struct orca_soft_dev *sdev,
 						   struct orca_soft_msg *msg)
 {
 	struct orca_soft_eng_scratch *s = sdev->scratch;
+	bool cmp_swp = msg->opcode == ORCA_WQE_OP_ATOMIC_CMP_SWP;
 	struct orca_soft_mr *mr;
 	u64 orig, va = msg->remote_addr;
+	int err;
 
 	if (!IS_ALIGNED(msg->remote_addr, sizeof(u64)))
 		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_REQ_ERR,
@@ -151,10 +164,18 @@ static enum orca_soft_answer orca_soft_resp_atomic(struct orca_soft_dev *sdev,
 	mr = orca_soft_rkey(sdev, dqp, msg->rkey, &va, sizeof(u64),
 			    ORCA_ACCESS_REMOTE_ATOMIC);
 	/* A zero-based window may move the word off its alignment. */
-	if (!mr || !IS_ALIGNED(va, sizeof(u64)) ||
-	    orca_soft_mem_atomic(sdev, mr, va,
-				 msg->opcode == ORCA_WQE_OP_ATOMIC_CMP_SWP,
-				 msg->compare_add, msg->swap, &orig))
+	if (!mr || !IS_ALIGNED(va, sizeof(u64)))
+		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_ACCESS_ERR,
+					  ORCA_SOFT_NAK_ACCESS);
+	/* Checked before it executes: an atomic executes once. */
+	err = orca_soft_mr_odp_check(sdev, mr, va, sizeof(u64),
+				     va + sizeof(u64), true);
+	if (err == -EAGAIN)
+		return ORCA_SOFT_PAGE_FAULT;
+	if (!err)
+		err = orca_soft_mem_atomic(sdev, mr, va, cmp_swp,
+					   msg->compare_add, msg->swap, &orig);
+	if (err)
 		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_ACCESS_ERR,
 					  ORCA_SOFT_NAK_ACCESS);
 	/* The original value travels back in the AtomicAckETH. */
@@ -418,8 +439,15 @@ static enum orca_soft_answer orca_soft_resp_recv(struct orca_soft_dev *sdev,
 		ci.byte_len = msg->len;
 		if (wmr) {
 			orca_soft_sgl_one(&s->remote, wmr, wva, msg->len);
-			if (orca_soft_sgl_copy(sdev, &s->remote, 0, msg->local,
-					       0, msg->len))
+			ret = orca_soft_sgl_odp_check(sdev, &s->remote, 0,
+						      msg->len, true);
+			if (!ret)
+				ret = orca_soft_sgl_copy(sdev, &s->remote, 0,
+							 msg->local, 0,
+							 msg->len);
+			if (ret == -EAGAIN)
+				return ORCA_SOFT_PAGE_FAULT;
+			if (ret)
 				return orca_soft_resp_err(sdev, dqp,
 							  ORCA_EQE_QP_ACCESS_ERR,
 							  ORCA_SOFT_NAK_ACCESS);
@@ -448,7 +476,16 @@ static enum orca_soft_answer orca_soft_resp_recv(struct orca_soft_dev *sdev,
 		orca_soft_post_event(sdev, ORCA_EQE_QP_REQ_ERR, dqp->qpn);
 		return ORCA_SOFT_NAK_INV_REQ;
 	}
-	if (ud) {
+	/* The receive buffer's pages, before the receive is consumed. */
+	ret = orca_soft_sgl_odp_check(sdev, &s->remote, 0, need, true);
+	if (ret == -EAGAIN) {
+		if (!ud)
+			return ORCA_SOFT_PAGE_FAULT;
+		/* A datagram is dropped, as one from the wire would be. */
+		sdev->counts.ud_drops++;
+		return ORCA_SOFT_SILENT;
+	}
+	if (!ret && ud) {
 		ci.flags |= orca_soft_build_grh(sdev, msg, s->grh);
 		orca_soft_sgl_kbuf(&s->kbuf, s->grh, ORCA_SOFT_GRH_LEN);
 		if (orca_soft_sgl_copy(sdev, &s->remote, 0, &s->kbuf, 0,
@@ -456,8 +493,11 @@ static enum orca_soft_answer orca_soft_resp_recv(struct orca_soft_dev *sdev,
 			return ORCA_SOFT_SILENT;
 		off = ORCA_SOFT_GRH_LEN;
 	}
-	if (orca_soft_sgl_copy(sdev, &s->remote, off, msg->local, 0,
-			       msg->len)) {
+	if (!ret)
+		ret = orca_soft_sgl_copy(sdev, &s->remote, off, msg->local, 0,
+					 msg->len);
+	/* A failed page: as a receive SGE out of bounds. */
+	if (ret) {
 		if (ud)
 			return ORCA_SOFT_SILENT;
 		orca_soft_recv_fail(sdev, dqp, prod, &ci,

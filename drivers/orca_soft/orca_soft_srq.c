@@ -115,7 +115,7 @@ u8 orca_soft_create_srq(struct orca_soft_dev *sdev,
 			return ORCA_AQ_STS_BAD_HANDLE;
 	}
 
-	srq = kzalloc(sizeof(*srq), GFP_KERNEL);
+	srq = kzalloc(sizeof(*srq), ORCA_SOFT_GFP);
 	if (!srq)
 		return ORCA_AQ_STS_NO_RESOURCES;
 	srq->pd = pd;
@@ -124,7 +124,7 @@ u8 orca_soft_create_srq(struct orca_soft_dev *sdev,
 	srq->wq = wq;
 	srq->limit = limit;
 	if (xa_alloc(&sdev->srqs, &srq->srqn, srq,
-		     XA_LIMIT(1, ORCA_SOFT_MAX_SRQ), GFP_KERNEL)) {
+		     XA_LIMIT(1, ORCA_SOFT_MAX_SRQ), ORCA_SOFT_GFP)) {
 		kfree(srq);
 		return ORCA_AQ_STS_NO_RESOURCES;
 	}

@@ -24,6 +24,15 @@
  * UC: packets go out from the WQE at cons, which completes once its last
  * packet is sent.  UD: each datagram is one packet, sent from the
  * requester (orca_soft_req.c).
+ *
+ * On-demand paging: before each packet the pages it carries are checked
+ * (before a READ or atomic request, the pages its responses land in).  A
+ * page fault stops the sender before that packet and the QP waits
+ * (orca_soft_wire_park()); it goes on from there.  A READ response or
+ * atomic ACK that finds its page not present is dropped, the sender goes
+ * back to its PSN and waits: the request is sent again from there.  A
+ * failed page completes the WQE with LOC_PROT_ERR.  While the QP waits
+ * for a page its ACK timer is stopped: waiting costs no retry.
  */
 
 #include <linux/bitfield.h>
@@ -224,8 +233,7 @@ void orca_soft_wire_send_ud(struct orca_soft_dev *sdev,
 /* ------------------------------------------------------- RC completion */
 
 /* Arm the engine's timer list for @qp's wire deadlines. */
-static void orca_soft_wire_arm(struct orca_soft_dev *sdev,
-			       struct orca_soft_qp *qp)
+void orca_soft_wire_arm(struct orca_soft_dev *sdev, struct orca_soft_qp *qp)
 {
 	if (orca_soft_wire_deadline(qp) != U64_MAX) {
 		if (list_empty(&qp->timer_node))
@@ -235,7 +243,10 @@ static void orca_soft_wire_arm(struct orca_soft_dev *sdev,
 	}
 }
 
-/* The earliest wire deadline of @qp, U64_MAX if none. */
+/*
+ * The earliest wire deadline of @qp, U64_MAX if none: the requester's
+ * ACK timer and RNR wait, the responder's wait for a page.
+ */
 u64 orca_soft_wire_deadline(const struct orca_soft_qp *qp)
 {
 	u64 t = U64_MAX;
@@ -244,12 +255,15 @@ u64 orca_soft_wire_deadline(const struct orca_soft_qp *qp)
 		t = qp->req.timer_at;
 	if (qp->req.rnr_until)
 		t = min(t, qp->req.rnr_until);
+	if (qp->resp.odp_until)
+		t = min(t, qp->resp.odp_until);
 	return t;
 }
 
 /*
  * (Re)start the ACK timer if anything is unacknowledged, else stop it.
- * An RNR wait is not an ACK wait: the timer starts again with the resend.
+ * An RNR wait, or a wait for a page, is not an ACK wait: the timer starts
+ * again with the resend.
  */
 static void orca_soft_wire_restart_timer(struct orca_soft_dev *sdev,
 					 struct orca_soft_qp *qp, bool progress)
@@ -257,10 +271,22 @@ static void orca_soft_wire_restart_timer(struct orca_soft_dev *sdev,
 	u64 to = orca_ack_timeout_ns(qp->attr.timeout);
 
 	if (orca_psn_diff(qp->req.max_psn, qp->req.una_psn) <= 0 || !to ||
-	    qp->req.rnr_until)
+	    qp->req.rnr_until || qp->req.wait == ORCA_SOFT_WAIT_ODP)
 		qp->req.timer_at = 0;
 	else if (progress || !qp->req.timer_at)
 		qp->req.timer_at = ktime_get_ns() + to;
+	orca_soft_wire_arm(sdev, qp);
+}
+
+/*
+ * The page fault just posted stops @qp's sender: it waits for the page
+ * (orca_soft_odp_park()), without its ACK timer.
+ */
+static void orca_soft_wire_park(struct orca_soft_dev *sdev,
+				struct orca_soft_qp *qp)
+{
+	orca_soft_odp_park(sdev, qp);
+	qp->req.timer_at = 0;
 	orca_soft_wire_arm(sdev, qp);
 }
 
@@ -427,6 +453,7 @@ static void orca_soft_wire_rd_resp(struct orca_soft_dev *sdev,
 	bool atomic = pkt->opcode == ORCA_OP_RC_ATOMIC_ACK;
 	u8 want, st;
 	u64 orig;
+	int ret;
 
 	/*
 	 * A response answers every request before it: the SENDs and WRITEs
@@ -491,8 +518,20 @@ static void orca_soft_wire_rd_resp(struct orca_soft_dev *sdev,
 	} else {
 		orca_soft_sgl_kbuf(&s->kbuf, payload, plen);
 	}
-	if (plen && orca_soft_sgl_copy(sdev, &s->local, off, &s->kbuf, 0,
-				       plen)) {
+	ret = orca_soft_sgl_odp_check(sdev, &s->local, off, plen, true);
+	if (ret == -EAGAIN) {
+		/*
+		 * Nowhere to land: the response is dropped, and the request
+		 * is sent again from its PSN once the page is there.  The
+		 * responses after it are not a gap to report.
+		 */
+		qp->req.gap_psn = qp->req.una_psn;
+		orca_soft_wire_seek(sdev, qp, qp->req.una_psn);
+		orca_soft_wire_park(sdev, qp);
+		return;
+	}
+	if (ret || (plen && orca_soft_sgl_copy(sdev, &s->local, off,
+					       &s->kbuf, 0, plen))) {
 		orca_soft_wire_complete(sdev, qp, ORCA_CQE_ST_LOC_PROT_ERR);
 		return;
 	}
@@ -608,11 +647,17 @@ drop:
 	sdev->counts.rx_drops++;
 }
 
-/* The ACK timer of @qp expired (or not yet: then nothing). */
+/*
+ * The wire deadlines of @qp that are due: the RNR wait and the
+ * responder's wait for a page end; the ACK timer expired (if not yet:
+ * nothing).
+ */
 void orca_soft_wire_timer(struct orca_soft_dev *sdev, struct orca_soft_qp *qp)
 {
 	u64 now = ktime_get_ns();
 
+	if (qp->resp.odp_until && now >= qp->resp.odp_until)
+		qp->resp.odp_until = 0;
 	if (qp->req.rnr_until && now >= qp->req.rnr_until)
 		qp->req.rnr_until = 0;
 	if (!qp->req.timer_at || now < qp->req.timer_at)
@@ -701,12 +746,42 @@ static bool orca_soft_wire_start(struct orca_soft_dev *sdev,
 }
 
 /*
+ * The on-demand pages of the next packet of @w, from byte @off of its
+ * local buffer @sgl: the @plen bytes it carries, or for a READ or atomic
+ * request the rest of the buffer its responses land in.  0, or else the
+ * sender stops: at a page fault the QP waits (and 0 goes to *@st), at a
+ * failed page *@st is LOC_PROT_ERR.
+ */
+static bool orca_soft_wire_pkt_pages(struct orca_soft_dev *sdev,
+				     struct orca_soft_qp *qp,
+				     const struct orca_soft_swqe *w,
+				     const struct orca_soft_sgl *sgl, u32 off,
+				     u32 plen, u8 *st)
+{
+	int ret;
+
+	if (orca_soft_op_rd_like(w->op))
+		ret = orca_soft_sgl_odp_check(sdev, sgl, off, w->len - off,
+					      true);
+	else
+		ret = orca_soft_sgl_odp_check(sdev, sgl, off, plen, false);
+	if (ret == -EAGAIN)
+		orca_soft_wire_park(sdev, qp);
+	else if (ret)
+		*st = ORCA_CQE_ST_LOC_PROT_ERR;
+	return !ret;
+}
+
+/*
  * Send packets of the WQE at next from next_off, its local buffer in
- * scratch->local; return packets sent, up to @budget.
+ * scratch->local; return packets sent, up to @budget.  *@st is 0, or the
+ * status the WQE fails with (a failed page) and nothing more is sent.
+ * The sender also stops short when the QP waits for a page.
  */
 static int orca_soft_wire_send_wqe(struct orca_soft_dev *sdev,
 				   struct orca_soft_qp *qp,
-				   struct orca_soft_swqe *w, int budget)
+				   struct orca_soft_swqe *w, int budget,
+				   u8 *st)
 {
 	struct orca_soft_sgl *sgl = &sdev->scratch->local;
 	u32 mtu = orca_soft_qp_mtu(sdev, qp);
@@ -714,6 +789,7 @@ static int orca_soft_wire_send_wqe(struct orca_soft_dev *sdev,
 	struct orca_soft_route rt;
 	int n = 0;
 
+	*st = 0;
 	orca_soft_qp_route(sdev, qp, &rt);
 	do {
 		u32 off = qp->req.next_off;
@@ -761,6 +837,8 @@ static int orca_soft_wire_send_wqe(struct orca_soft_dev *sdev,
 					     ORCA_SOFT_ACKREQ_EVERY));
 			pkt.payload_len = plen;
 		}
+		if (!orca_soft_wire_pkt_pages(sdev, qp, w, sgl, off, plen, st))
+			break;
 		pkt.opcode = orca_soft_wire_opcode(qp->type, w->op, first, last);
 		pkt.xrc_srqn = w->xrc_srqn;
 		if (rc && orca_psn_diff(psn, qp->req.max_psn) < 0)
@@ -787,11 +865,13 @@ static int orca_soft_wire_uc_run(struct orca_soft_dev *sdev,
 
 	/* SQD: only the message being sent goes on. */
 	while (qp->sq.cons != prod && n < budget &&
+	       qp->req.wait == ORCA_SOFT_WAIT_NONE &&
 	       (qp->state == ORCA_QPS_RTS ||
 		(qp->state == ORCA_QPS_SQD && qp->req.next_off))) {
 		struct orca_soft_cqe_info ci = { .qpn = qp->qpn };
 		struct orca_soft_swqe w;
 		bool executed, signaled;
+		u8 fail;
 		int st;
 
 		st = orca_soft_swqe_fill(sdev, qp, qp->sq.cons, &w, &ci,
@@ -799,8 +879,11 @@ static int orca_soft_wire_uc_run(struct orca_soft_dev *sdev,
 		if (st < 0)
 			break;
 		if (st == ORCA_CQE_ST_SUCCESS && !executed) {
-			n += orca_soft_wire_send_wqe(sdev, qp, &w, budget - n);
-			if (qp->req.next_off < w.len)
+			n += orca_soft_wire_send_wqe(sdev, qp, &w, budget - n,
+						     &fail);
+			if (fail)
+				st = fail;
+			else if (qp->req.next_off < w.len)
 				break;
 		} else {
 			n++;
@@ -942,7 +1025,14 @@ int orca_soft_wire_sq_run(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 		if (orca_psn_diff(qp->req.sq_psn, qp->req.una_psn) >=
 		    ORCA_SOFT_WIRE_WINDOW)
 			break;
-		n += orca_soft_wire_send_wqe(sdev, qp, w, budget - n);
+		n += orca_soft_wire_send_wqe(sdev, qp, w, budget - n, &st);
+		if (st) {
+			/* A failed page: as a WQE that fails to load. */
+			w->npkts = 0;
+			w->status = st;
+			orca_soft_wire_retire(sdev, qp);
+			break;
+		}
 		if (qp->req.next_off < w->len)
 			break;
 		if (orca_soft_op_rd_like(w->op))

@@ -25,6 +25,16 @@
  * UC: a PSN gap drops the message in progress; packets are taken again
  * from the next first (or only) packet.  UD: the Q_Key is checked, the
  * datagram lands after a 40-byte GRH area holding its IP header.
+ *
+ * On-demand paging: a request's target pages are checked before it is
+ * executed (a READ's whole range before it is answered, an atomic's word
+ * before it executes).  At a page fault RC does not execute the packet:
+ * its PSN stays the expected one and the answer is an RNR NAK with the
+ * QP's min_rnr_timer; the message in progress (the receive WQE, the
+ * WRITE's target) stays, so the packet sent again continues it.  UC and
+ * UD drop the packet.  A failed page is handled as a bounds violation.
+ * READ responses check each packet's pages as they go out: at a page
+ * fault they wait (orca_soft_odp_hold_resp()) and go on from there.
  */
 
 #include <linux/bitfield.h>
@@ -160,6 +170,7 @@ static void orca_soft_wire_answer(struct orca_soft_dev *sdev,
 
 	switch (ans) {
 	case ORCA_SOFT_RNR_NAK:
+	case ORCA_SOFT_PAGE_FAULT:
 		orca_soft_wire_nak(sdev, qp,
 				   orca_soft_syn(ORCA_AETH_RNR_NAK,
 						 qp->attr.min_rnr_timer),
@@ -271,6 +282,7 @@ static enum orca_soft_answer orca_soft_wire_send(struct orca_soft_dev *sdev,
 	u32 plen = pkt->payload_len;
 	enum orca_soft_answer ans;
 	u32 prod;
+	int ret;
 	u8 st;
 
 	ans = orca_soft_recv_need(sdev, dqp, &prod);
@@ -287,6 +299,15 @@ static enum orca_soft_answer orca_soft_wire_send(struct orca_soft_dev *sdev,
 	st = orca_soft_wire_rwqe(sdev, dqp, &ci, prod);
 	if (!st && (u64)dqp->resp.off + plen > s->remote.len)
 		st = ORCA_CQE_ST_LOC_LEN_ERR;
+	if (!st) {
+		ret = orca_soft_sgl_odp_check(sdev, &s->remote, dqp->resp.off,
+					      plen, true);
+		/* Not executed: the receive WQE stays the message's. */
+		if (ret == -EAGAIN)
+			return ORCA_SOFT_PAGE_FAULT;
+		if (ret)
+			st = ORCA_CQE_ST_LOC_PROT_ERR;
+	}
 	if (!st) {
 		orca_soft_sgl_kbuf(&s->kbuf, payload, plen);
 		if (plen && orca_soft_sgl_copy(sdev, &s->remote, dqp->resp.off,
@@ -346,6 +367,7 @@ static enum orca_soft_answer orca_soft_wire_write(struct orca_soft_dev *sdev,
 	struct orca_soft_mr *mr;
 	enum orca_soft_answer ans;
 	u32 prod = 0;
+	int ret;
 
 	if (flags & ORCA_WIRE_F_FIRST) {
 		u64 va = pkt->reth_va;
@@ -383,9 +405,16 @@ static enum orca_soft_answer orca_soft_wire_write(struct orca_soft_dev *sdev,
 			return orca_soft_resp_err(sdev, dqp,
 						  ORCA_EQE_QP_ACCESS_ERR,
 						  ORCA_SOFT_NAK_ACCESS);
+		/* A fault asks for the pages up to the end of the WRITE. */
+		ret = orca_soft_mr_odp_check(sdev, mr, va, plen,
+					     va + (dqp->resp.wr_len -
+						   dqp->resp.off), true);
+		if (ret == -EAGAIN)
+			return ORCA_SOFT_PAGE_FAULT;
 		orca_soft_sgl_one(&s->remote, mr, va, plen);
 		orca_soft_sgl_kbuf(&s->kbuf, payload, plen);
-		if (orca_soft_sgl_copy(sdev, &s->remote, 0, &s->kbuf, 0, plen))
+		if (ret ||
+		    orca_soft_sgl_copy(sdev, &s->remote, 0, &s->kbuf, 0, plen))
 			return orca_soft_resp_err(sdev, dqp,
 						  ORCA_EQE_QP_ACCESS_ERR,
 						  ORCA_SOFT_NAK_ACCESS);
@@ -497,16 +526,28 @@ static enum orca_soft_answer orca_soft_wire_read(struct orca_soft_dev *sdev,
 {
 	u32 mtu = orca_soft_qp_mtu(sdev, dqp);
 	struct orca_soft_rres *r;
+	struct orca_soft_mr *mr;
 	u64 va = pkt->reth_va;
+	int ret = 0;
 
 	if (pkt->reth_len > ORCA_SOFT_MAX_MSG)
 		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_REQ_ERR,
 					  ORCA_SOFT_NAK_INV_REQ);
-	if (pkt->reth_len &&
-	    !orca_soft_rkey(sdev, dqp, pkt->reth_rkey, &va,
-			    pkt->reth_len, ORCA_ACCESS_REMOTE_READ))
-		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_ACCESS_ERR,
-					  ORCA_SOFT_NAK_ACCESS);
+	if (pkt->reth_len) {
+		mr = orca_soft_rkey(sdev, dqp, pkt->reth_rkey, &va,
+				    pkt->reth_len, ORCA_ACCESS_REMOTE_READ);
+		/* All of it is there before it is answered. */
+		if (mr)
+			ret = orca_soft_mr_odp_check(sdev, mr, va,
+						     pkt->reth_len,
+						     va + pkt->reth_len, false);
+		if (ret == -EAGAIN)
+			return ORCA_SOFT_PAGE_FAULT;
+		if (!mr || ret)
+			return orca_soft_resp_err(sdev, dqp,
+						  ORCA_EQE_QP_ACCESS_ERR,
+						  ORCA_SOFT_NAK_ACCESS);
+	}
 	r = orca_soft_wire_res_new(dqp);
 	if (!r)
 		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_REQ_ERR,
@@ -530,6 +571,7 @@ static enum orca_soft_answer orca_soft_wire_atomic(struct orca_soft_dev *sdev,
 	struct orca_soft_rres *r;
 	struct orca_soft_mr *mr;
 	u64 orig, va = pkt->atomic_va;
+	int ret;
 
 	if (!IS_ALIGNED(pkt->atomic_va, sizeof(u64)))
 		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_REQ_ERR,
@@ -538,6 +580,14 @@ static enum orca_soft_answer orca_soft_wire_atomic(struct orca_soft_dev *sdev,
 			    ORCA_ACCESS_REMOTE_ATOMIC);
 	/* A zero-based window may move the word off its alignment. */
 	if (!mr || !IS_ALIGNED(va, sizeof(u64)))
+		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_ACCESS_ERR,
+					  ORCA_SOFT_NAK_ACCESS);
+	/* Checked before it executes: an atomic executes once. */
+	ret = orca_soft_mr_odp_check(sdev, mr, va, sizeof(u64),
+				     va + sizeof(u64), true);
+	if (ret == -EAGAIN)
+		return ORCA_SOFT_PAGE_FAULT;
+	if (ret)
 		return orca_soft_resp_err(sdev, dqp, ORCA_EQE_QP_ACCESS_ERR,
 					  ORCA_SOFT_NAK_ACCESS);
 	r = orca_soft_wire_res_new(dqp);
@@ -588,6 +638,45 @@ static void orca_soft_wire_rd_gone(struct orca_soft_dev *sdev,
 	orca_soft_wire_answer(sdev, qp, psn, ans);
 }
 
+/*
+ * The @plen bytes from byte @off of READ @r, into scratch->remote: 0,
+ * -EFAULT (the region or its rights went away, or a failed page) or
+ * -EAGAIN (a page fault, posted for the pages up to the READ's end).
+ */
+static int orca_soft_wire_rd_src(struct orca_soft_dev *sdev,
+				 struct orca_soft_qp *qp,
+				 const struct orca_soft_rres *r, u32 off,
+				 u32 plen)
+{
+	struct orca_soft_mr *mr;
+	u64 va = r->va + off;
+	int ret;
+
+	mr = orca_soft_wire_rd_mr(sdev, qp, r, &va, plen);
+	if (!mr)
+		return -EFAULT;
+	ret = orca_soft_mr_odp_check(sdev, mr, va, plen, va + r->len - off,
+				     false);
+	if (!ret)
+		orca_soft_sgl_one(&sdev->scratch->remote, mr, va, plen);
+	return ret;
+}
+
+/*
+ * A page a READ response needs was taken away since the READ was
+ * accepted (UNMAP: swapped out, migrated, fork()).  The responses wait
+ * for it, and go on from this one.  In ERR, where only responses owed
+ * before the error NAK go out, they end here instead.
+ */
+static void orca_soft_wire_rd_wait(struct orca_soft_dev *sdev,
+				   struct orca_soft_qp *qp)
+{
+	if (orca_soft_qp_receives(qp))
+		orca_soft_odp_hold_resp(sdev, qp);
+	else
+		qp->resp.rd_busy = false;
+}
+
 /* Send queued READ responses and atomic ACKs; return packets sent. */
 int orca_soft_wire_resp_run(struct orca_soft_dev *sdev,
 			    struct orca_soft_qp *qp, int budget)
@@ -597,8 +686,10 @@ int orca_soft_wire_resp_run(struct orca_soft_dev *sdev,
 	u8 nres = orca_soft_resp_nres(qp);
 	struct orca_soft_route rt;
 	int n = 0;
+	int ret;
 
-	if (!qp->resp.rd_busy)
+	/* Responses waiting for a page go on when it is mapped or failed. */
+	if (!qp->resp.rd_busy || qp->resp.odp_until)
 		return 0;
 	/*
 	 * In ERR only the responses owed before the error NAK go out (the
@@ -632,8 +723,6 @@ int orca_soft_wire_resp_run(struct orca_soft_dev *sdev,
 		} else {
 			u32 off = idx * mtu;
 			u32 plen = min(mtu, r->len - off);
-			struct orca_soft_mr *mr = NULL;
-			u64 va = r->va + off;
 
 			if (r->npkts == 1)
 				pkt.opcode = ORCA_OP_RC_READ_RESP_ONLY;
@@ -645,15 +734,16 @@ int orca_soft_wire_resp_run(struct orca_soft_dev *sdev,
 				pkt.opcode = ORCA_OP_RC_READ_RESP_MIDDLE;
 			pkt.opcode = orca_soft_wire_resp_op(qp, pkt.opcode);
 			pkt.payload_len = plen;
-			if (plen) {
-				mr = orca_soft_wire_rd_mr(sdev, qp, r, &va,
-							  plen);
-				if (!mr) {
-					/* The region went away meanwhile. */
-					orca_soft_wire_rd_gone(sdev, qp, pkt.psn);
-					break;
-				}
-				orca_soft_sgl_one(&s->remote, mr, va, plen);
+			ret = plen ? orca_soft_wire_rd_src(sdev, qp, r, off,
+							   plen) : 0;
+			if (ret == -EAGAIN) {
+				orca_soft_wire_rd_wait(sdev, qp);
+				break;
+			}
+			if (ret) {
+				/* The region (or a page) went away meanwhile. */
+				orca_soft_wire_rd_gone(sdev, qp, pkt.psn);
+				break;
 			}
 			orca_soft_wire_tx(sdev, &rt, &pkt, &s->remote, 0);
 			if (idx + 1 < r->npkts) {
@@ -863,6 +953,10 @@ static void orca_soft_wire_ud_deliver(struct orca_soft_dev *sdev,
 	}
 	/* UD drops what does not fit, and keeps the receive. */
 	if (st || ORCA_SOFT_GRH_LEN + plen > s->remote.len)
+		goto drop;
+	/* ... and what lands on a page that is not there (fault posted). */
+	if (orca_soft_sgl_odp_check(sdev, &s->remote, 0,
+				    ORCA_SOFT_GRH_LEN + plen, true))
 		goto drop;
 
 	memset(s->grh, 0, sizeof(s->grh));
