@@ -6,6 +6,7 @@
  *   orca_verbs.c   ib_device_ops; turns verbs into typed commands; queue
  *                  memory and its user mappings; AH, GID, mcast, stats
  *   orca_cq.c      CQs        orca_qp.c  QPs and SRQs    orca_mr.c  MRs
+ *   orca_odp.c     on-demand paging: faults, invalidations, prefetch
  *   orca_cmd.c     one function per admin command: encode, exec, decode
  *   orca_admin.c   the admin queue: the single command execution path
  *   orca_eq.c      the async event queue, the completion event queues and
@@ -21,6 +22,7 @@
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/refcount.h>
 #include <linux/semaphore.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
@@ -131,6 +133,35 @@ struct orca_mmap_entry {
 /* Queued port states: a flap faster than port_work can follow. */
 #define ORCA_PORT_Q_LEN		16
 
+/* An ODP_FAULT event, as queued for the fault work. */
+struct orca_odp_fault {
+	u64 page;		/* first page of the region's table */
+	u32 count;		/* pages, 1..ORCA_ODP_FAULT_MAX */
+	u32 key;
+	bool write;
+};
+
+/* Faults waiting for the fault work; more are dropped (the device asks again). */
+#define ORCA_ODP_Q_LEN		64
+
+/*
+ * On-demand paging (orca_odp.c), set up at registration when the device
+ * has the capability: the AEQ handler queues faults under lock, the work
+ * on wq handles them, and mrs finds a region by its key's index.
+ */
+struct orca_odp_dev {
+	struct workqueue_struct *wq;
+	struct work_struct work;
+	struct xarray mrs;		/* struct orca_mr by ORCA_MR_KEY_INDEX */
+	spinlock_t lock;		/* everything below; taken in the AEQ handler */
+	bool supported;			/* wq exists: the device may raise faults */
+	bool enabled;			/* faults are queued */
+	u8 q_head;
+	u8 q_len;
+	struct orca_odp_fault q[ORCA_ODP_Q_LEN];
+	u64 dropped;			/* faults the full queue dropped */
+};
+
 struct orca_dev {
 	struct ib_device ibdev;
 	struct orca_bus_device *bdev;
@@ -189,6 +220,8 @@ struct orca_dev {
 	bool live;
 	/* orca_remove() is unregistering: no detach request then. */
 	bool removing;
+
+	struct orca_odp_dev odp;
 };
 
 struct orca_ucontext {
@@ -306,6 +339,33 @@ struct orca_pbl {
 	u32 n_l1;
 };
 
+/*
+ * An on-demand-paging region's state (orca_odp.c).  The ib_umem_odp's
+ * umem_mutex serialises every ODP_UPDATE of the region, and its
+ * deregistration, with the MMU notifier's invalidations.
+ */
+struct orca_odp_mr {
+	struct ib_pd *pd;		/* as registered, for advise_mr */
+	u64 iova;
+	u64 length;
+	/* ORCA_ODP_MAP_MAX entries for MAP, in coherent DMA memory. */
+	__le64 *pbl;
+	dma_addr_t pbl_dma;
+	/* Lookups (fault work, advise_mr) hold a use; the last one completes done. */
+	refcount_t users;
+	struct completion done;
+	bool published;			/* in orca_odp_dev.mrs, users counts */
+	/* Under umem_mutex: */
+	bool dead;			/* the device has no region any more */
+	u64 fail_lo;			/* pages [fail_lo, fail_hi) may be failed */
+	u64 fail_hi;
+	/* For rdma resource show. */
+	atomic64_t faults;
+	atomic64_t mapped;
+	atomic64_t failed;
+	atomic64_t unmapped;
+};
+
 struct orca_mr {
 	struct ib_mr ibmr;
 	u32 key;
@@ -327,6 +387,8 @@ struct orca_mr {
 	/* User MRs: the page list, only while REG_MR may still read it. */
 	struct orca_pbl pbl;
 	struct list_head zombie;	/* on orca_dev.mr_zombies */
+	/* ORCA_MR_FLAG_ODP regions: umem is the ib_umem_odp's. */
+	struct orca_odp_mr odp;
 };
 
 /* A memory window: a key of the device's key table, bound by WQEs. */
@@ -472,6 +534,8 @@ int orca_cmd_destroy_eq(struct orca_dev *dev, u32 eqn);
 int orca_cmd_reg_mr(struct orca_dev *dev, const struct orca_hw_reg_mr *in,
 		    u32 *key);
 int orca_cmd_dereg_mr(struct orca_dev *dev, u32 key);
+int orca_cmd_odp_update(struct orca_dev *dev, u32 key, enum orca_odp_op op,
+			u64 page, u32 count, dma_addr_t pbl_addr);
 int orca_cmd_alloc_mw(struct orca_dev *dev, u32 pdn, u32 type, u32 variant,
 		      u32 *key);
 int orca_cmd_dealloc_mw(struct orca_dev *dev, u32 key);
@@ -570,6 +634,83 @@ int orca_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
 int orca_dealloc_mw(struct ib_mw *ibmw);
 int orca_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
 void orca_mr_zombies_release(struct orca_dev *dev);
+
+/* orca_odp.c */
+#if IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING)
+void orca_odp_dev_init(struct orca_dev *dev);
+int orca_odp_start(struct orca_dev *dev);
+void orca_odp_stop(struct orca_dev *dev);
+int orca_odp_event(struct orca_dev *dev, u64 data, u32 key);
+void orca_odp_query_device(struct orca_dev *dev, struct ib_device_attr *props);
+int orca_odp_mr_init(struct orca_mr *mr, struct ib_pd *ibpd, u64 start,
+		     u64 length, u64 virt, int access);
+int orca_odp_mr_publish(struct orca_dev *dev, struct orca_mr *mr);
+int orca_odp_dereg(struct orca_dev *dev, struct orca_mr *mr);
+void orca_odp_mr_destroy(struct orca_dev *dev, struct orca_mr *mr);
+int orca_odp_fill_res(struct sk_buff *msg, struct orca_mr *mr);
+int orca_advise_mr(struct ib_pd *ibpd, enum ib_uverbs_advise_mr_advice advice,
+		   u32 flags, struct ib_sge *sg_list, u32 num_sge,
+		   struct uverbs_attr_bundle *attrs);
+#else
+/* A kernel without CONFIG_INFINIBAND_ON_DEMAND_PAGING: no ODP regions. */
+static inline void orca_odp_dev_init(struct orca_dev *dev)
+{
+}
+
+static inline int orca_odp_start(struct orca_dev *dev)
+{
+	return 0;
+}
+
+static inline void orca_odp_stop(struct orca_dev *dev)
+{
+}
+
+static inline int orca_odp_event(struct orca_dev *dev, u64 data, u32 key)
+{
+	return -EINVAL;
+}
+
+static inline void orca_odp_query_device(struct orca_dev *dev,
+					 struct ib_device_attr *props)
+{
+}
+
+static inline int orca_odp_mr_init(struct orca_mr *mr, struct ib_pd *ibpd,
+				   u64 start, u64 length, u64 virt, int access)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int orca_odp_mr_publish(struct orca_dev *dev,
+				      struct orca_mr *mr)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int orca_odp_dereg(struct orca_dev *dev, struct orca_mr *mr)
+{
+	return orca_cmd_dereg_mr(dev, mr->key);
+}
+
+static inline void orca_odp_mr_destroy(struct orca_dev *dev,
+				       struct orca_mr *mr)
+{
+}
+
+static inline int orca_odp_fill_res(struct sk_buff *msg, struct orca_mr *mr)
+{
+	return 0;
+}
+
+static inline int orca_advise_mr(struct ib_pd *ibpd,
+				 enum ib_uverbs_advise_mr_advice advice,
+				 u32 flags, struct ib_sge *sg_list,
+				 u32 num_sge, struct uverbs_attr_bundle *attrs)
+{
+	return -EOPNOTSUPP;
+}
+#endif
 
 /* orca_verbs.c */
 extern const struct ib_device_ops orca_dev_ops;

@@ -62,6 +62,8 @@ const char *orca_aq_opcode_name(u8 opcode)
 		return "ALLOC_MW";
 	case ORCA_CMD_DEALLOC_MW:
 		return "DEALLOC_MW";
+	case ORCA_CMD_ODP_UPDATE:
+		return "ODP_UPDATE";
 	case ORCA_CMD_CREATE_CQ:
 		return "CREATE_CQ";
 	case ORCA_CMD_RESIZE_CQ:

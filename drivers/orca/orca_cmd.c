@@ -192,6 +192,25 @@ int orca_cmd_dereg_mr(struct orca_dev *dev, u32 key)
 	return orca_cmd_on_handle(dev, ORCA_CMD_DEREG_MR, key);
 }
 
+/*
+ * ODP_UPDATE: MAP @count entries at @pbl_addr from page @page of region
+ * @key on, or UNMAP or FAIL those pages (@pbl_addr 0).  Allocates
+ * nothing: it runs under the region's umem_mutex, in reclaim too.
+ */
+int orca_cmd_odp_update(struct orca_dev *dev, u32 key, enum orca_odp_op op,
+			u64 page, u32 count, dma_addr_t pbl_addr)
+{
+	union orca_aq_cmd cmd;
+
+	orca_cmd_init(&cmd, ORCA_CMD_ODP_UPDATE);
+	cmd.odp_update.key = cpu_to_le32(key);
+	cmd.odp_update.op = cpu_to_le32(op);
+	cmd.odp_update.page = cpu_to_le64(page);
+	cmd.odp_update.count = cpu_to_le32(count);
+	cmd.odp_update.pbl_addr = cpu_to_le64(pbl_addr);
+	return orca_admin_exec(dev, &cmd, NULL, 0, NULL, 0, NULL);
+}
+
 int orca_cmd_alloc_mw(struct orca_dev *dev, u32 pdn, u32 type, u32 variant,
 		      u32 *key)
 {

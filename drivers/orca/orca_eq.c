@@ -185,11 +185,16 @@ static int orca_port_event(struct orca_dev *dev, u64 data)
 	return 0;
 }
 
-static void orca_handle_eqe(struct orca_dev *dev, u8 type, u64 data)
+static void orca_handle_eqe(struct orca_dev *dev, u8 type, u64 data, u32 aux)
 {
 	switch (type) {
 	case ORCA_EQE_PORT_CHANGE:
 		if (orca_port_event(dev, data))
+			goto bad;
+		break;
+	case ORCA_EQE_ODP_FAULT:
+		/* Queued for the fault work (orca_odp.c). */
+		if (orca_odp_event(dev, data, aux))
 			goto bad;
 		break;
 	case ORCA_EQE_QP_FATAL:
@@ -211,14 +216,14 @@ static void orca_handle_eqe(struct orca_dev *dev, u8 type, u64 data)
 	return;
 bad:
 	dev_warn_ratelimited(orca_device(dev),
-			     "unexpected async event type 0x%x (data 0x%llx)\n",
-			     type, data);
+			     "unexpected async event type 0x%x (data 0x%llx aux 0x%x)\n",
+			     type, data, aux);
 }
 
 /* Consume every valid entry of @eq, handing each to @handle. */
 static void orca_eq_consume(struct orca_dev *dev, struct orca_eq *eq,
 			    void (*handle)(struct orca_dev *dev, u8 type,
-					   u64 data))
+					   u64 data, u32 aux))
 {
 	for (;;) {
 		struct orca_eqe *eqe;
@@ -232,7 +237,7 @@ static void orca_eq_consume(struct orca_dev *dev, struct orca_eq *eq,
 		/* Read the entry only after its owner bit. */
 		dma_rmb();
 		handle(dev, FIELD_GET(ORCA_EQE_TYPE, info),
-		       le64_to_cpu(eqe->data));
+		       le64_to_cpu(eqe->data), le32_to_cpu(eqe->aux));
 		eq->cons++;
 	}
 }
@@ -336,7 +341,7 @@ void orca_port_work(struct work_struct *work)
 }
 
 /* A completion event: call the CQ's completion handler. */
-static void orca_handle_ceqe(struct orca_dev *dev, u8 type, u64 data)
+static void orca_handle_ceqe(struct orca_dev *dev, u8 type, u64 data, u32 aux)
 {
 	struct orca_cq *cq = NULL;
 	unsigned long flags;

@@ -179,6 +179,8 @@ static void orca_dealloc_driver(struct ib_device *ibdev)
 		return;
 	cancel_work_sync(&dev->port_work);
 	cancel_work_sync(&dev->fatal_work);
+	/* Every MR is gone: no fault is left to handle. */
+	orca_odp_stop(dev);
 	/*
 	 * Port events dispatched before events stopped make ib_core update
 	 * its cache from ib_wq, with QUERY_PORT: let that finish while the
@@ -287,6 +289,10 @@ static int orca_register(struct orca_dev *dev)
 	ret = ib_device_set_netdev(ibdev, bdev->netdev, ORCA_PORT_NUM);
 	if (ret)
 		return ret;
+	/* Before ib_core queries the device: its ODP capabilities. */
+	ret = orca_odp_start(dev);
+	if (ret)
+		return ret;
 
 	name = bdev->ibdev_name[0] ? bdev->ibdev_name : "orca%d";
 	ret = ib_register_device(ibdev, name, dev->dmadev);
@@ -321,6 +327,7 @@ static int orca_probe(struct auxiliary_device *adev,
 	mutex_init(&dev->zombie_lock);
 	INIT_LIST_HEAD(&dev->zombies);
 	INIT_LIST_HEAD(&dev->mr_zombies);
+	orca_odp_dev_init(dev);
 	auxiliary_set_drvdata(adev, dev);
 
 	ret = orca_identify(dev);
@@ -390,6 +397,7 @@ static int orca_probe(struct auxiliary_device *adev,
 
 err_ceqs_destroy:
 	orca_enable_undo(dev);
+	orca_odp_stop(dev);
 	orca_ceqs_destroy(dev);
 err_hw_stop:
 	/* Frees the IRQ and, if the device stopped, the rings. */

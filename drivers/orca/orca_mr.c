@@ -7,6 +7,9 @@
  * device copies it.  Level 1 is one array of page addresses; level 2,
  * used when that array would not fit a page, is an array of addresses of
  * pages holding the level 1 entries.
+ *
+ * A user region registered with IB_ACCESS_ON_DEMAND has no page list:
+ * its pages are mapped when the device asks for them (orca_odp.c).
  */
 
 #include <linux/bitfield.h>
@@ -94,6 +97,8 @@ static void orca_mr_zombie(struct orca_dev *dev, struct orca_mr *mr)
 
 static void orca_mr_free(struct orca_dev *dev, struct orca_mr *mr)
 {
+	if (mr->flags & ORCA_MR_FLAG_ODP)
+		orca_odp_mr_destroy(dev, mr);
 	orca_pbl_free(dev, &mr->pbl);
 	if (mr->umem)
 		ib_umem_release(mr->umem);
@@ -185,9 +190,72 @@ err:
 	return ret;
 }
 
+/* DEREG_MR; an ODP region's under its umem_mutex (orca_odp_dereg()). */
+static int orca_mr_hw_dereg(struct orca_dev *dev, struct orca_mr *mr)
+{
+	if (mr->flags & ORCA_MR_FLAG_ODP)
+		return orca_odp_dereg(dev, mr);
+	return orca_cmd_dereg_mr(dev, mr->key);
+}
+
+/* Undo a registration nobody has seen yet. */
+static void orca_mr_discard(struct orca_dev *dev, struct orca_mr *mr)
+{
+	/*
+	 * An ODP region needs no zombie: orca_mr_free() unmaps its pages on
+	 * the device first, and the notifier would not wait for one.
+	 */
+	if (orca_mr_hw_dereg(dev, mr) && !(mr->flags & ORCA_MR_FLAG_ODP)) {
+		orca_mr_zombie(dev, mr);
+		return;
+	}
+	orca_mr_free(dev, mr);
+}
+
+/*
+ * An on-demand-paging region of [start, start + length) at @virt: no
+ * page is pinned or present when it is registered (orca_odp.c).
+ */
+static struct orca_mr *orca_mr_create_odp(struct ib_pd *ibpd, u64 start,
+					  u64 length, u64 virt, int access)
+{
+	struct orca_dev *dev = to_odev(ibpd->device);
+	struct orca_hw_reg_mr in = {};
+	struct orca_mr *mr;
+	int ret;
+
+	mr = orca_mr_alloc();
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	ret = orca_odp_mr_init(mr, ibpd, start, length, virt, access);
+	if (ret)
+		goto err_free;
+	in.iova = cpu_to_le64(virt);
+	in.length = cpu_to_le64(length);
+	in.access = cpu_to_le32(orca_access_to_hw(access));
+	/*
+	 * Even a REG_MR without an answer leaves nothing to keep: no page
+	 * of the region is present, so the device can reach no memory.
+	 */
+	ret = orca_mr_register(dev, ibpd, mr, &in);
+	if (ret)
+		goto err_free;
+	ret = orca_odp_mr_publish(dev, mr);
+	if (ret) {
+		orca_mr_discard(dev, mr);
+		return ERR_PTR(ret);
+	}
+	return mr;
+
+err_free:
+	orca_mr_free(dev, mr);
+	return ERR_PTR(ret);
+}
+
 /*
  * Pin [start, start + length), hand the device its page list and
- * register it at @virt in @ibpd: a new MR with a new key.
+ * register it at @virt in @ibpd: a new MR with a new key.  With
+ * IB_ACCESS_ON_DEMAND, an ODP region instead.
  */
 static struct orca_mr *orca_mr_create_user(struct ib_pd *ibpd, u64 start,
 					   u64 length, u64 virt, int access)
@@ -198,11 +266,13 @@ static struct orca_mr *orca_mr_create_user(struct ib_pd *ibpd, u64 start,
 	struct orca_mr *mr;
 	int ret;
 
-	ret = orca_mr_check_access(dev, access);
+	ret = orca_mr_check_access(dev, access & ~IB_ACCESS_ON_DEMAND);
 	if (ret)
 		return ERR_PTR(ret);
 	if (!length || length > le64_to_cpu(dev->hw_attr.max_mr_size))
 		return ERR_PTR(-EINVAL);
+	if (access & IB_ACCESS_ON_DEMAND)
+		return orca_mr_create_odp(ibpd, start, length, virt, access);
 
 	mr = orca_mr_alloc();
 	if (!mr)
@@ -257,20 +327,13 @@ struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 
 	if (udata && orca_udata_no_req(udata))
 		return ERR_PTR(-EINVAL);
+	/* ODP follows a process's address space: a kernel caller has none. */
+	if (!udata && (access & IB_ACCESS_ON_DEMAND))
+		return ERR_PTR(-EOPNOTSUPP);
 	mr = orca_mr_create_user(ibpd, start, length, virt, access);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
 	return &mr->ibmr;
-}
-
-/* Undo a registration nobody has seen yet. */
-static void orca_mr_discard(struct orca_dev *dev, struct orca_mr *mr)
-{
-	if (orca_cmd_dereg_mr(dev, mr->key)) {
-		orca_mr_zombie(dev, mr);
-		return;
-	}
-	orca_mr_free(dev, mr);
 }
 
 /*
@@ -306,7 +369,7 @@ struct ib_mr *orca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	mr = orca_mr_create_user(ibpd, start, length, virt, access);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
-	ret = orca_cmd_dereg_mr(dev, old->key);
+	ret = orca_mr_hw_dereg(dev, old);
 	if (ret == -EBUSY) {
 		orca_mr_discard(dev, mr);
 		return ERR_PTR(ret);
@@ -469,7 +532,7 @@ int orca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 		orca_mr_free(dev, mr);
 		return 0;
 	}
-	ret = orca_cmd_dereg_mr(dev, mr->key);
+	ret = orca_mr_hw_dereg(dev, mr);
 	/*
 	 * BUSY: memory windows are bound to it.  The user can unbind them,
 	 * and a context's teardown deallocates them: refused every time
@@ -483,8 +546,11 @@ int orca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 		ibdev_warn_ratelimited(ibmr->device,
 				       "DEREG_MR 0x%x failed: %d\n",
 				       mr->key, ret);
-		/* The device may still access the pages or the page list. */
-		if (mr->umem || mr->pages) {
+		/*
+		 * The device may still access the pages or the page list.
+		 * Not an ODP region's: orca_mr_free() unmaps its pages.
+		 */
+		if (!(mr->flags & ORCA_MR_FLAG_ODP) && (mr->umem || mr->pages)) {
 			orca_mr_zombie(dev, mr);
 			return 0;
 		}
@@ -557,6 +623,8 @@ int orca_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 	    rdma_nl_put_driver_u32(msg, "page_shift", mr->page_shift) ||
 	    rdma_nl_put_driver_u32(msg, "num_pages", mr->num_pages) ||
 	    rdma_nl_put_driver_u32_hex(msg, "flags", mr->flags))
+		goto err;
+	if ((mr->flags & ORCA_MR_FLAG_ODP) && orca_odp_fill_res(msg, mr))
 		goto err;
 	nla_nest_end(msg, nest);
 	return 0;

@@ -169,6 +169,8 @@ static int orca_query_device(struct ib_device *ibdev,
 	/* "rdma link delete": the function can be detached afterwards. */
 	if (caps & ORCA_HW_DEV_CAP_DETACH)
 		props->kernel_cap_flags |= IBK_ALLOW_USER_UNREG;
+	/* On-demand paging: IBK_ON_DEMAND_PAGING and odp_caps. */
+	orca_odp_query_device(dev, props);
 	return 0;
 }
 
@@ -828,6 +830,7 @@ const struct ib_device_ops orca_dev_ops = {
 	.uverbs_abi_ver = ORCA_UVERBS_ABI_VERSION,
 
 	.add_gid = orca_add_gid,
+	.advise_mr = orca_advise_mr,
 	.alloc_hw_port_stats = orca_alloc_hw_port_stats,
 	.alloc_mr = orca_alloc_mr,
 	.alloc_mw = orca_alloc_mw,

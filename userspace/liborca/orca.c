@@ -39,6 +39,12 @@ static void orca_free_context(struct ibv_context *ibctx);
  * mmap key.
  */
 static const struct verbs_context_ops orca_ctx_ops = {
+	/*
+	 * ibv_advise_mr(3) on on-demand-paging MRs: orca.ko checks the
+	 * advice, the flags and every SGE, and maps the pages before it
+	 * answers, with IBV_ADVISE_MR_FLAG_FLUSH or without.
+	 */
+	.advise_mr = ibv_cmd_advise_mr,
 	.alloc_dm = orca_alloc_dm,
 	.alloc_mw = orca_alloc_mw,
 	.alloc_parent_domain = orca_alloc_parent_domain,

@@ -256,6 +256,10 @@ void orca_parent_put(struct orca_pd *parent)
 /*
  * Memory regions: no udata.  ibv_cmd_reg_mr() fills the handle, keys,
  * mr_type and access; ibv_reg_mr() sets pd, addr and length after us.
+ * The access flags go to the kernel as they are: with
+ * IBV_ACCESS_ON_DEMAND orca.ko registers an on-demand-paging region
+ * (nothing pinned; libibverbs leaves the range forkable), or refuses
+ * with EINVAL when the device has no ODP capability.
  */
 struct ibv_mr *orca_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 			   uint64_t hca_va, int access)

@@ -600,6 +600,14 @@ int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags, void *addr,
 		     size_t cmd_sz, struct ib_uverbs_rereg_mr_resp *resp,
 		     size_t resp_sz);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
+/*
+ * advise_mr sends the ADVISE_MR ioctl (object MR) with the PD's handle,
+ * the advice, the flags and the SGE array, and returns the kernel's
+ * errno; it keeps nothing.
+ */
+int ibv_cmd_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+		      uint32_t flags, struct ibv_sge *sg_list,
+		      uint32_t num_sge);
 
 /*
  * Memory windows.  alloc_mw sends pd_handle and mw_type (reserved

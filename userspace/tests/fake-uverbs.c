@@ -12,6 +12,10 @@
  * Device memory (interface 1.4): the DM_ALLOC ioctl liborca builds
  * itself, the mapping of its key, the DM_FREE and DM_MR_REG ioctls of
  * libibverbs, their order and errors, and the refusals before any.
+ * On-demand paging (interface 1.5): the ODP capabilities of the extended
+ * QUERY_DEVICE reaching ibv_query_device_ex, IBV_ACCESS_ON_DEMAND
+ * reaching REG_MR, and ibv_advise_mr as the ADVISE_MR ioctl, with the
+ * kernel's errno returned unchanged.
  * TAP output.
  */
 #define _GNU_SOURCE
@@ -70,6 +74,24 @@ static int dm_alloc_err, dm_free_err, dm_mr_err;
 static uint32_t dm_freed;		/* handle of the last DM_FREE */
 static unsigned int dm_free_seq;	/* fake_seq of the last DM_FREE */
 static uint32_t last_dereg;		/* handle of the last DEREG_MR */
+
+/*
+ * On-demand paging: what the extended QUERY_DEVICE reports (orca.ko's
+ * answer for a device with the ODP capability), the last REG_MR as it
+ * arrived, the ADVISE_MR ioctls seen, the SGEs of the last, and the
+ * errno the next ones fail with.
+ */
+#define ODP_RC_CAPS	(IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV |	\
+			 IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ |	\
+			 IBV_ODP_SUPPORT_ATOMIC | IBV_ODP_SUPPORT_SRQ_RECV)
+#define ODP_MR_HANDLE	0x41
+#define ODP_LKEY	0x00ee0103
+#define ODP_RKEY	0x00ee0104
+static struct ib_uverbs_reg_mr last_reg;
+static unsigned int n_reg, n_advise;
+static int advise_err;
+static struct ib_uverbs_sge advised[4];
+static size_t advised_len;
 
 static enum defect defect;
 static unsigned int destroyed[64];	/* DESTROY_* commands seen */
@@ -311,6 +333,37 @@ static int answer(const void *cmd, size_t len)
 		last_dereg = req->mr_handle;
 		return 0;
 	}
+	case IB_USER_VERBS_CMD_REG_MR: {
+		struct ib_uverbs_reg_mr_resp c = {
+			.mr_handle = ODP_MR_HANDLE, .lkey = ODP_LKEY,
+			.rkey = ODP_RKEY,
+		};
+
+		n_reg++;
+		memcpy(&last_reg, core, sizeof(last_reg));
+		put(resp, &c, sizeof(c), NULL, 0, out_len);
+		return 0;
+	}
+	case FAKE_EX(IB_USER_VERBS_EX_CMD_QUERY_DEVICE): {
+		struct ib_uverbs_ex_query_device_resp c = {
+			.base = { .max_mr_size = 1ULL << 40, .phys_port_cnt = 1 },
+			.odp_caps = {
+				.general_caps = IBV_ODP_SUPPORT,
+				.per_transport_caps = {
+					.rc_odp_caps = ODP_RC_CAPS,
+					.ud_odp_caps = IBV_ODP_SUPPORT_SEND,
+				},
+			},
+			.xrc_odp_caps = ODP_RC_CAPS,
+		};
+
+		out_len = ex_out_len(hdr);
+		if (out_len > sizeof(c))
+			out_len = sizeof(c);
+		c.response_length = out_len;
+		memcpy((void *)(uintptr_t)resp, &c, out_len);
+		return 0;
+	}
 	case IB_USER_VERBS_CMD_DEALLOC_PD:
 	case IB_USER_VERBS_CMD_DESTROY_AH:
 		return 0;
@@ -329,17 +382,21 @@ static int put_out(struct ib_uverbs_attr *a, const void *val, size_t len)
 	return 0;
 }
 
-/* DM_ALLOC, DM_FREE and DM_MR_REG; everything else goes to /dev/null. */
+/*
+ * DM_ALLOC, DM_FREE, DM_MR_REG and ADVISE_MR; everything else goes to
+ * /dev/null.
+ */
 static int answer_ioctl(struct ib_uverbs_ioctl_hdr *hdr)
 {
 	struct ib_uverbs_attr *a;
 	uint64_t key = DM_KEY;
 	uint32_t lkey = DM_LKEY, rkey = DM_RKEY;
+	bool mr_method = hdr->object_id == UVERBS_OBJECT_MR &&
+			 (hdr->method_id == UVERBS_METHOD_DM_MR_REG ||
+			  hdr->method_id == UVERBS_METHOD_ADVISE_MR);
 	int err;
 
-	if (hdr->object_id != UVERBS_OBJECT_DM &&
-	    !(hdr->object_id == UVERBS_OBJECT_MR &&
-	      hdr->method_id == UVERBS_METHOD_DM_MR_REG))
+	if (hdr->object_id != UVERBS_OBJECT_DM && !mr_method)
 		return FAKE_IOCTL_PASS;
 	last_ioctl = *hdr;
 	memset(last_attrs, 0, sizeof(last_attrs));
@@ -347,6 +404,15 @@ static int answer_ioctl(struct ib_uverbs_ioctl_hdr *hdr)
 	       (hdr->num_attrs < MAX_ATTRS ? hdr->num_attrs : MAX_ATTRS) *
 	       sizeof(last_attrs[0]));
 
+	if (hdr->method_id == UVERBS_METHOD_ADVISE_MR) {
+		/* The kernel copies the SGE array in (UA_ALLOC_AND_COPY). */
+		n_advise++;
+		a = ioctl_attr(hdr, UVERBS_ATTR_ADVISE_MR_SGE_LIST);
+		advised_len = a ? a->len : 0;
+		if (a && a->len > sizeof(uint64_t) && a->len <= sizeof(advised))
+			memcpy(advised, (void *)(uintptr_t)a->data, a->len);
+		return advise_err;
+	}
 	if (hdr->object_id == UVERBS_OBJECT_MR) {
 		n_dm_mr++;
 		if (dm_mr_err)
@@ -929,6 +995,83 @@ static void test_dm(struct ibv_device *dev, struct ibv_pd *pd)
 	   "import_dm: EOPNOTSUPP (libibverbs' stub, liborca sets none), nothing sent");
 }
 
+/*
+ * On-demand paging: the capabilities the kernel reports, an ODP region,
+ * and ibv_advise_mr(3), which liborca hands to the kernel as it is.
+ */
+static void test_odp(struct ibv_pd *pd)
+{
+	static const int errs[] = { EFAULT, ENOENT, EPERM, EINVAL, EOPNOTSUPP };
+	static char buf[3 * PAGE] __attribute__((aligned(PAGE)));
+	struct ibv_device_attr_ex attr;
+	struct ibv_sge sge[2];
+	unsigned int sent;
+	struct ibv_mr *mr;
+	int access = IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE |
+		     IBV_ACCESS_REMOTE_WRITE;
+	int ret;
+
+	ret = ibv_query_device_ex(ctx, NULL, &attr);
+	ok(!ret && attr.odp_caps.general_caps == IBV_ODP_SUPPORT &&
+	   attr.odp_caps.per_transport_caps.rc_odp_caps == ODP_RC_CAPS &&
+	   attr.odp_caps.per_transport_caps.ud_odp_caps == IBV_ODP_SUPPORT_SEND &&
+	   !attr.odp_caps.per_transport_caps.uc_odp_caps &&
+	   attr.xrc_odp_caps == ODP_RC_CAPS,
+	   "odp: query_device_ex reports the kernel's odp_caps and xrc_odp_caps (ret %d)",
+	   ret);
+
+	mr = ibv_reg_mr(pd, buf + 100, 2 * PAGE, access);
+	ok(mr && n_reg == 1 && last_reg.start == (uintptr_t)(buf + 100) &&
+	   last_reg.length == 2 * PAGE &&
+	   last_reg.hca_va == (uintptr_t)(buf + 100) &&
+	   last_reg.pd_handle == pd->handle &&
+	   last_reg.access_flags == (uint32_t)access,
+	   "odp: REG_MR carries IBV_ACCESS_ON_DEMAND with the range and the other flags");
+	ok(mr && mr->handle == ODP_MR_HANDLE && mr->lkey == ODP_LKEY &&
+	   mr->rkey == ODP_RKEY && mr->addr == buf + 100 &&
+	   mr->length == 2 * PAGE &&
+	   ((struct verbs_mr *)mr)->access == access,
+	   "odp: the MR's handle, keys, range and access flags (ON_DEMAND kept for ibv_dereg_mr)");
+
+	sge[0] = (struct ibv_sge){ (uintptr_t)buf + 100, 200, ODP_LKEY };
+	sge[1] = (struct ibv_sge){ (uintptr_t)buf + PAGE, PAGE, ODP_LKEY };
+	ret = ibv_advise_mr(pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+			    IBV_ADVISE_MR_FLAG_FLUSH, sge, 2);
+	ok(!ret && n_advise == 1 &&
+	   sent_header(UVERBS_OBJECT_MR, UVERBS_METHOD_ADVISE_MR, 4) &&
+	   sent_in(UVERBS_ATTR_ADVISE_MR_PD_HANDLE, 0, pd->handle) &&
+	   sent_in(UVERBS_ATTR_ADVISE_MR_ADVICE, 8,
+		   IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE) &&
+	   sent_in(UVERBS_ATTR_ADVISE_MR_FLAGS, 4, IBV_ADVISE_MR_FLAG_FLUSH) &&
+	   sent_in(UVERBS_ATTR_ADVISE_MR_SGE_LIST, sizeof(sge),
+		   (uintptr_t)sge),
+	   "odp: advise_mr is one ADVISE_MR ioctl: PD handle, advice, flags, the SGE array (ret %d)",
+	   ret);
+	ok(advised_len == sizeof(sge) && !memcmp(advised, sge, sizeof(sge)),
+	   "odp: the SGEs reach the kernel as given");
+
+	for (int advice = IBV_ADVISE_MR_ADVICE_PREFETCH;
+	     advice <= IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT; advice++) {
+		ret = ibv_advise_mr(pd, advice, 0, sge, 1);
+		ok(!ret && sent_in(UVERBS_ATTR_ADVISE_MR_ADVICE, 8, advice) &&
+		   sent_in(UVERBS_ATTR_ADVISE_MR_FLAGS, 4, 0) &&
+		   advised_len == sizeof(sge[0]),
+		   "odp: advice %d without FLUSH goes to the kernel as it is", advice);
+	}
+
+	for (unsigned int i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
+		sent = n_advise;
+		advise_err = errs[i];
+		ret = ibv_advise_mr(pd, IBV_ADVISE_MR_ADVICE_PREFETCH, 0, sge, 2);
+		ok(ret == errs[i] && n_advise == sent + 1,
+		   "odp: advise_mr returns the kernel's %s", strerror(errs[i]));
+	}
+	advise_err = 0;
+
+	ok(mr && !ibv_dereg_mr(mr) && last_dereg == ODP_MR_HANDLE,
+	   "odp: the region is deregistered like any MR");
+}
+
 int main(void)
 {
 	struct ibv_qp_init_attr qattr = {
@@ -1031,6 +1174,7 @@ int main(void)
 
 	test_xrc(pd, cq);
 	test_dm(list[0], pd);
+	test_odp(pd);
 
 	ok(cq && !ibv_destroy_cq(cq) && live_maps == 0, "cq: destroy unmaps");
 	ibv_dealloc_pd(pd);
