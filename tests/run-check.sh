@@ -236,13 +236,16 @@ stage_script() { # stage_script NAME TIMEOUT SCRIPT [ARGS...]
 #   45-link-delete, 47-link-netdev, 50-unload    device and netdev removal
 #                                                with users attached
 #   71-mw, 73-mr-rereg, 74-objects,              every object's bad inputs,
-#   76-udata-raw, 82-xrc, 84-dm                  hostile udata, memory
+#   76-udata-raw, 82-xrc, 84-dm, 86-odp          hostile udata, memory
 #                                                windows, MRs re-registered,
 #                                                XRC domains, SRQs and QPs
 #                                                shared by contexts and
 #                                                processes, device memory
 #                                                mapped into processes and
-#                                                given back at their exit
+#                                                given back at their exit,
+#                                                on-demand paging (page
+#                                                faults and MMU-notifier
+#                                                invalidations racing them)
 #   78-kverbs, 185-nvmeof, 186-nfs-rdma          kernel consumers (CQs polled
 #                                                in softirq and workqueue)
 #   180-cm-tools                                 librdmacm's tools: ib_cm,
@@ -293,7 +296,7 @@ stage_script() { # stage_script NAME TIMEOUT SCRIPT [ARGS...]
 # twice through ib_umem on every DMA-mapping RDMA device.  KASAN,
 # lockdep, kmemleak and DEBUG_OBJECTS stay on.
 E2E_DEBUG_TESTS=(45-link-delete 47-link-netdev 50-unload 71-mw 73-mr-rereg
-	74-objects 76-udata-raw 78-kverbs 82-xrc 84-dm 110-dp-errors
+	74-objects 76-udata-raw 78-kverbs 82-xrc 84-dm 86-odp 110-dp-errors
 	140-dp-threads 180-cm-tools 185-nvmeof 186-nfs-rdma 187-cm-kill
 	212-ev-async-fatal 315-wire-teardown)
 FAULT_TESTS=(60-admin-timeout 75-admin-faults 77-fail-nth)
@@ -367,7 +370,8 @@ fi
 # 73-mr-rereg (a few seconds: issue 14 asks for both kernels) with
 # 71-mw, the memory windows on MRs beside it, and 82-xrc and 84-dm (XRC
 # and device memory, new in interface 1.4, run on both kernels as the
-# memory windows do).
+# memory windows do), and 86-odp (on-demand paging, new in 1.5; its
+# memory-pressure case needs the stock kernel's memory cgroup and zram).
 E2E_ARGS=(--timeout 2400 --env ORCA_KILLS=300)
 declare -A DEBUG_LIST=([e2e-debug]=E2E_DEBUG_TESTS [faults]=FAULT_TESTS
 	[hostile]=HOSTILE_TESTS)
@@ -376,7 +380,7 @@ for s in e2e-debug faults hostile; do
 	declare -n list=${DEBUG_LIST[$s]}
 	for t in "${list[@]}"; do
 		case "$t" in
-		71-*|73-*|75-*|81-*|82-*|84-*|185-*|186-*|187-*) ;;
+		71-*|73-*|75-*|81-*|82-*|84-*|86-*|185-*|186-*|187-*) ;;
 		*) E2E_ARGS+=(--exclude "$t.t") ;;
 		esac
 	done

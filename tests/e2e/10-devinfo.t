@@ -7,7 +7,7 @@
 
 . "$(dirname "$0")/lib.sh"
 
-plan 17
+plan 22
 
 mac=$(cat "/sys/class/net/$ORCA_NETDEV/address")
 # EUI-64 from the MAC: flip the U/L bit, insert ff:fe in the middle.
@@ -53,6 +53,33 @@ check "completion timestamp_mask is 64 bits" \
 	grep -Eq 'completion timestamp_mask:[[:space:]]+0xffffffffffffffff$' /tmp/devinfo.out
 check "hca_core_clock is 1000000 kHz (nanoseconds)" \
 	grep -Eq 'hca_core_clock:[[:space:]]+1000000kHZ$' /tmp/devinfo.out
+
+# On-demand paging (interface 1.5), as ibv_devinfo -v lists odp_caps:
+# ODP_SUPPORT without ODP_SUPPORT_IMPLICIT; on RC and XRC every
+# operation and SRQ receives, on UD sends, on UC nothing (the values
+# progs/odp.c checks through ibv_query_device_ex).
+# odp_caps NAME: the words ibv_devinfo lists under "NAME:", each with a ;.
+odp_caps() {
+	awk -v h="$1:" '$1 == h { on = 1; next }
+		on && /^\t[^\t]/ { exit }
+		on { sub(/^[ \t]+/, ""); printf "%s;", $0 }' /tmp/devinfo.out
+}
+odp_is() { # odp_is NAME WANT...: the words under NAME are WANT...
+	local got want
+	got=$(odp_caps "$1")
+	shift
+	want=$(printf '%s;' "$@")
+	[ "$got" = "$want" ] || { diag "got: $got"; return 1; }
+}
+ODP_RC=(SUPPORT_SEND SUPPORT_RECV SUPPORT_WRITE SUPPORT_READ SUPPORT_ATOMIC
+	SUPPORT_SRQ)
+check "general_odp_caps: ODP_SUPPORT only (no ODP_SUPPORT_IMPLICIT)" \
+	odp_is general_odp_caps ODP_SUPPORT
+check "rc_odp_caps: SEND, RECV, WRITE, READ, ATOMIC and SRQ" \
+	odp_is rc_odp_caps "${ODP_RC[@]}"
+check "ud_odp_caps: SEND" odp_is ud_odp_caps SUPPORT_SEND
+check "uc_odp_caps: none" odp_is uc_odp_caps "NO SUPPORT"
+check "xrc_odp_caps: those of RC" odp_is xrc_odp_caps "${ODP_RC[@]}"
 
 rdma link show "$ORCA_DEV/1" >/tmp/link.out 2>&1
 check "rdma link shows $ORCA_DEV/1 ACTIVE on $ORCA_NETDEV" \

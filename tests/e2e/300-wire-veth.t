@@ -109,6 +109,20 @@ run_prog wire_mw $A "$ga" $B "$gb"
 # no SRQ and an rkey of another PD than the SRQ's (not in 305: rxe has no
 # XRC).
 run_prog wire_xrc $A "$ga" $B "$gb"
+# On-demand paging: regions of both ends registered ON_DEMAND over memory
+# never touched; B's device answers a request whose page is missing with
+# an RNR NAK (counted in rnr_naks_sent) and drops a UD datagram whose
+# page is missing (ud_drops), A's waits for its own pages; a WRITE over
+# pages B unmapped is REM_ACCESS_ERR.
+rnr0=$(wire_stat $B rnr_naks_sent)
+udd0=$(wire_stat $B ud_drops)
+run_prog wire_odp $A "$ga" $B "$gb"
+rnr1=$(wire_stat $B rnr_naks_sent)
+udd1=$(wire_stat $B ud_drops)
+[ "${rnr1:-0}" -gt "${rnr0:-0}" ]
+ok $? "wire_odp: $B answered requests for pages it did not have with RNR NAKs (rnr_naks_sent ${rnr0:-?} -> ${rnr1:-?})"
+[ "${udd1:-0}" -gt "${udd0:-0}" ]
+ok $? "wire_odp: $B dropped the datagram whose page it did not have (ud_drops ${udd0:-?} -> ${udd1:-?})"
 wire_perf send-bw ib_send_bw -s 65536 -n 100
 wire_perf write-bw ib_write_bw -s 65536 -n 100
 wire_perf read-bw ib_read_bw -s 65536 -n 100
