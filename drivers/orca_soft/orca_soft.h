@@ -59,11 +59,16 @@
  * this very context (or one blocked on the mutex it holds) can execute:
  * a deadlock, ended only by the driver declaring its admin queue dead.
  * So these contexts run with PF_MEMALLOC (memalloc_noreclaim_save()),
- * which keeps every allocation in them, the kernel's own included, out
- * of direct reclaim and compaction; the allocations of this module add
- * __GFP_NOMEMALLOC (ORCA_SOFT_GFP), so the flag does not also open the
- * emergency reserves to them: those belong to reclaim, and commands
- * userspace asks for fail with NO_RESOURCES instead.  The admin
+ * which keeps the allocations in them, the kernel's own included, out
+ * of direct reclaim.  It does not keep a larger-than-a-page allocation
+ * out of direct compaction, which migrates pages and calls the notifier
+ * too: the allocations of this module therefore never allow direct
+ * reclaim at all (ORCA_SOFT_GFP), and tables that may be large are
+ * vmalloc()ed from single pages (orca_soft_table_alloc()).  They also
+ * add __GFP_NOMEMALLOC, so PF_MEMALLOC does not open the emergency
+ * reserves to them: those belong to reclaim, and commands userspace
+ * asks for fail with NO_RESOURCES instead (a packet that finds no
+ * memory is dropped and retransmitted, as on a congested link).  The admin
  * workqueue has a rescuer (WQ_MEM_RECLAIM), so a command the notifier
  * waits for runs even when no worker can be created.
  */
@@ -75,9 +80,12 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
+#include <linux/overflow.h>
 #include <linux/platform_device.h>
 #include <linux/skbuff.h>
+#include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/vmalloc.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 
@@ -128,7 +136,23 @@
 #define ORCA_SOFT_KICK_CQ		BIT(31)
 
 /* Allocations in the device's own contexts: see the comment at the top. */
-#define ORCA_SOFT_GFP			(GFP_KERNEL | __GFP_NOMEMALLOC)
+#define ORCA_SOFT_GFP	((GFP_KERNEL & ~__GFP_DIRECT_RECLAIM) | __GFP_NOMEMALLOC)
+
+/*
+ * A zeroed table of @n entries of @size bytes for the device's own
+ * contexts: one page at most from the slab, larger ones from single
+ * pages (vmalloc), so that no allocation needs compaction.  kvfree().
+ */
+static inline void *orca_soft_table_alloc(size_t n, size_t size)
+{
+	size_t bytes;
+
+	if (check_mul_overflow(n, size, &bytes))
+		return NULL;
+	if (bytes <= PAGE_SIZE)
+		return kzalloc(bytes, ORCA_SOFT_GFP);
+	return __vmalloc(bytes, GFP_KERNEL | __GFP_NOMEMALLOC | __GFP_ZERO);
+}
 
 struct orca_soft_dev;
 struct orca_soft_eng_scratch;
@@ -286,6 +310,8 @@ struct orca_soft_req {
 	u32 next;			/* SQ index of the WQE to send next */
 	u32 next_off;			/* bytes of it already sent */
 	u32 started;			/* swqe[] is filled below this index */
+	u32 fail_idx;			/* failed: the SQ index of that WQE */
+	bool failed;			/* a started WQE failed, not yet retired */
 	u32 una_psn;			/* oldest PSN not acknowledged */
 	u32 max_psn;			/* one past the highest PSN sent */
 	u32 gap_psn;			/* READ responses re-requested from */

@@ -255,8 +255,8 @@ u8 orca_soft_reg_mr(struct orca_soft_dev *sdev, const union orca_aq_cmd *cmd,
 	if (flags & ORCA_MR_FLAG_ODP) {
 		orca_soft_odp_mr_init(mr);
 	} else if (mr->num_pages) {
-		mr->pages = kvcalloc(mr->num_pages, sizeof(*mr->pages),
-				     ORCA_SOFT_GFP);
+		mr->pages = orca_soft_table_alloc(mr->num_pages,
+						  sizeof(*mr->pages));
 		if (!mr->pages) {
 			sts = ORCA_AQ_STS_NO_RESOURCES;
 			goto err_free;

@@ -167,8 +167,8 @@ u8 orca_soft_create_qp(struct orca_soft_dev *sdev,
 	if (sts)
 		goto err_free;
 	if (orca_soft_qp_is_rc(qp) && orca_soft_qp_has_sq(qp)) {
-		qp->req.swqe = kcalloc(ORCA_SOFT_SWQES, sizeof(*qp->req.swqe),
-				       ORCA_SOFT_GFP);
+		qp->req.swqe = orca_soft_table_alloc(ORCA_SOFT_SWQES,
+						     sizeof(*qp->req.swqe));
 		if (!qp->req.swqe) {
 			sts = ORCA_AQ_STS_NO_RESOURCES;
 			goto err_free;
@@ -212,7 +212,7 @@ u8 orca_soft_create_qp(struct orca_soft_dev *sdev,
 
 err_free:
 	kfree(qp->srq_wqe);
-	kfree(qp->req.swqe);
+	kvfree(qp->req.swqe);
 	kfree(qp);
 	return sts;
 }
@@ -422,7 +422,7 @@ static void orca_soft_qp_free(struct orca_soft_dev *sdev,
 	orca_soft_qp_refs(qp, -1);
 	sdev->counts.qps--;
 	kfree(qp->srq_wqe);
-	kfree(qp->req.swqe);
+	kvfree(qp->req.swqe);
 	kfree(qp);
 }
 

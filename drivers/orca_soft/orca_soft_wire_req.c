@@ -408,8 +408,30 @@ static void orca_soft_wire_retire(struct orca_soft_dev *sdev,
 
 		if (w->npkts)
 			break;
+		if (qp->req.failed && qp->sq.cons == qp->req.fail_idx)
+			qp->req.failed = false;
 		orca_soft_wire_complete(sdev, qp, w->status);
 	}
+}
+
+/*
+ * The started WQE @w at SQ index @idx failed (@st) before all of it was
+ * sent: it sends nothing more, and neither does any WQE after it, even
+ * one already started whose packets a go-back-N would send again (they
+ * would carry the failed one's offset and PSNs).  It completes when the
+ * WQEs before it have; then the QP is in error and flushes the rest.
+ */
+static void orca_soft_wire_fail(struct orca_soft_qp *qp,
+				struct orca_soft_swqe *w, u32 idx, u8 st)
+{
+	w->npkts = 0;
+	w->status = st;
+	if (!qp->req.failed || (s32)(idx - qp->req.fail_idx) < 0) {
+		qp->req.failed = true;
+		qp->req.fail_idx = idx;
+	}
+	qp->req.next = idx + 1;
+	qp->req.next_off = 0;
 }
 
 /*
@@ -914,6 +936,8 @@ static bool orca_soft_wire_halted(struct orca_soft_qp *qp)
 {
 	const struct orca_soft_swqe *w;
 
+	if (qp->req.failed)
+		return true;
 	if (qp->req.started == qp->sq.cons)
 		return false;
 	w = orca_soft_swqe_at(qp, qp->req.started - 1);
@@ -983,6 +1007,10 @@ int orca_soft_wire_sq_run(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 
 		if (qp->req.next == prod && fresh)
 			break;
+		/* Nothing at or after a failed WQE goes out. */
+		if (qp->req.failed &&
+		    (s32)(qp->req.next - qp->req.fail_idx) >= 0)
+			break;
 		if (fresh) {
 			/* SQD starts nothing: the started WQEs finish. */
 			if (qp->req.next - qp->sq.cons >= ORCA_SOFT_SWQES ||
@@ -1004,12 +1032,12 @@ int orca_soft_wire_sq_run(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 			w = orca_soft_swqe_at(qp, qp->req.next);
 			if (!w->npkts) {
 				qp->req.next++;
+				qp->req.next_off = 0;
 				continue;
 			}
 			st = orca_soft_wire_load(sdev, qp, qp->req.next, w);
 			if (st) {
-				w->npkts = 0;
-				w->status = st;
+				orca_soft_wire_fail(qp, w, qp->req.next, st);
 				orca_soft_wire_retire(sdev, qp);
 				break;
 			}
@@ -1028,8 +1056,7 @@ int orca_soft_wire_sq_run(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 		n += orca_soft_wire_send_wqe(sdev, qp, w, budget - n, &st);
 		if (st) {
 			/* A failed page: as a WQE that fails to load. */
-			w->npkts = 0;
-			w->status = st;
+			orca_soft_wire_fail(qp, w, qp->req.next, st);
 			orca_soft_wire_retire(sdev, qp);
 			break;
 		}
@@ -1051,6 +1078,7 @@ void orca_soft_wire_qp_init(struct orca_soft_qp *qp)
 	qp->req.next = qp->sq.cons;
 	qp->req.started = qp->sq.cons;
 	qp->req.next_off = 0;
+	qp->req.failed = false;
 	qp->req.una_psn = qp->req.sq_psn;
 	qp->req.max_psn = qp->req.sq_psn;
 	qp->req.gap_psn = orca_psn_add(qp->req.sq_psn, -1U);
