@@ -287,9 +287,7 @@ static int dm_holds(struct ibv_dm *d, size_t len, uint32_t s,
 /* After a failed request the QPs are in error: a new pair. */
 static void renew(void)
 {
-	dp_pair_destroy(&p);
-	if (dp_pair_make(&p, &cfg))
-		diag("a new pair: failed");
+	dp_pair_renew(&p, &cfg);
 }
 
 /*
@@ -299,11 +297,7 @@ static void renew(void)
  */
 static void ready(void)
 {
-	if (p.a.qp && dp_qp_state(p.a.qp) == IBV_QPS_RTS &&
-	    dp_qp_state(p.b.qp) == IBV_QPS_RTS)
-		return;
-	diag("the pair is not in RTS after a failure: a new pair");
-	renew();
+	dp_pair_ready(&p, &cfg);
 }
 
 /*

@@ -524,6 +524,54 @@ static int dp_modify(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask,
 	return ret;
 }
 
+/*
+ * Connect XRC_SEND @ini to XRC_RECV @tgt of the device (both from RESET):
+ * INIT, then RTR to each other with @psn; @ini on to RTS (rnr_retry 7),
+ * @tgt stays in RTR.  Up to 16 READs and atomics outstanding.
+ */
+static int DP_UNUSED dp_xrc_connect(struct ibv_qp *ini, struct ibv_qp *tgt,
+				    uint32_t psn)
+{
+	int rd = dp.attr.max_qp_rd_atom < 16 ? dp.attr.max_qp_rd_atom : 16;
+	int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+		   IBV_QP_ACCESS_FLAGS;
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
+
+	if (dp_modify(ini, &a, mask, "XRC_SEND to INIT"))
+		return -1;
+	a.qp_access_flags = DP_QP_ACC_ALL;
+	if (dp_modify(tgt, &a, mask, "XRC_RECV to INIT"))
+		return -1;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	dp_fill_av(&a.ah_attr);
+	a.path_mtu = dp.mtu;
+	a.rq_psn = psn;
+	a.dest_qp_num = tgt->qp_num;
+	mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+	       IBV_QP_RQ_PSN;
+	if (dp_modify(ini, &a, mask, "XRC_SEND to RTR"))
+		return -1;
+	a.dest_qp_num = ini->qp_num;
+	a.max_dest_rd_atomic = rd;
+	a.min_rnr_timer = 1;
+	if (dp_modify(tgt, &a, mask | IBV_QP_MAX_DEST_RD_ATOMIC |
+		      IBV_QP_MIN_RNR_TIMER, "XRC_RECV to RTR"))
+		return -1;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.sq_psn = psn;
+	a.max_rd_atomic = rd;
+	return dp_modify(ini, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			 IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+			 IBV_QP_MAX_QP_RD_ATOMIC, "XRC_SEND to RTS");
+}
+
 /* RESET -> INIT. */
 static int DP_UNUSED dp_to_init(struct ibv_qp *qp, const struct dp_qp_cfg *c)
 {
@@ -696,6 +744,29 @@ static void DP_UNUSED dp_pair_destroy(struct dp_pair *p)
 {
 	dp_end_destroy(&p->a);
 	dp_end_destroy(&p->b);
+}
+
+/* After a failed request the QPs are in error: @p made anew from @c. */
+static void DP_UNUSED dp_pair_renew(struct dp_pair *p,
+				    const struct dp_qp_cfg *c)
+{
+	dp_pair_destroy(p);
+	if (dp_pair_make(p, c))
+		diag("a new pair: failed");
+}
+
+/*
+ * Before a request that must succeed: if an earlier one left @p out of
+ * RTS, a new pair, so that only that one's point fails.
+ */
+static void DP_UNUSED dp_pair_ready(struct dp_pair *p,
+				    const struct dp_qp_cfg *c)
+{
+	if (p->a.qp && dp_qp_state(p->a.qp) == IBV_QPS_RTS &&
+	    dp_qp_state(p->b.qp) == IBV_QPS_RTS)
+		return;
+	diag("the pair is not in RTS after a failure: a new pair");
+	dp_pair_renew(p, c);
 }
 
 /* Post one receive of @n SGEs; returns ibv_post_recv's value. */

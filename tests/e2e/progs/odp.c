@@ -238,9 +238,7 @@ static uint64_t word(const uint8_t *p)
 
 static void renew(void)
 {
-	dp_pair_destroy(&p);
-	if (dp_pair_make(&p, &cfg))
-		diag("a new pair: failed");
+	dp_pair_renew(&p, &cfg);
 }
 
 /* Before a request that must succeed: a new pair if p is not in RTS. */
@@ -252,11 +250,7 @@ static void ready(void)
 		renew();
 		return;
 	}
-	if (p.a.qp && dp_qp_state(p.a.qp) == IBV_QPS_RTS &&
-	    dp_qp_state(p.b.qp) == IBV_QPS_RTS)
-		return;
-	diag("the pair is not in RTS after a failure: a new pair");
-	renew();
+	dp_pair_ready(&p, &cfg);
 }
 
 /*
@@ -657,46 +651,6 @@ struct xrc {
 	uint32_t srqn;
 };
 
-static int xrc_connect(struct xrc *x)
-{
-	int rd = dp.attr.max_qp_rd_atom < 16 ? dp.attr.max_qp_rd_atom : 16;
-	int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-		   IBV_QP_ACCESS_FLAGS;
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
-
-	if (dp_modify(x->ini, &a, mask, "XRC_SEND to INIT"))
-		return -1;
-	a.qp_access_flags = DP_QP_ACC_ALL;
-	if (dp_modify(x->tgt, &a, mask, "XRC_RECV to INIT"))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	dp_fill_av(&a.ah_attr);
-	a.path_mtu = dp.mtu;
-	a.rq_psn = 0x77;
-	a.dest_qp_num = x->tgt->qp_num;
-	mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-	       IBV_QP_RQ_PSN;
-	if (dp_modify(x->ini, &a, mask, "XRC_SEND to RTR"))
-		return -1;
-	a.dest_qp_num = x->ini->qp_num;
-	a.max_dest_rd_atomic = rd;
-	a.min_rnr_timer = 1;
-	if (dp_modify(x->tgt, &a, mask | IBV_QP_MAX_DEST_RD_ATOMIC |
-		      IBV_QP_MIN_RNR_TIMER, "XRC_RECV to RTR"))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = 0x77;
-	a.max_rd_atomic = rd;
-	return dp_modify(x->ini, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			 IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-			 IBV_QP_MAX_QP_RD_ATOMIC, "XRC_SEND to RTS");
-}
-
 static int xrc_make(struct xrc *x)
 {
 	struct ibv_xrcd_init_attr xa = {
@@ -747,7 +701,7 @@ static int xrc_make(struct xrc *x)
 		diag("ibv_create_qp_ex(XRC_SEND, XRC_RECV): %s", strerror(errno));
 		return -1;
 	}
-	return xrc_connect(x);
+	return dp_xrc_connect(x->ini, x->tgt, 0x77);
 }
 
 static void xrc_destroy(struct xrc *x)

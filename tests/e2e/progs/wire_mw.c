@@ -57,79 +57,20 @@
 #define WM_A_SEND	49152		/* SEND source */
 #define WM_ADD		0x0000000100000020ULL	/* carries across 32 bits */
 #define WM_OLD		0x11223344fffffff0ULL
-#define WM_TIMEOUT_MS	60000
 #define WM_B_ACCESS	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
 			 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC | \
 			 IBV_ACCESS_MW_BIND)
 #define WM_VA(p)	((uint64_t)(uintptr_t)(p))
 
-struct wm_end {
-	const char *name;
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	struct ibv_qp *qp[WM_PAIRS];
-	struct ibv_mr *mr;
-	uint8_t *buf;
-	uint8_t *exp;		/* what buf must hold */
-	union ibv_gid gid;
-	int gidx;
-};
-
-static struct wm_end a, b;
+static struct wire_end a, b;
 static struct ibv_mw *mw1, *mw2;	/* B's type 1 and type 2 windows */
 static uint32_t rkey1, rkey2;		/* their keys once bound */
 static uint64_t wr_id;
 
-/* Give e->buf[off, off + len) the pattern @seed, in exp as well. */
-static void wm_fill(struct wm_end *e, size_t off, size_t len, uint32_t seed)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		e->buf[off + i] = e->exp[off + i] = wire_pat(seed, i);
-}
-
 /* All of @e's buffer holds what it must; else diagnose where not. */
-static int wm_same(const struct wm_end *e, const char *what)
+static int wm_same(const struct wire_end *e, const char *what)
 {
-	size_t i, first = 0, last = 0, n = 0;
-
-	for (i = 0; i < WM_BUF; i++) {
-		if (e->buf[i] == e->exp[i])
-			continue;
-		if (!n++)
-			first = i;
-		last = i;
-	}
-	if (n)
-		diag("%s: %zu bytes of %s's buffer differ, offsets %zu to %zu (byte %zu is 0x%02x, want 0x%02x)",
-		     what, n, e->name, first, last, first, e->buf[first],
-		     e->exp[first]);
-	return !n;
-}
-
-/*
- * The next completion of @e: it must be WR @id of @qp with @status
- * (and, if that is SUCCESS, @opcode).  1 if so; @wc gets it.
- */
-static int wm_wc(struct wm_end *e, struct ibv_qp *qp, uint64_t id,
-		 enum ibv_wc_status status, enum ibv_wc_opcode opcode,
-		 struct ibv_wc *wc, const char *what)
-{
-	return wire_expect_wc(e->cq, e->name, qp, id, status, opcode, wc, what,
-			      WM_TIMEOUT_MS);
-}
-
-static int wm_post(struct ibv_qp *qp, struct ibv_send_wr *wr,
-		   const char *what)
-{
-	struct ibv_send_wr *bad = NULL;
-	int ret = ibv_post_send(qp, wr, &bad);
-
-	if (ret)
-		diag("%s: ibv_post_send: %s", what, strerror(ret));
-	return !ret;
+	return wire_cmp(e->buf, e->exp, WM_BUF, e->name, what);
 }
 
 /*
@@ -168,55 +109,20 @@ static int wm_rdma(int q, enum ibv_wr_opcode op, size_t aoff, uint32_t len,
 		if (op == IBV_WR_RDMA_READ)
 			wc_op = IBV_WC_RDMA_READ;
 	}
-	return wm_post(a.qp[q], &wr, what) &&
-	       wm_wc(&a, a.qp[q], wr.wr_id, status, wc_op, &wc, what);
+	return wire_post(a.qp[q], &wr, what) &&
+	       wire_end_wc(&a, a.qp[q], wr.wr_id, status, wc_op, &wc, what);
 }
 
-static int wm_open(struct wm_end *e, unsigned int access)
+static int wm_open(struct wire_end *e, unsigned int access)
 {
-	struct ibv_qp_init_attr qa = {
-		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 4, .max_recv_wr = 2,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
-	int q;
-
-	e->ctx = open_by_name(e->name);
-	if (!e->ctx || ibv_query_gid(e->ctx, 1, e->gidx, &e->gid)) {
-		diag("%s: cannot open it or read GID %d", e->name, e->gidx);
-		return -1;
-	}
-	e->pd = ibv_alloc_pd(e->ctx);
-	e->cq = e->pd ? ibv_create_cq(e->ctx, 16, NULL, NULL, 0) : NULL;
-	if (!e->cq)
-		return -1;
-	qa.send_cq = e->cq;
-	qa.recv_cq = e->cq;
-	for (q = 0; q < WM_PAIRS; q++) {
-		e->qp[q] = ibv_create_qp(e->pd, &qa);
-		if (!e->qp[q])
-			return -1;
-	}
-	if (posix_memalign((void **)&e->buf, 4096, WM_BUF))
+	if (wire_end_open(e, 16) || wire_end_rc_qps(e, WM_PAIRS) ||
+	    posix_memalign((void **)&e->buf, 4096, WM_BUF))
 		return -1;
 	e->exp = malloc(WM_BUF);
 	if (!e->exp)
 		return -1;
-	wm_fill(e, 0, WM_BUF, e == &a ? 1 : 2);
-	e->mr = ibv_reg_mr(e->pd, e->buf, WM_BUF, access);
-	if (!e->mr)
-		diag("%s: ibv_reg_mr(0x%x): %s", e->name, access,
-		     strerror(errno));
-	return e->mr ? 0 : -1;
-}
-
-static int wm_connect(struct ibv_qp *qp, const struct wm_end *e,
-		      const struct wm_end *peer, struct ibv_qp *peer_qp)
-{
-	return wire_rc_connect(qp, IBV_ACCESS_REMOTE_WRITE |
-			       IBV_ACCESS_REMOTE_READ |
-			       IBV_ACCESS_REMOTE_ATOMIC,
-			       e->gidx, &peer->gid, peer_qp->qp_num);
+	wire_fill(e->buf, e->exp, 0, WM_BUF, e == &a ? 1 : 2);
+	return wire_end_reg(e, WM_BUF, access);
 }
 
 /* B's device has windows of both types. */
@@ -269,7 +175,7 @@ static int wm_bind1(void)
 		diag("ibv_bind_mw: %s", strerror(ret));
 		return 0;
 	}
-	if (!wm_wc(&b, b.qp[0], mb.wr_id, IBV_WC_SUCCESS, IBV_WC_BIND_MW, &wc,
+	if (!wire_end_wc(&b, b.qp[0], mb.wr_id, IBV_WC_SUCCESS, IBV_WC_BIND_MW, &wc,
 		   "type 1 bind")) {
 		mw1->rkey = old;	/* ibv_bind_mw(3): put it back */
 		return 0;
@@ -292,7 +198,7 @@ static int wm_use1(void)
 
 	if (!rkey1)
 		return 0;
-	wm_fill(&a, WM_A_SRC, WM_XFER, 10);
+	wire_fill(a.buf, a.exp, WM_A_SRC, WM_XFER, 10);
 	good &= wm_rdma(0, IBV_WR_RDMA_WRITE, WM_A_SRC, WM_XFER,
 			WM_VA(b.buf + WM_W1_OFF), rkey1, IBV_WC_SUCCESS,
 			"type 1 WRITE");
@@ -300,8 +206,8 @@ static int wm_use1(void)
 	good &= wm_same(&b, "type 1 WRITE") & wm_same(&a, "type 1 WRITE");
 
 	/* The READ: the window's second half gets new bytes from B's CPU. */
-	wm_fill(&b, WM_W1_OFF + WM_XFER, WM_W1_LEN - WM_XFER, 11);
-	wm_fill(&a, WM_A_DST, WM_W1_LEN, 12);
+	wire_fill(b.buf, b.exp, WM_W1_OFF + WM_XFER, WM_W1_LEN - WM_XFER, 11);
+	wire_fill(a.buf, a.exp, WM_A_DST, WM_W1_LEN, 12);
 	good &= wm_rdma(0, IBV_WR_RDMA_READ, WM_A_DST, WM_W1_LEN,
 			WM_VA(b.buf + WM_W1_OFF), rkey1, IBV_WC_SUCCESS,
 			"type 1 READ");
@@ -310,7 +216,7 @@ static int wm_use1(void)
 
 	memcpy(b.buf + WM_ATOM_OFF, &old, 8);
 	memcpy(b.exp + WM_ATOM_OFF, &old, 8);
-	wm_fill(&a, WM_A_ATOM, 8, 13);
+	wire_fill(a.buf, a.exp, WM_A_ATOM, 8, 13);
 	good &= wm_rdma(0, IBV_WR_ATOMIC_FETCH_AND_ADD, WM_A_ATOM, 8,
 			WM_VA(b.buf + WM_ATOM_OFF), rkey1, IBV_WC_SUCCESS,
 			"type 1 FETCH_ADD");
@@ -347,22 +253,22 @@ static int wm_bind2(void)
 	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE |
 					       IBV_ACCESS_REMOTE_READ |
 					       IBV_ACCESS_ZERO_BASED;
-	if (!wm_post(b.qp[0], &wr, "type 2 bind") ||
-	    !wm_wc(&b, b.qp[0], wr.wr_id, IBV_WC_SUCCESS, IBV_WC_BIND_MW, &wc,
+	if (!wire_post(b.qp[0], &wr, "type 2 bind") ||
+	    !wire_end_wc(&b, b.qp[0], wr.wr_id, IBV_WC_SUCCESS, IBV_WC_BIND_MW, &wc,
 		   "type 2 bind"))
 		return 0;
 	diag("type 2 window: key 0x%x before the bind, 0x%x after",
 	     mw2->rkey, key);
 	mw2->rkey = rkey2 = key;	/* the application's job (ibv_post_send(3)) */
 
-	wm_fill(&a, WM_A_SRC, WM_XFER, 20);
+	wire_fill(a.buf, a.exp, WM_A_SRC, WM_XFER, 20);
 	good &= wm_rdma(0, IBV_WR_RDMA_WRITE, WM_A_SRC, WM_XFER, 0, rkey2,
 			IBV_WC_SUCCESS, "zero-based WRITE");
 	memcpy(b.exp + WM_W2_OFF, a.buf + WM_A_SRC, WM_XFER);
 	good &= wm_same(&b, "zero-based WRITE") & wm_same(&a, "zero-based WRITE");
 
-	wm_fill(&b, WM_W2_OFF + WM_XFER, WM_W2_LEN - WM_XFER, 21);
-	wm_fill(&a, WM_A_DST, WM_W2_LEN, 22);
+	wire_fill(b.buf, b.exp, WM_W2_OFF + WM_XFER, WM_W2_LEN - WM_XFER, 21);
+	wire_fill(a.buf, a.exp, WM_A_DST, WM_W2_LEN, 22);
 	good &= wm_rdma(0, IBV_WR_RDMA_READ, WM_A_DST, WM_W2_LEN, 0, rkey2,
 			IBV_WC_SUCCESS, "zero-based READ");
 	memcpy(a.exp + WM_A_DST, b.exp + WM_W2_OFF, WM_W2_LEN);
@@ -401,17 +307,17 @@ static int wm_send_inv(void)
 	if (!rkey2)
 		return 0;
 	swr.invalidate_rkey = rkey2;
-	wm_fill(&a, WM_A_SEND, WM_SEND_LEN, 30);
+	wire_fill(a.buf, a.exp, WM_A_SEND, WM_SEND_LEN, 30);
 	ret = ibv_post_recv(b.qp[0], &rwr, &rbad);
 	if (ret) {
 		diag("ibv_post_recv: %s", strerror(ret));
 		return 0;
 	}
-	if (!wm_post(a.qp[0], &swr, "SEND_WITH_INV"))
+	if (!wire_post(a.qp[0], &swr, "SEND_WITH_INV"))
 		return 0;
-	good &= wm_wc(&a, a.qp[0], swr.wr_id, IBV_WC_SUCCESS, IBV_WC_SEND,
+	good &= wire_end_wc(&a, a.qp[0], swr.wr_id, IBV_WC_SUCCESS, IBV_WC_SEND,
 		      &wc, "SEND_WITH_INV");
-	if (!wm_wc(&b, b.qp[0], rwr.wr_id, IBV_WC_SUCCESS, IBV_WC_RECV, &wc,
+	if (!wire_end_wc(&b, b.qp[0], rwr.wr_id, IBV_WC_SUCCESS, IBV_WC_RECV, &wc,
 		   "SEND_WITH_INV receive"))
 		return 0;
 	inv = !!(wc.wc_flags & IBV_WC_WITH_INV);
@@ -438,42 +344,24 @@ static int wm_refused(int q, uint64_t raddr, uint32_t len, uint32_t rkey,
 
 	if (!rkey)
 		return 0;
-	wm_fill(&a, WM_A_SRC, len, 40 + (uint32_t)q);
+	wire_fill(a.buf, a.exp, WM_A_SRC, len, 40 + (uint32_t)q);
 	good = wm_rdma(q, IBV_WR_RDMA_WRITE, WM_A_SRC, len, raddr, rkey,
 		       IBV_WC_REM_ACCESS_ERR, what);
 	return good & wm_same(&b, what) & wm_same(&a, what);
 }
 
 /* Nothing more on @e's CQ. */
-static int wm_cq_empty(struct wm_end *e)
+static int wm_cq_empty(struct wire_end *e)
 {
 	return wire_cq_empty(e->cq, e->name, "the end");
 }
 
-/* Count a failed destroy call. */
-static int wm_ret(int ret, const char *what, const struct wm_end *e)
-{
-	if (ret)
-		diag("%s: %s: %s", e->name, what, strerror(ret));
-	return ret ? 1 : 0;
-}
-
 /* Release what wm_open() made of @e; the number of calls that failed. */
-static int wm_close(struct wm_end *e)
+static int wm_close(struct wire_end *e)
 {
-	int q, bad = 0;
+	int bad = wire_end_close_qps(e) + wire_end_close_objs(e) +
+		  wire_end_close_dev(e);
 
-	for (q = 0; q < WM_PAIRS; q++)
-		if (e->qp[q])
-			bad += wm_ret(ibv_destroy_qp(e->qp[q]), "ibv_destroy_qp", e);
-	if (e->mr)
-		bad += wm_ret(ibv_dereg_mr(e->mr), "ibv_dereg_mr", e);
-	if (e->cq)
-		bad += wm_ret(ibv_destroy_cq(e->cq), "ibv_destroy_cq", e);
-	if (e->pd)
-		bad += wm_ret(ibv_dealloc_pd(e->pd), "ibv_dealloc_pd", e);
-	if (e->ctx)
-		bad += wm_ret(ibv_close_device(e->ctx), "ibv_close_device", e);
 	free(e->buf);
 	free(e->exp);
 	return bad;
@@ -481,25 +369,17 @@ static int wm_close(struct wm_end *e)
 
 int main(int argc, char **argv)
 {
-	int q, up, bad = 0;
+	int up, bad = 0;
 
-	if (argc != 5) {
-		fprintf(stderr, "usage: %s DEV_A GID_A DEV_B GID_B\n", argv[0]);
+	if (wire_ends_args(argc, argv, &a, &b))
 		return 2;
-	}
-	a.name = argv[1];
-	a.gidx = atoi(argv[2]);
-	b.name = argv[3];
-	b.gidx = atoi(argv[4]);
 
 	up = ok(!wm_open(&a, IBV_ACCESS_LOCAL_WRITE) &&
 		!wm_open(&b, WM_B_ACCESS) && wm_caps(),
 		"%s: %d RC QPs, a 64 KiB MR; %s (memory windows of type 1 and 2B): %d RC QPs, a 64 KiB MR with LOCAL_WRITE, REMOTE_WRITE, REMOTE_READ, REMOTE_ATOMIC and MW_BIND",
 		a.name, WM_PAIRS, b.name, WM_PAIRS);
-	for (q = 0; up && q < WM_PAIRS; q++)
-		if (wm_connect(a.qp[q], &a, &b, b.qp[q]) ||
-		    wm_connect(b.qp[q], &b, &a, a.qp[q]))
-			up = 0;
+	if (up && wire_ends_connect(&a, &b, WM_PAIRS))
+		up = 0;
 	if (!ok(up, "%d QP pairs connected across the wire (RTS, path MTU 1024)",
 		WM_PAIRS))
 		goto out;
@@ -527,9 +407,9 @@ out:
 	if (!wm_cq_empty(&a) || !wm_cq_empty(&b))
 		bad++;
 	if (mw1)
-		bad += wm_ret(ibv_dealloc_mw(mw1), "ibv_dealloc_mw (type 1)", &b);
+		bad += wire_ret(ibv_dealloc_mw(mw1), "ibv_dealloc_mw (type 1)", b.name);
 	if (mw2)
-		bad += wm_ret(ibv_dealloc_mw(mw2), "ibv_dealloc_mw (type 2)", &b);
+		bad += wire_ret(ibv_dealloc_mw(mw2), "ibv_dealloc_mw (type 2)", b.name);
 	bad += wm_close(&a);
 	bad += wm_close(&b);
 	ok(!bad,

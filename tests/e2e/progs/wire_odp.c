@@ -62,76 +62,25 @@
 #define WO_QKEY		0x0d0d0d0dU
 #define WO_ADD		0x0000000100000020ULL
 #define WO_SWAP		0x0f1e2d3c4b5a6978ULL
-#define WO_TIMEOUT_MS	60000
 #define WO_B_ACCESS	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
 			 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC | \
 			 IBV_ACCESS_ON_DEMAND)
 #define WO_VA(p)	((uint64_t)(uintptr_t)(p))
 
-struct wo_end {
-	const char *name;
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	struct ibv_qp *qp[WO_PAIRS];
-	struct ibv_mr *mr;
-	uint8_t *buf;		/* mmap()ed, WO_LEN */
-	uint8_t *exp;		/* what buf must hold */
-	union ibv_gid gid;
-	int gidx;
-};
-
-static struct wo_end a, b;
+static struct wire_end a, b;
 static uint64_t wr_id;
 static int hole;		/* B's pages [WO_HOLE, + WO_HOLE_N) are gone */
 
-/* Give @e's buf[off, off + len) the pattern @seed, in exp as well. */
-static void wo_fill(struct wo_end *e, size_t off, size_t len, uint32_t seed)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		e->buf[off + i] = e->exp[off + i] = wire_pat(seed, i);
-}
-
 /* All of @e's region (but B's hole) holds what it must. */
-static int wo_same(const struct wo_end *e, const char *what)
+static int wo_same(const struct wire_end *e, const char *what)
 {
-	size_t i, first = 0, last = 0, n = 0;
+	size_t tail = WO_HOLE + WO_HOLE_N;
 
-	for (i = 0; i < WO_LEN; i++) {
-		if (e == &b && hole && i >= WO_HOLE && i < WO_HOLE + WO_HOLE_N)
-			continue;
-		if (e->buf[i] == e->exp[i])
-			continue;
-		if (!n++)
-			first = i;
-		last = i;
-	}
-	if (n)
-		diag("%s: %zu bytes of %s's region differ, offsets %zu to %zu (byte %zu is 0x%02x, want 0x%02x)",
-		     what, n, e->name, first, last, first, e->buf[first],
-		     e->exp[first]);
-	return !n;
-}
-
-static int wo_wc(struct wo_end *e, struct ibv_qp *qp, uint64_t id,
-		 enum ibv_wc_status status, enum ibv_wc_opcode opcode,
-		 struct ibv_wc *wc, const char *what)
-{
-	return wire_expect_wc(e->cq, e->name, qp, id, status, opcode, wc, what,
-			      WO_TIMEOUT_MS);
-}
-
-static int wo_post(struct ibv_qp *qp, struct ibv_send_wr *wr,
-		   const char *what)
-{
-	struct ibv_send_wr *bad = NULL;
-	int ret = ibv_post_send(qp, wr, &bad);
-
-	if (ret)
-		diag("%s: ibv_post_send: %s", what, strerror(ret));
-	return !ret;
+	if (e != &b || !hole)
+		return wire_cmp(e->buf, e->exp, WO_LEN, e->name, what);
+	return wire_cmp(e->buf, e->exp, WO_HOLE, e->name, what) &
+	       wire_cmp(e->buf + tail, e->exp + tail, WO_LEN - tail, e->name,
+			what);
 }
 
 /*
@@ -176,56 +125,23 @@ static int wo_req(int q, enum ibv_wr_opcode op, size_t aoff, uint32_t len,
 			IBV_WC_RDMA_WRITE;
 		break;
 	}
-	return wo_post(a.qp[q], &wr, what) &&
-	       wo_wc(&a, a.qp[q], wr.wr_id, status, wc_op, &wc, what);
+	return wire_post(a.qp[q], &wr, what) &&
+	       wire_end_wc(&a, a.qp[q], wr.wr_id, status, wc_op, &wc, what);
 }
 
-static int wo_open(struct wo_end *e, unsigned int access)
+static int wo_open(struct wire_end *e, unsigned int access)
 {
-	struct ibv_qp_init_attr qa = {
-		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 4, .max_recv_wr = 2,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
 	void *m;
-	int q;
 
-	e->ctx = open_by_name(e->name);
-	if (!e->ctx || ibv_query_gid(e->ctx, 1, e->gidx, &e->gid)) {
-		diag("%s: cannot open it or read GID %d", e->name, e->gidx);
+	if (wire_end_open(e, 16) || wire_end_rc_qps(e, WO_PAIRS))
 		return -1;
-	}
-	e->pd = ibv_alloc_pd(e->ctx);
-	e->cq = e->pd ? ibv_create_cq(e->ctx, 16, NULL, NULL, 0) : NULL;
-	if (!e->cq)
-		return -1;
-	qa.send_cq = e->cq;
-	qa.recv_cq = e->cq;
-	for (q = 0; q < WO_PAIRS; q++) {
-		e->qp[q] = ibv_create_qp(e->pd, &qa);
-		if (!e->qp[q])
-			return -1;
-	}
 	e->exp = calloc(1, WO_LEN);
 	m = mmap(NULL, WO_LEN, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (!e->exp || m == MAP_FAILED)
 		return -1;
 	e->buf = m;
-	e->mr = ibv_reg_mr(e->pd, e->buf, WO_LEN, access);
-	if (!e->mr)
-		diag("%s: ibv_reg_mr(0x%x): %s", e->name, access,
-		     strerror(errno));
-	return e->mr ? 0 : -1;
-}
-
-static int wo_connect(struct ibv_qp *qp, const struct wo_end *e,
-		      const struct wo_end *peer, struct ibv_qp *peer_qp)
-{
-	return wire_rc_connect(qp, IBV_ACCESS_REMOTE_WRITE |
-			       IBV_ACCESS_REMOTE_READ |
-			       IBV_ACCESS_REMOTE_ATOMIC,
-			       e->gidx, &peer->gid, peer_qp->qp_num);
+	return wire_end_reg(e, WO_LEN, access);
 }
 
 /* Both devices have on-demand paging for RC WRITE, READ, SEND, atomics. */
@@ -234,7 +150,7 @@ static int wo_caps(void)
 	const uint32_t need = IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV |
 			      IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ |
 			      IBV_ODP_SUPPORT_ATOMIC;
-	struct wo_end *e[2] = { &a, &b };
+	struct wire_end *e[2] = { &a, &b };
 	struct ibv_device_attr_ex ax;
 	int i, good = 1;
 
@@ -255,7 +171,7 @@ static int wo_caps(void)
 /* 1. A's WRITE from its region into B's, neither used by a device. */
 static int wo_write(void)
 {
-	wo_fill(&a, WO_A_SRC, WO_XFER, 1);
+	wire_fill(a.buf, a.exp, WO_A_SRC, WO_XFER, 1);
 	if (!wo_req(0, IBV_WR_RDMA_WRITE, WO_A_SRC, WO_XFER, WO_B_WRITE, 0, 0,
 		    IBV_WC_SUCCESS, "WRITE"))
 		return 0;
@@ -266,7 +182,7 @@ static int wo_write(void)
 /* 2. A's READ of what B's CPU wrote, into an area A's device never used. */
 static int wo_read(void)
 {
-	wo_fill(&b, WO_B_READ, WO_XFER, 2);
+	wire_fill(b.buf, b.exp, WO_B_READ, WO_XFER, 2);
 	if (!wo_req(0, IBV_WR_RDMA_READ, WO_A_DST, WO_XFER, WO_B_READ, 0, 0,
 		    IBV_WC_SUCCESS, "READ"))
 		return 0;
@@ -302,17 +218,17 @@ static int wo_send(void)
 	struct ibv_wc wc;
 	int good, ret;
 
-	wo_fill(&a, WO_A_SRC + 5, WO_SEND, 3);
+	wire_fill(a.buf, a.exp, WO_A_SRC + 5, WO_SEND, 3);
 	ret = ibv_post_recv(b.qp[0], &rwr, &rbad);
 	if (ret) {
 		diag("ibv_post_recv: %s", strerror(ret));
 		return 0;
 	}
-	if (!wo_post(a.qp[0], &swr, "SEND"))
+	if (!wire_post(a.qp[0], &swr, "SEND"))
 		return 0;
-	good = wo_wc(&a, a.qp[0], swr.wr_id, IBV_WC_SUCCESS, IBV_WC_SEND, &wc,
+	good = wire_end_wc(&a, a.qp[0], swr.wr_id, IBV_WC_SUCCESS, IBV_WC_SEND, &wc,
 		     "SEND");
-	if (!wo_wc(&b, b.qp[0], rwr.wr_id, IBV_WC_SUCCESS, IBV_WC_RECV, &wc,
+	if (!wire_end_wc(&b, b.qp[0], rwr.wr_id, IBV_WC_SUCCESS, IBV_WC_RECV, &wc,
 		   "SEND's receive"))
 		return 0;
 	if (wc.byte_len != WO_SEND) {
@@ -348,7 +264,7 @@ static int wo_dontneed(void)
 		return 0;
 	}
 	memset(b.exp, 0, WO_LEN);
-	wo_fill(&a, WO_A_SRC, WO_XFER, 5);
+	wire_fill(a.buf, a.exp, WO_A_SRC, WO_XFER, 5);
 	if (!wo_req(0, IBV_WR_RDMA_WRITE, WO_A_SRC, WO_XFER, WO_B_WRITE, 0, 0,
 		    IBV_WC_SUCCESS, "WRITE after DONTNEED"))
 		return 0;
@@ -365,10 +281,10 @@ static int wo_hole(void)
 		return 0;
 	}
 	hole = 1;
-	wo_fill(&b, WO_REQ, WO_HOLE - WO_REQ, 6);
-	wo_fill(&b, WO_HOLE + WO_HOLE_N, WO_REQ + WO_REQ_N - WO_HOLE - WO_HOLE_N,
+	wire_fill(b.buf, b.exp, WO_REQ, WO_HOLE - WO_REQ, 6);
+	wire_fill(b.buf, b.exp, WO_HOLE + WO_HOLE_N, WO_REQ + WO_REQ_N - WO_HOLE - WO_HOLE_N,
 		7);
-	wo_fill(&a, WO_A_SRC, WO_REQ_N, 8);
+	wire_fill(a.buf, a.exp, WO_A_SRC, WO_REQ_N, 8);
 	if (!wo_req(1, IBV_WR_RDMA_WRITE, WO_A_SRC, WO_REQ_N, WO_REQ, 0, 0,
 		    IBV_WC_REM_ACCESS_ERR, "WRITE over the hole"))
 		return 0;
@@ -383,7 +299,7 @@ static int wo_hole(void)
 }
 
 /* A UD QP of @e in RTS, or NULL. */
-static struct ibv_qp *wo_ud_qp(struct wo_end *e)
+static struct ibv_qp *wo_ud_qp(struct wire_end *e)
 {
 	struct ibv_qp_init_attr qa = {
 		.qp_type = IBV_QPT_UD,
@@ -454,7 +370,7 @@ static int wo_ud(void)
 	struct ibv_qp *qa = NULL, *qb = NULL;
 	struct ibv_ah *ah = NULL;
 	struct ibv_wc wc;
-	long deadline = wire_now_ms() + WO_TIMEOUT_MS;
+	long deadline = wire_now_ms() + WIRE_END_TIMEOUT_MS;
 	uint32_t seq = 0, got = 0;
 	int good = 0, n = 0;
 
@@ -474,12 +390,12 @@ static int wo_ud(void)
 	swr.wr.ud.remote_qkey = WO_QKEY;
 	while (!n && wire_now_ms() < deadline) {
 		seq++;
-		wo_fill(&a, WO_A_UD, WO_UD_LEN, 100 + seq);
+		wire_fill(a.buf, a.exp, WO_A_UD, WO_UD_LEN, 100 + seq);
 		memcpy(a.buf + WO_A_UD, &seq, 4);
 		memcpy(a.exp + WO_A_UD, &seq, 4);
 		swr.wr_id = ++wr_id;
-		if (!wo_post(qa, &swr, "UD SEND") ||
-		    !wo_wc(&a, qa, swr.wr_id, IBV_WC_SUCCESS, IBV_WC_SEND, &wc,
+		if (!wire_post(qa, &swr, "UD SEND") ||
+		    !wire_end_wc(&a, qa, swr.wr_id, IBV_WC_SUCCESS, IBV_WC_SEND, &wc,
 			   "UD SEND"))
 			goto out;
 		for (n = 0; !n && wire_now_ms() < deadline; ) {
@@ -524,28 +440,11 @@ out:
 	return good;
 }
 
-static int wo_ret(int ret, const char *what, const struct wo_end *e)
+static int wo_close(struct wire_end *e)
 {
-	if (ret)
-		diag("%s: %s: %s", e->name, what, strerror(ret));
-	return ret ? 1 : 0;
-}
+	int bad = wire_end_close_qps(e) + wire_end_close_objs(e) +
+		  wire_end_close_dev(e);
 
-static int wo_close(struct wo_end *e)
-{
-	int q, bad = 0;
-
-	for (q = 0; q < WO_PAIRS; q++)
-		if (e->qp[q])
-			bad += wo_ret(ibv_destroy_qp(e->qp[q]), "ibv_destroy_qp", e);
-	if (e->mr)
-		bad += wo_ret(ibv_dereg_mr(e->mr), "ibv_dereg_mr", e);
-	if (e->cq)
-		bad += wo_ret(ibv_destroy_cq(e->cq), "ibv_destroy_cq", e);
-	if (e->pd)
-		bad += wo_ret(ibv_dealloc_pd(e->pd), "ibv_dealloc_pd", e);
-	if (e->ctx)
-		bad += wo_ret(ibv_close_device(e->ctx), "ibv_close_device", e);
 	if (e->buf)
 		munmap(e->buf, WO_LEN);
 	free(e->exp);
@@ -554,25 +453,17 @@ static int wo_close(struct wo_end *e)
 
 int main(int argc, char **argv)
 {
-	int q, up, bad = 0;
+	int up, bad = 0;
 
-	if (argc != 5) {
-		fprintf(stderr, "usage: %s DEV_A GID_A DEV_B GID_B\n", argv[0]);
+	if (wire_ends_args(argc, argv, &a, &b))
 		return 2;
-	}
-	a.name = argv[1];
-	a.gidx = atoi(argv[2]);
-	b.name = argv[3];
-	b.gidx = atoi(argv[4]);
 
 	up = ok(!wo_open(&a, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND) &&
 		!wo_open(&b, WO_B_ACCESS) && wo_caps(),
 		"%s and %s report on-demand paging for RC SEND, RECV, WRITE, READ and ATOMIC; each has %d RC QPs and a region of %d KiB registered with ON_DEMAND over memory never touched (%s: LOCAL_WRITE; %s: every remote right)",
 		a.name, b.name, WO_PAIRS, WO_LEN >> 10, a.name, b.name);
-	for (q = 0; up && q < WO_PAIRS; q++)
-		if (wo_connect(a.qp[q], &a, &b, b.qp[q]) ||
-		    wo_connect(b.qp[q], &b, &a, a.qp[q]))
-			up = 0;
+	if (up && wire_ends_connect(&a, &b, WO_PAIRS))
+		up = 0;
 	if (!ok(up, "%d QP pairs connected across the wire (RTS, path MTU 1024, rnr_retry 7)",
 		WO_PAIRS))
 		goto out;

@@ -45,25 +45,11 @@
 #define WX_ADD		0x0000000100000020ULL	/* carries across 32 bits */
 #define WX_OLD		0x11223344fffffff0ULL
 #define WX_NO_SRQN	0xffffffU
-#define WX_TIMEOUT_MS	60000
 #define WX_REMOTE	(IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
 			 IBV_ACCESS_REMOTE_ATOMIC)
 #define WX_VA(p)	((uint64_t)(uintptr_t)(p))
 
-struct wx_end {
-	const char *name;
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;		/* A: the send CQ; B: the SRQ's CQ */
-	struct ibv_qp *qp[WX_CONNS];	/* A: XRC_SEND; B: XRC_RECV */
-	struct ibv_mr *mr;
-	uint8_t *buf;
-	uint8_t *exp;			/* what buf must hold */
-	union ibv_gid gid;
-	int gidx;
-};
-
-static struct wx_end a, b;
+static struct wire_end a, b;
 static struct ibv_xrcd *xrcd;		/* B's domain */
 static struct ibv_srq *srq;		/* B's XRC SRQ, in b.pd */
 static uint32_t srqn;
@@ -72,58 +58,17 @@ static struct ibv_mr *mr2;		/* a region of it */
 static uint8_t *buf2, *exp2;
 static uint64_t wr_id;
 
-/* Give @p[off, off + len) (and @e the same) the pattern @seed. */
-static void wx_fill(uint8_t *p, uint8_t *e, size_t off, size_t len,
-		    uint32_t seed)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		p[off + i] = e[off + i] = wire_pat(seed, i);
-}
-
-/* @len bytes at @p are what @e says; else diagnose where not. */
-static int wx_cmp(const uint8_t *p, const uint8_t *e, size_t len,
-		  const char *whose, const char *what)
-{
-	size_t i, first = 0, last = 0, n = 0;
-
-	for (i = 0; i < len; i++) {
-		if (p[i] == e[i])
-			continue;
-		if (!n++)
-			first = i;
-		last = i;
-	}
-	if (n)
-		diag("%s: %zu bytes of %s differ, offsets %zu to %zu (byte %zu is 0x%02x, want 0x%02x)",
-		     what, n, whose, first, last, first, p[first], e[first]);
-	return !n;
-}
-
 /* Both ends' buffers and B's other region hold what they must. */
 static int wx_same(const char *what)
 {
-	return wx_cmp(a.buf, a.exp, WX_BUF, "A's buffer", what) &
-	       wx_cmp(b.buf, b.exp, WX_BUF, "B's buffer", what) &
-	       wx_cmp(buf2, exp2, WX_OTHER_LEN, "B's region in its other PD",
+	return wire_cmp(a.buf, a.exp, WX_BUF, "A's buffer", what) &
+	       wire_cmp(b.buf, b.exp, WX_BUF, "B's buffer", what) &
+	       wire_cmp(buf2, exp2, WX_OTHER_LEN, "B's region in its other PD",
 		      what);
 }
 
-/*
- * The next completion on @e's CQ: WR @id of @qp with @status (and, if
- * that is SUCCESS, @opcode).  1 if so; @wc gets it.
- */
-static int wx_wc(struct wx_end *e, struct ibv_qp *qp, uint64_t id,
-		 enum ibv_wc_status status, enum ibv_wc_opcode opcode,
-		 struct ibv_wc *wc, const char *what)
-{
-	return wire_expect_wc(e->cq, e->name, qp, id, status, opcode, wc, what,
-			      WX_TIMEOUT_MS);
-}
-
 /* Nothing (more) on @e's CQ. */
-static int wx_cq_empty(struct wx_end *e, const char *what)
+static int wx_cq_empty(struct wire_end *e, const char *what)
 {
 	return wire_cq_empty(e->cq, e->name, what);
 }
@@ -143,17 +88,6 @@ static void wx_wr(struct ibv_send_wr *wr, struct ibv_sge *sge,
 	wr->opcode = op;
 	wr->send_flags = IBV_SEND_SIGNALED;
 	wr->qp_type.xrc.remote_srqn = num;
-}
-
-static int wx_post(struct ibv_qp *qp, struct ibv_send_wr *wr,
-		   const char *what)
-{
-	struct ibv_send_wr *bad = NULL;
-	int ret = ibv_post_send(qp, wr, &bad);
-
-	if (ret)
-		diag("%s: ibv_post_send: %s", what, strerror(ret));
-	return !ret;
 }
 
 /* A receive of @len bytes at B's buf + @off in the SRQ. */
@@ -176,7 +110,7 @@ static int wx_recv(uint64_t id, size_t off, uint32_t len)
 	return !ret;
 }
 
-static int wx_open(struct wx_end *e, int is_b)
+static int wx_open(struct wire_end *e, int is_b)
 {
 	struct ibv_xrcd_init_attr xa = {
 		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
@@ -190,14 +124,7 @@ static int wx_open(struct wx_end *e, int is_b)
 	};
 	int q;
 
-	e->ctx = open_by_name(e->name);
-	if (!e->ctx || ibv_query_gid(e->ctx, 1, e->gidx, &e->gid)) {
-		diag("%s: cannot open it or read GID %d", e->name, e->gidx);
-		return -1;
-	}
-	e->pd = ibv_alloc_pd(e->ctx);
-	e->cq = e->pd ? ibv_create_cq(e->ctx, 32, NULL, NULL, 0) : NULL;
-	if (!e->cq)
+	if (wire_end_open(e, 32))
 		return -1;
 	if (is_b) {
 		struct ibv_srq_init_attr_ex sa = {
@@ -252,7 +179,7 @@ static int wx_open(struct wx_end *e, int is_b)
 	e->exp = malloc(WX_BUF);
 	if (!e->exp)
 		return -1;
-	wx_fill(e->buf, e->exp, 0, WX_BUF, is_b ? 2 : 1);
+	wire_fill(e->buf, e->exp, 0, WX_BUF, is_b ? 2 : 1);
 	e->mr = ibv_reg_mr(e->pd, e->buf, WX_BUF, IBV_ACCESS_LOCAL_WRITE |
 			   (is_b ? WX_REMOTE : 0));
 	if (!e->mr) {
@@ -267,7 +194,7 @@ static int wx_open(struct wx_end *e, int is_b)
 	exp2 = malloc(WX_OTHER_LEN);
 	if (!exp2)
 		return -1;
-	wx_fill(buf2, exp2, 0, WX_OTHER_LEN, 3);
+	wire_fill(buf2, exp2, 0, WX_OTHER_LEN, 3);
 	mr2 = ibv_reg_mr(pd2, buf2, WX_OTHER_LEN,
 			 IBV_ACCESS_LOCAL_WRITE | WX_REMOTE);
 	if (!mr2)
@@ -279,7 +206,7 @@ static int wx_open(struct wx_end *e, int is_b)
 /* Both devices say they have XRC. */
 static int wx_caps(void)
 {
-	struct wx_end *e[2] = { &a, &b };
+	struct wire_end *e[2] = { &a, &b };
 	struct ibv_device_attr da;
 	int i, ret, good = 1;
 
@@ -297,8 +224,8 @@ static int wx_caps(void)
 }
 
 /* An address vector from end @from to end @to. */
-static void wx_av(struct ibv_ah_attr *ah, const struct wx_end *from,
-		  const struct wx_end *to)
+static void wx_av(struct ibv_ah_attr *ah, const struct wire_end *from,
+		  const struct wire_end *to)
 {
 	memset(ah, 0, sizeof(*ah));
 	ah->is_global = 1;
@@ -375,15 +302,15 @@ static int wx_send(void)
 	struct ibv_wc wc;
 	int good;
 
-	wx_fill(a.buf, a.exp, WX_A_SRC, WX_LEN, 10);
+	wire_fill(a.buf, a.exp, WX_A_SRC, WX_LEN, 10);
 	if (!wx_recv(rid, WX_RECV_OFF, WX_LEN))
 		return 0;
 	wx_wr(&wr, &sge, IBV_WR_SEND, WX_A_SRC, WX_LEN, srqn);
-	if (!wx_post(a.qp[0], &wr, "SEND"))
+	if (!wire_post(a.qp[0], &wr, "SEND"))
 		return 0;
-	good = wx_wc(&a, a.qp[0], wr.wr_id, IBV_WC_SUCCESS, IBV_WC_SEND, &wc,
+	good = wire_end_wc(&a, a.qp[0], wr.wr_id, IBV_WC_SUCCESS, IBV_WC_SEND, &wc,
 		     "SEND");
-	if (!wx_wc(&b, b.qp[0], rid, IBV_WC_SUCCESS, IBV_WC_RECV, &wc,
+	if (!wire_end_wc(&b, b.qp[0], rid, IBV_WC_SUCCESS, IBV_WC_RECV, &wc,
 		   "SEND's receive"))
 		return 0;
 	if (wc.byte_len != WX_LEN || (wc.wc_flags & (IBV_WC_WITH_IMM |
@@ -404,13 +331,13 @@ static int wx_write(void)
 	struct ibv_wc wc;
 	int good;
 
-	wx_fill(a.buf, a.exp, WX_A_SRC, WX_LEN, 20);
+	wire_fill(a.buf, a.exp, WX_A_SRC, WX_LEN, 20);
 	wx_wr(&wr, &sge, IBV_WR_RDMA_WRITE, WX_A_SRC, WX_LEN, srqn);
 	wr.wr.rdma.remote_addr = WX_VA(b.buf + WX_RDMA_OFF);
 	wr.wr.rdma.rkey = b.mr->rkey;
-	if (!wx_post(a.qp[0], &wr, "WRITE"))
+	if (!wire_post(a.qp[0], &wr, "WRITE"))
 		return 0;
-	good = wx_wc(&a, a.qp[0], wr.wr_id, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE,
+	good = wire_end_wc(&a, a.qp[0], wr.wr_id, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE,
 		     &wc, "WRITE");
 	memcpy(b.exp + WX_RDMA_OFF, a.buf + WX_A_SRC, WX_LEN);
 	return good & wx_same("WRITE") & wx_cq_empty(&b, "WRITE");
@@ -424,14 +351,14 @@ static int wx_read(void)
 	struct ibv_wc wc;
 	int good;
 
-	wx_fill(b.buf, b.exp, WX_RDMA_OFF, WX_LEN, 30);
-	wx_fill(a.buf, a.exp, WX_A_DST, WX_LEN, 31);
+	wire_fill(b.buf, b.exp, WX_RDMA_OFF, WX_LEN, 30);
+	wire_fill(a.buf, a.exp, WX_A_DST, WX_LEN, 31);
 	wx_wr(&wr, &sge, IBV_WR_RDMA_READ, WX_A_DST, WX_LEN, srqn);
 	wr.wr.rdma.remote_addr = WX_VA(b.buf + WX_RDMA_OFF);
 	wr.wr.rdma.rkey = b.mr->rkey;
-	if (!wx_post(a.qp[0], &wr, "READ"))
+	if (!wire_post(a.qp[0], &wr, "READ"))
 		return 0;
-	good = wx_wc(&a, a.qp[0], wr.wr_id, IBV_WC_SUCCESS, IBV_WC_RDMA_READ,
+	good = wire_end_wc(&a, a.qp[0], wr.wr_id, IBV_WC_SUCCESS, IBV_WC_RDMA_READ,
 		     &wc, "READ");
 	memcpy(a.exp + WX_A_DST, b.exp + WX_RDMA_OFF, WX_LEN);
 	return good & wx_same("READ") & wx_cq_empty(&b, "READ");
@@ -448,14 +375,14 @@ static int wx_fetch_add(void)
 
 	memcpy(b.buf + WX_ATOM_OFF, &old, 8);
 	memcpy(b.exp + WX_ATOM_OFF, &old, 8);
-	wx_fill(a.buf, a.exp, WX_A_ATOM, 8, 40);
+	wire_fill(a.buf, a.exp, WX_A_ATOM, 8, 40);
 	wx_wr(&wr, &sge, IBV_WR_ATOMIC_FETCH_AND_ADD, WX_A_ATOM, 8, srqn);
 	wr.wr.atomic.remote_addr = WX_VA(b.buf + WX_ATOM_OFF);
 	wr.wr.atomic.rkey = b.mr->rkey;
 	wr.wr.atomic.compare_add = WX_ADD;
-	if (!wx_post(a.qp[0], &wr, "FETCH_ADD"))
+	if (!wire_post(a.qp[0], &wr, "FETCH_ADD"))
 		return 0;
-	good = wx_wc(&a, a.qp[0], wr.wr_id, IBV_WC_SUCCESS, IBV_WC_FETCH_ADD,
+	good = wire_end_wc(&a, a.qp[0], wr.wr_id, IBV_WC_SUCCESS, IBV_WC_FETCH_ADD,
 		     &wc, "FETCH_ADD");
 	memcpy(a.exp + WX_A_ATOM, &old, 8);
 	memcpy(b.exp + WX_ATOM_OFF, &now, 8);
@@ -475,15 +402,15 @@ static int wx_refused(int q, struct ibv_send_wr *wr, enum ibv_wc_status status,
 	struct ibv_wc wc;
 	int good;
 
-	wx_fill(a.buf, a.exp, WX_A_DST, 64, 50 + (uint32_t)q);
+	wire_fill(a.buf, a.exp, WX_A_DST, 64, 50 + (uint32_t)q);
 	wx_wr(&wr2, &sge2, IBV_WR_RDMA_WRITE, WX_A_DST, 64, srqn);
 	wr2.wr.rdma.remote_addr = WX_VA(b.buf + WX_RDMA_OFF);
 	wr2.wr.rdma.rkey = b.mr->rkey;
 	wr->next = &wr2;
-	if (!wx_post(a.qp[q], wr, what))
+	if (!wire_post(a.qp[q], wr, what))
 		return 0;
-	good = wx_wc(&a, a.qp[q], wr->wr_id, status, 0, &wc, what) &&
-	       wx_wc(&a, a.qp[q], wr2.wr_id, IBV_WC_WR_FLUSH_ERR, 0, &wc,
+	good = wire_end_wc(&a, a.qp[q], wr->wr_id, status, 0, &wc, what) &&
+	       wire_end_wc(&a, a.qp[q], wr2.wr_id, IBV_WC_WR_FLUSH_ERR, 0, &wc,
 		     "the WRITE behind it");
 	return good & wx_same(what) & wx_cq_empty(&b, what);
 }
@@ -494,7 +421,7 @@ static int wx_bad_srqn(void)
 	struct ibv_send_wr wr;
 	struct ibv_sge sge;
 
-	wx_fill(a.buf, a.exp, WX_A_SRC, 4096, 60);
+	wire_fill(a.buf, a.exp, WX_A_SRC, 4096, 60);
 	if (!wx_recv(++wr_id, WX_RECV2_OFF, 4096))
 		return 0;
 	wx_wr(&wr, &sge, IBV_WR_SEND, WX_A_SRC, 4096, WX_NO_SRQN);
@@ -508,7 +435,7 @@ static int wx_other_pd(void)
 	struct ibv_send_wr wr;
 	struct ibv_sge sge;
 
-	wx_fill(a.buf, a.exp, WX_A_SRC, 4096, 70);
+	wire_fill(a.buf, a.exp, WX_A_SRC, 4096, 70);
 	wx_wr(&wr, &sge, IBV_WR_RDMA_WRITE, WX_A_SRC, 4096, srqn);
 	wr.wr.rdma.remote_addr = WX_VA(buf2 + 1024);
 	wr.wr.rdma.rkey = mr2->rkey;
@@ -516,38 +443,21 @@ static int wx_other_pd(void)
 			  "WRITE through another PD's rkey");
 }
 
-/* Count a failed destroy call. */
-static int wx_ret(int ret, const char *what, const struct wx_end *e)
-{
-	if (ret)
-		diag("%s: %s: %s", e->name, what, strerror(ret));
-	return ret ? 1 : 0;
-}
-
 /* Release what wx_open() made of @e; the number of calls that failed. */
-static int wx_close(struct wx_end *e, int is_b)
+static int wx_close(struct wire_end *e, int is_b)
 {
-	int q, bad = 0;
+	int bad = wire_end_close_qps(e);
 
-	for (q = 0; q < WX_CONNS; q++)
-		if (e->qp[q])
-			bad += wx_ret(ibv_destroy_qp(e->qp[q]), "ibv_destroy_qp", e);
 	if (is_b && srq)
-		bad += wx_ret(ibv_destroy_srq(srq), "ibv_destroy_srq", e);
+		bad += wire_ret(ibv_destroy_srq(srq), "ibv_destroy_srq", e->name);
 	if (is_b && mr2)
-		bad += wx_ret(ibv_dereg_mr(mr2), "ibv_dereg_mr", e);
+		bad += wire_ret(ibv_dereg_mr(mr2), "ibv_dereg_mr", e->name);
 	if (is_b && pd2)
-		bad += wx_ret(ibv_dealloc_pd(pd2), "ibv_dealloc_pd", e);
-	if (e->mr)
-		bad += wx_ret(ibv_dereg_mr(e->mr), "ibv_dereg_mr", e);
-	if (e->cq)
-		bad += wx_ret(ibv_destroy_cq(e->cq), "ibv_destroy_cq", e);
-	if (e->pd)
-		bad += wx_ret(ibv_dealloc_pd(e->pd), "ibv_dealloc_pd", e);
+		bad += wire_ret(ibv_dealloc_pd(pd2), "ibv_dealloc_pd", e->name);
+	bad += wire_end_close_objs(e);
 	if (is_b && xrcd)
-		bad += wx_ret(ibv_close_xrcd(xrcd), "ibv_close_xrcd", e);
-	if (e->ctx)
-		bad += wx_ret(ibv_close_device(e->ctx), "ibv_close_device", e);
+		bad += wire_ret(ibv_close_xrcd(xrcd), "ibv_close_xrcd", e->name);
+	bad += wire_end_close_dev(e);
 	free(e->buf);
 	free(e->exp);
 	if (is_b) {
@@ -561,14 +471,8 @@ int main(int argc, char **argv)
 {
 	int q, up, bad = 0;
 
-	if (argc != 5) {
-		fprintf(stderr, "usage: %s DEV_A GID_A DEV_B GID_B\n", argv[0]);
+	if (wire_ends_args(argc, argv, &a, &b))
 		return 2;
-	}
-	a.name = argv[1];
-	a.gidx = atoi(argv[2]);
-	b.name = argv[3];
-	b.gidx = atoi(argv[4]);
 
 	up = ok(!wx_open(&a, 0) && !wx_open(&b, 1) && wx_caps(),
 		"%s and %s have IBV_DEVICE_XRC; %s: %d XRC_SEND QPs, a 128 KiB MR; %s: an XRC domain (fd -1, O_CREAT), an XRC SRQ with its CQ, %d XRC_RECV QPs, a 128 KiB MR with remote write, read and atomic, and an 8 KiB one in another PD",

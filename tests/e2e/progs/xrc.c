@@ -371,52 +371,6 @@ static int xp_destroy(struct xp *p)
 }
 
 /*
- * INIT, then RTR to each other; the initiator on to RTS, the target
- * stays in RTR.
- */
-static int xp_connect(struct xp *p)
-{
-	int rd = dp.attr.max_qp_rd_atom < 16 ? dp.attr.max_qp_rd_atom : 16;
-	int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-		   IBV_QP_ACCESS_FLAGS;
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
-
-	if (dp_modify(p->ini, &a, mask, "XRC_SEND to INIT"))
-		return -1;
-	a.qp_access_flags = DP_QP_ACC_ALL;
-	if (dp_modify(p->tgt, &a, mask, "XRC_RECV to INIT"))
-		return -1;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	dp_fill_av(&a.ah_attr);
-	a.path_mtu = dp.mtu;
-	a.rq_psn = PSN;
-	a.dest_qp_num = p->tgt->qp_num;
-	mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-	       IBV_QP_RQ_PSN;
-	if (dp_modify(p->ini, &a, mask, "XRC_SEND to RTR"))
-		return -1;
-	a.dest_qp_num = p->ini->qp_num;
-	a.max_dest_rd_atomic = rd;
-	a.min_rnr_timer = 1;
-	if (dp_modify(p->tgt, &a, mask | IBV_QP_MAX_DEST_RD_ATOMIC |
-		      IBV_QP_MIN_RNR_TIMER, "XRC_RECV to RTR"))
-		return -1;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = PSN;
-	a.max_rd_atomic = rd;
-	return dp_modify(p->ini, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			 IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-			 IBV_QP_MAX_QP_RD_ATOMIC, "XRC_SEND to RTS");
-}
-
-/*
  * A connection of domain @xd: an XRC_SEND QP (comp_mask PD, plus
  * SEND_OPS_FLAGS if @ops) with its own send CQ and no receive queue,
  * an XRC_RECV QP (comp_mask XRCD only), connected.
@@ -472,7 +426,7 @@ static int xp_make(struct xp *p, struct ibv_xrcd *xd, uint64_t ops)
 			goto fail;
 		}
 	}
-	if (xp_connect(p))
+	if (dp_xrc_connect(p->ini, p->tgt, PSN))
 		goto fail;
 	return 0;
 fail:
