@@ -245,6 +245,9 @@ static u8 orca_soft_req_connected(struct orca_soft_dev *sdev,
 				  orca_ack_timeout_ns(qp->attr.timeout));
 		return ORCA_SOFT_REQ_WAIT;
 	case ORCA_SOFT_RNR_NAK:
+		/* Both ends are this device's: it sent and received one. */
+		sdev->counts.rnr_naks_sent++;
+		sdev->counts.rnr_naks_rcvd++;
 		if (!qp->req.rnr_retry_left)
 			return ORCA_CQE_ST_RNR_RETRY_EXC_ERR;
 		if (qp->req.rnr_retry_left != ORCA_SOFT_RNR_INFINITE)
