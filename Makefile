@@ -9,8 +9,9 @@
 #                with ibv_devinfo and run ibv_rc_pingpong, ib_write_bw,
 #                rping and ibv_xsrq_pingpong between them (make demo-one:
 #                one guest, loopback)
-#   make bench   perftest on orca0 and rxe0 in one guest: ratio table in
-#                build/bench/results.txt; then across two guests, Orca
+#   make bench   perftest, idle CPU and NVMe-oF fio on orca0 and rxe0 in
+#                one guest: ratio table in build/bench/results.txt;
+#                then across two guests, Orca
 #                against Orca and rxe against rxe: build/bench-pair/
 #                results.txt (targets are goals, not checks)
 #   make soak    the long runs kept out of make check (hours): 240-ev-stress

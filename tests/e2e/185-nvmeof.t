@@ -14,10 +14,10 @@
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-prog.sh"
+. "$(dirname "$0")/lib-nvmeof.sh"
 
 NQN=orca-e2e-nvmeof
 HOSTNQN=nqn.2014-08.org.nvmexpress:uuid:6f72ca00-0e2e-4e5f-9d00-000000000185
-CFS=/sys/kernel/config/nvmet
 PORTID=1
 SVCID=4420
 
@@ -27,11 +27,7 @@ ip=$(ip -4 -o addr show dev "$ORCA_NETDEV" | awk '{ print $4 }' | cut -d/ -f1 | 
 
 # The controller nvme-rdma created for $NQN: nvmeN, or nothing.
 nvme_ctrl() {
-	local c
-	for c in /sys/class/nvme/nvme*; do
-		[ -e "$c/subsysnqn" ] && [ "$(cat "$c/subsysnqn")" = "$NQN" ] &&
-			[ "$(cat "$c/transport")" = rdma ] && basename "$c"
-	done
+	nvme_ctrl_of "$NQN"
 }
 
 # nvme_gone: no NVMe-oF controller is left (polled by wait_for, so the
@@ -40,33 +36,10 @@ nvme_gone() {
 	[ -z "$(nvme_ctrl)" ]
 }
 
-target_down() {
-	rm -f "$CFS/ports/$PORTID/subsystems/$NQN" 2>/dev/null
-	rmdir "$CFS/ports/$PORTID" 2>/dev/null
-	[ -e "$CFS/subsystems/$NQN/namespaces/1/enable" ] &&
-		echo 0 >"$CFS/subsystems/$NQN/namespaces/1/enable"
-	rmdir "$CFS/subsystems/$NQN/namespaces/1" 2>/dev/null
-	rmdir "$CFS/subsystems/$NQN" 2>/dev/null
-}
-
 modprobe null_blk nr_devices=1 gb=1 memory_backed=1 &&
 	modprobe nvmet-rdma && modprobe nvme-rdma
 ok $? "null_blk (memory-backed), nvmet-rdma and nvme-rdma are loaded"
-mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
-
-{
-	mkdir "$CFS/subsystems/$NQN" &&
-		echo 1 >"$CFS/subsystems/$NQN/attr_allow_any_host" &&
-		mkdir "$CFS/subsystems/$NQN/namespaces/1" &&
-		echo -n /dev/nullb0 >"$CFS/subsystems/$NQN/namespaces/1/device_path" &&
-		echo 1 >"$CFS/subsystems/$NQN/namespaces/1/enable" &&
-		mkdir "$CFS/ports/$PORTID" &&
-		echo rdma >"$CFS/ports/$PORTID/addr_trtype" &&
-		echo ipv4 >"$CFS/ports/$PORTID/addr_adrfam" &&
-		echo "$ip" >"$CFS/ports/$PORTID/addr_traddr" &&
-		echo "$SVCID" >"$CFS/ports/$PORTID/addr_trsvcid" &&
-		ln -s "$CFS/subsystems/$NQN" "$CFS/ports/$PORTID/subsystems/$NQN"
-} 2>/tmp/e2e-nvmet.err
+nvmet_up "$NQN" /dev/nullb0 "$PORTID" "$ip" "$SVCID" 2>/tmp/e2e-nvmet.err
 ok $? "nvmet: subsystem $NQN with /dev/nullb0 on an rdma port at $ip:$SVCID"
 sed 's/^/# /' /tmp/e2e-nvmet.err
 
@@ -122,7 +95,7 @@ ok $? "nvme disconnect -n $NQN: one controller disconnected"
 wait_for 30 nvme_gone
 ok $? "the controller is gone"
 
-target_down
+nvmet_down "$NQN" "$PORTID"
 modprobe -r nvme-rdma && modprobe -r nvmet-rdma && modprobe -r null_blk
 ok $? "nvme-rdma, nvmet-rdma and null_blk unload"
 
