@@ -47,7 +47,7 @@
 #define ORCA_VERSION_MAJOR		GENMASK(31, 16)
 #define ORCA_VERSION_MINOR		GENMASK(15, 0)
 #define ORCA_IFACE_VERSION_MAJOR	1
-#define ORCA_IFACE_VERSION_MINOR	5
+#define ORCA_IFACE_VERSION_MINOR	6
 
 #define ORCA_CAPS_NUM_VECTORS		GENMASK(7, 0)
 #define ORCA_CAPS_AQ_MAX_LOG2		GENMASK(15, 8)
@@ -446,6 +446,7 @@ static_assert(sizeof(struct orca_aq_cqe) == ORCA_AQ_CQE_SIZE);
 #define ORCA_HW_DEV_CAP_XRC		BIT(10)	/* XRC domains, SRQs, QPs, 1.4 */
 #define ORCA_HW_DEV_CAP_DM		BIT(11)	/* device memory, 1.4 */
 #define ORCA_HW_DEV_CAP_ODP		BIT(12)	/* on-demand paging, 1.5 */
+#define ORCA_HW_DEV_CAP_ODP_IMPLICIT	BIT(13)	/* implicit ODP regions, 1.6 */
 
 /* GUIDs are EUI-64 identifiers, stored in network byte order. */
 struct orca_hw_device_attr {
@@ -582,6 +583,14 @@ static_assert(sizeof(struct orca_hw_reg_mr) == ORCA_HW_REG_MR_SIZE);
  * raises ODP_FAULT when an access needs a page that is not present.
  */
 #define ORCA_MR_FLAG_ODP		BIT(19)
+/*
+ * Since 1.6, with FLAG_ODP: an implicit on-demand-paging region, the
+ * whole address space.  iova 0, length U64_MAX, num_pages 0, pbl_addr
+ * 0, PBL_LEVELS 0, PAGE_SHIFT 12; page i covers [i * 4096, + 4096), for
+ * i below ORCA_ODP_IMPLICIT_PAGES.
+ */
+#define ORCA_MR_FLAG_ODP_IMPLICIT	BIT(20)
+#define ORCA_ODP_IMPLICIT_PAGES		BIT_ULL(52)
 
 #define ORCA_MR_KEY_VARIANT		GENMASK(7, 0)
 #define ORCA_MR_KEY_INDEX		GENMASK(31, 8)

@@ -78,7 +78,11 @@ bool orca_soft_vlan_ok(u16 vlan)
 	return vlan == ORCA_AH_VLAN_NONE || vlan < VLAN_N_VID;
 }
 
-/* QUERY_DEVICE's cap_flags: what this instance supports. */
+/*
+ * QUERY_DEVICE's cap_flags: what this instance supports.  The page
+ * states of an implicit on-demand-paging region are indexed by 52-bit
+ * page numbers, which an XArray holds on a 64-bit host only.
+ */
 u32 orca_soft_cap_flags(struct orca_soft_dev *sdev)
 {
 	return ORCA_HW_DEV_CAP_RC | ORCA_HW_DEV_CAP_UC | ORCA_HW_DEV_CAP_UD |
@@ -87,7 +91,8 @@ u32 orca_soft_cap_flags(struct orca_soft_dev *sdev)
 	       ORCA_HW_DEV_CAP_DETACH | ORCA_HW_DEV_CAP_MW |
 	       ORCA_HW_DEV_CAP_TIMESTAMP | ORCA_HW_DEV_CAP_XRC |
 	       (sdev->dm_pages ? ORCA_HW_DEV_CAP_DM : 0) |
-	       ORCA_HW_DEV_CAP_ODP;
+	       ORCA_HW_DEV_CAP_ODP |
+	       (IS_ENABLED(CONFIG_64BIT) ? ORCA_HW_DEV_CAP_ODP_IMPLICIT : 0);
 }
 
 static u8 orca_soft_query_device(struct orca_soft_dev *sdev,

@@ -65,12 +65,16 @@ void orca_soft_key_invalidate(struct orca_soft_dev *sdev, u32 key)
 		mr->valid = false;
 }
 
-/* [addr, addr + len) lies within the region. */
+/*
+ * [addr, addr + len) lies within the region (or window), and addr + len
+ * does not wrap.  Nothing here overflows, whatever the region: an
+ * implicit on-demand-paging region is [0, U64_MAX).
+ */
 bool orca_soft_mr_range_ok(const struct orca_soft_mr *mr, u64 addr, u64 len)
 {
 	if (addr < mr->iova || addr + len < addr)
 		return false;
-	return addr + len <= mr->iova + mr->length;
+	return addr + len - mr->iova <= mr->length;
 }
 
 /*

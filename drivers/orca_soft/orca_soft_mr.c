@@ -10,7 +10,9 @@
  * (ORCA_MR_FLAG_DM) has no page list: it starts at an offset of the
  * aperture, inside one allocation, which it keeps from DEALLOC_DM.  An
  * on-demand-paging region (ORCA_MR_FLAG_ODP) has none either: its pages
- * start not present and ODP_UPDATE maps them (orca_soft_odp.c).
+ * start not present and ODP_UPDATE maps them (orca_soft_odp.c).  An
+ * implicit one (ORCA_MR_FLAG_ODP_IMPLICIT with it) is the whole address
+ * space: iova 0, length U64_MAX, ORCA_ODP_IMPLICIT_PAGES pages.
  */
 
 #include <linux/bitfield.h>
@@ -23,7 +25,8 @@
 
 #define ORCA_MR_FLAGS_ALL	(ORCA_MR_PAGE_SHIFT | ORCA_MR_PBL_LEVELS | \
 				 ORCA_MR_FLAG_PHYSICAL | ORCA_MR_FLAG_FAST_REG | \
-				 ORCA_MR_FLAG_DM | ORCA_MR_FLAG_ODP)
+				 ORCA_MR_FLAG_DM | ORCA_MR_FLAG_ODP | \
+				 ORCA_MR_FLAG_ODP_IMPLICIT)
 /* At most one kind of region besides page-list ones. */
 #define ORCA_MR_KINDS		(ORCA_MR_FLAG_PHYSICAL | ORCA_MR_FLAG_FAST_REG | \
 				 ORCA_MR_FLAG_DM | ORCA_MR_FLAG_ODP)
@@ -139,6 +142,20 @@ static u8 orca_soft_mr_check(const struct orca_hw_reg_mr *in, u32 flags,
 
 	if (hweight32(flags & ORCA_MR_KINDS) > 1)
 		return ORCA_AQ_STS_BAD_PARAM;
+	/* Implicit is a kind of on-demand-paging region. */
+	if ((flags & ORCA_MR_FLAG_ODP_IMPLICIT) && !(flags & ORCA_MR_FLAG_ODP))
+		return ORCA_AQ_STS_BAD_PARAM;
+
+	if (flags & ORCA_MR_FLAG_ODP_IMPLICIT) {
+		if (!(caps & ORCA_HW_DEV_CAP_ODP) ||
+		    !(caps & ORCA_HW_DEV_CAP_ODP_IMPLICIT))
+			return ORCA_AQ_STS_UNSUPPORTED;
+		/* The whole address space, no page list, 4 KiB pages. */
+		if (iova || length != U64_MAX || num_pages || pbl_addr ||
+		    levels || shift != ORCA_SOFT_ODP_SHIFT)
+			return ORCA_AQ_STS_BAD_PARAM;
+		return ORCA_AQ_STS_OK;
+	}
 
 	if (flags & ORCA_MR_FLAG_ODP) {
 		if (!(caps & ORCA_HW_DEV_CAP_ODP))
@@ -248,7 +265,7 @@ u8 orca_soft_reg_mr(struct orca_soft_dev *sdev, const union orca_aq_cmd *cmd,
 	mr->iova = le64_to_cpu(in.iova);
 	mr->length = le64_to_cpu(in.length);
 	mr->access = access;
-	mr->flags = flags & ORCA_MR_KINDS;
+	mr->flags = flags & (ORCA_MR_KINDS | ORCA_MR_FLAG_ODP_IMPLICIT);
 	mr->page_shift = FIELD_GET(ORCA_MR_PAGE_SHIFT, flags);
 	mr->num_pages = le32_to_cpu(in.num_pages);
 	mr->valid = !(flags & ORCA_MR_FLAG_FAST_REG);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * orca_soft: on-demand paging (interface 1.5).
+ * orca_soft: on-demand paging (interface 1.5; implicit regions, 1.6).
  *
  * An on-demand-paging region (REG_MR with FLAG_ODP) has no page list.
  * The device keeps the state of each of its 4 KiB pages in the region's
@@ -8,7 +8,11 @@
  * not present, a value entry with the DMA address and the write right
  * once it is, a "failed" value entry after FAIL.  Only pages the driver
  * has mapped or failed take memory: a region of 2^28 pages costs nothing
- * until it is used.
+ * until it is used, and neither does an implicit region
+ * (FLAG_ODP_IMPLICIT), whose 2^52 pages are the whole address space:
+ * page i holds addresses [i * 4096, + 4096).  Page indices are u64 and
+ * XArray indices unsigned long, so implicit regions need a 64-bit host
+ * (orca_soft_cap_flags()).
  *
  * ODP_UPDATE changes page states, and a command that fails changes none:
  * MAP and FAIL first reserve a slot for every page they name (the only
@@ -72,7 +76,9 @@ static void orca_soft_odp_fault(struct orca_soft_dev *sdev,
 {
 	u64 last = orca_soft_odp_page(mr->iova, end - 1);
 
-	last = clamp_t(u64, last, page, (u64)mr->num_pages - 1);
+	/* An access may run on past the region's end, or wrap around. */
+	last = clamp_t(u64, last, page,
+		       orca_soft_odp_npages(mr->flags, mr->num_pages) - 1);
 	sdev->odp_fault_key = mr->key;
 	orca_soft_post_event_aux(sdev, ORCA_EQE_ODP_FAULT,
 				 orca_soft_odp_fault_data(page, last, write),
@@ -329,7 +335,9 @@ u8 orca_soft_odp_update(struct orca_soft_dev *sdev,
 	if (!mr || mr->mw_type || !(mr->flags & ORCA_MR_FLAG_ODP) ||
 	    mr->key != key)
 		return ORCA_AQ_STS_BAD_HANDLE;
-	if (!orca_soft_odp_range_ok(page, count, mr->num_pages))
+	if (!orca_soft_odp_range_ok(page, count,
+				    orca_soft_odp_npages(mr->flags,
+							 mr->num_pages)))
 		return ORCA_AQ_STS_BAD_PARAM;
 
 	switch (op) {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * orca_soft: pure arithmetic of on-demand paging (interface 1.5).
+ * orca_soft: pure arithmetic of on-demand paging (interface 1.5;
+ * implicit regions since 1.6).
  *
  * Page indices of a region, the state the device keeps for each page,
  * the checks of ODP_UPDATE's arguments and entries, and the data word of
@@ -46,6 +47,19 @@
 static inline u64 orca_soft_odp_page(u64 iova, u64 va)
 {
 	return (va >> ORCA_SOFT_ODP_SHIFT) - (iova >> ORCA_SOFT_ODP_SHIFT);
+}
+
+/*
+ * The number of pages of an on-demand-paging region whose flags are
+ * @flags and whose REG_MR named @num_pages: an implicit region
+ * (ORCA_MR_FLAG_ODP_IMPLICIT, since 1.6) has ORCA_ODP_IMPLICIT_PAGES,
+ * the whole address space, and num_pages 0.
+ */
+static inline u64 orca_soft_odp_npages(u32 flags, u32 num_pages)
+{
+	if (flags & ORCA_MR_FLAG_ODP_IMPLICIT)
+		return ORCA_ODP_IMPLICIT_PAGES;
+	return num_pages;
 }
 
 /* Pages [@page, @page + @count) are pages of a region of @npages pages. */

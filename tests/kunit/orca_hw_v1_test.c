@@ -430,6 +430,8 @@ static void orca_hw_v1_test_abi_values(struct kunit *test)
 		{ "MW_TYPE_2", ORCA_MW_TYPE_2, 2 },
 		{ "DEV_CAP_MW", ORCA_HW_DEV_CAP_MW, 0x100 },
 		{ "DEV_CAP_TIMESTAMP", ORCA_HW_DEV_CAP_TIMESTAMP, 0x200 },
+		{ "DEV_CAP_ODP", ORCA_HW_DEV_CAP_ODP, 0x1000 },
+		{ "DEV_CAP_ODP_IMPLICIT", ORCA_HW_DEV_CAP_ODP_IMPLICIT, 0x2000 },
 		{ "CQ_CFG_CQE64", ORCA_CQ_CFG_CQE64, 0x100 },
 		{ "CQE64_SIZE", ORCA_CQE64_SIZE, 64 },
 		{ "WQE_OP_BIND_MW", ORCA_WQE_OP_BIND_MW, 10 },
@@ -478,6 +480,13 @@ static void orca_hw_v1_test_abi_values(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(v); i++)
 		KUNIT_EXPECT_EQ_MSG(test, v[i].got, v[i].want, "%s is 0x%x, want 0x%x",
 				    v[i].name, v[i].got, v[i].want);
+
+	/* An implicit ODP region has 2^52 pages of 4 KiB: 2^64 bytes. */
+	KUNIT_EXPECT_EQ(test, ORCA_ODP_IMPLICIT_PAGES, 0x0010000000000000ULL);
+	KUNIT_EXPECT_EQ(test, (ORCA_ODP_IMPLICIT_PAGES - 1) * 4096 + 4095, ~0ULL);
+	/* Its last page fits ODP_FAULT's PAGE [51:0]. */
+	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_EQE_ODP_PAGE, ORCA_ODP_IMPLICIT_PAGES - 1),
+			ORCA_ODP_IMPLICIT_PAGES - 1);
 }
 
 /* ---------------------------------------------------------------------
@@ -1214,7 +1223,10 @@ static void orca_hw_v1_test_ah_info(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_AH_SGID_INDEX, w), 0UL);
 }
 
-/* REG_MR flags: PAGE_SHIFT [7:0], PBL_LEVELS [9:8], PHYSICAL [16], FAST_REG [17]. */
+/*
+ * REG_MR flags: PAGE_SHIFT [7:0], PBL_LEVELS [9:8], PHYSICAL [16],
+ * FAST_REG [17], DM [18] (1.4), ODP [19] (1.5), ODP_IMPLICIT [20] (1.6).
+ */
 static void orca_hw_v1_test_mr_flags(struct kunit *test)
 {
 	static const struct orca_v1_field f[] = {
@@ -1222,14 +1234,19 @@ static void orca_hw_v1_test_mr_flags(struct kunit *test)
 		ORCA_V1_FIELD(ORCA_MR_PBL_LEVELS, 0x00000300),
 		ORCA_V1_FIELD(ORCA_MR_FLAG_PHYSICAL, 0x00010000),
 		ORCA_V1_FIELD(ORCA_MR_FLAG_FAST_REG, 0x00020000),
+		ORCA_V1_FIELD(ORCA_MR_FLAG_DM, 0x00040000),
+		ORCA_V1_FIELD(ORCA_MR_FLAG_ODP, 0x00080000),
+		ORCA_V1_FIELD(ORCA_MR_FLAG_ODP_IMPLICIT, 0x00100000),
 	};
-	/* Shift 21, levels 2, FAST_REG; reserved bits 15:10 and 31:18 set. */
+	/* Shift 21, levels 2, FAST_REG; bits 15:10 and 31:18 set too. */
 	static const u8 raw[4] = { 0x15, 0xfe, 0xfe, 0xff };
 	/* PHYSICAL only. */
 	static const u8 raw_phys[4] = { 0x00, 0x00, 0x01, 0x00 };
+	/* An implicit ODP region: shift 12, ODP and ODP_IMPLICIT. */
+	static const u8 raw_implicit[4] = { 0x0c, 0x00, 0x18, 0x00 };
 	u32 w = orca_v1_word(raw);
 
-	orca_v1_expect_fields(test, "MR flags", f, ARRAY_SIZE(f), 0x000303ff);
+	orca_v1_expect_fields(test, "MR flags", f, ARRAY_SIZE(f), 0x001f03ff);
 
 	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_MR_PAGE_SHIFT, w), 21UL);
 	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_MR_PBL_LEVELS, w), 2UL);
@@ -1241,6 +1258,15 @@ static void orca_hw_v1_test_mr_flags(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_MR_PBL_LEVELS, w), 0UL);
 	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_MR_FLAG_PHYSICAL, w), 1UL);
 	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_MR_FLAG_FAST_REG, w), 0UL);
+
+	w = orca_v1_word(raw_implicit);
+	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_MR_PAGE_SHIFT, w), 12UL);
+	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_MR_PBL_LEVELS, w), 0UL);
+	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_MR_FLAG_DM, w), 0UL);
+	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_MR_FLAG_ODP, w), 1UL);
+	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_MR_FLAG_ODP_IMPLICIT, w), 1UL);
+	KUNIT_EXPECT_EQ(test, FIELD_PREP(ORCA_MR_PAGE_SHIFT, 12) | ORCA_MR_FLAG_ODP |
+			      ORCA_MR_FLAG_ODP_IMPLICIT, 0x0018000cUL);
 
 	w = FIELD_PREP(ORCA_MR_PAGE_SHIFT, 30) | FIELD_PREP(ORCA_MR_PBL_LEVELS, 1);
 	KUNIT_EXPECT_EQ(test, w, 0x0000011eU);

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * KUnit tests for the pure arithmetic of orca_soft's on-demand paging
- * (drivers/orca_soft/orca_soft_odp.h): page indices, ODP_UPDATE's
- * argument and entry checks, the page states and what an access finds
- * in them, and the ODP_FAULT data word.
+ * (drivers/orca_soft/orca_soft_odp.h): page indices, the page count of
+ * explicit and implicit regions, ODP_UPDATE's argument and entry checks,
+ * the page states and what an access finds in them, and the ODP_FAULT
+ * data word.  tests/kunit/orca_soft_odp_dev_test.c tests the device's
+ * handling of the regions.
  *
  * The expected values come from Documentation/orca-hw-interface.rst
  * ("On-demand paging", "ODP_UPDATE (0x1a)", the ODP_FAULT event: PAGE
@@ -32,6 +34,25 @@ static void orca_odp_test_page(struct kunit *test)
 	/* High addresses. */
 	KUNIT_EXPECT_EQ(test, orca_soft_odp_page(0xffffffffff000000ULL,
 						 0xffffffffffffffffULL), 0xfffULL);
+	/* An implicit region (iova 0): the page is the address >> 12. */
+	KUNIT_EXPECT_EQ(test, orca_soft_odp_page(0, 0xfffULL), 0ULL);
+	KUNIT_EXPECT_EQ(test, orca_soft_odp_page(0, 0x123456789abcULL),
+			0x123456789ULL);
+	KUNIT_EXPECT_EQ(test, orca_soft_odp_page(0, 0xfffffffffffffffeULL),
+			(1ULL << 52) - 1);
+}
+
+static void orca_odp_test_npages(struct kunit *test)
+{
+	/* FLAG_ODP [19] alone: the pages REG_MR named. */
+	KUNIT_EXPECT_EQ(test, orca_soft_odp_npages(1U << 19, 4), 4ULL);
+	KUNIT_EXPECT_EQ(test, orca_soft_odp_npages(1U << 19, 1U << 28),
+			1ULL << 28);
+	/* With FLAG_ODP_IMPLICIT [20]: 2^52, whatever num_pages says. */
+	KUNIT_EXPECT_EQ(test, orca_soft_odp_npages((1U << 19) | (1U << 20), 0),
+			1ULL << 52);
+	KUNIT_EXPECT_EQ(test, orca_soft_odp_npages((1U << 19) | (1U << 20), 7),
+			1ULL << 52);
 }
 
 static void orca_odp_test_range(struct kunit *test)
@@ -47,6 +68,15 @@ static void orca_odp_test_range(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, orca_soft_odp_range_ok(~0ULL, 1, 10));
 	KUNIT_EXPECT_FALSE(test, orca_soft_odp_range_ok(~0ULL - 1, 2, ~0ULL));
 	KUNIT_EXPECT_FALSE(test, orca_soft_odp_range_ok(2, 0xffffffffU, 10));
+	/* The 2^52 pages of an implicit region. */
+	KUNIT_EXPECT_TRUE(test, orca_soft_odp_range_ok((1ULL << 52) - 1, 1,
+						       1ULL << 52));
+	KUNIT_EXPECT_TRUE(test, orca_soft_odp_range_ok((1ULL << 52) - 0xffffffffULL,
+						       0xffffffffU, 1ULL << 52));
+	KUNIT_EXPECT_FALSE(test, orca_soft_odp_range_ok((1ULL << 52) - 1, 2,
+							1ULL << 52));
+	KUNIT_EXPECT_FALSE(test, orca_soft_odp_range_ok(1ULL << 52, 1,
+							1ULL << 52));
 }
 
 static void orca_odp_test_args(struct kunit *test)
@@ -159,10 +189,18 @@ static void orca_odp_test_fault(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, orca_soft_odp_fault_data(1ULL << 28, 1ULL << 28,
 						       true),
 			(1ULL << 28) | (1ULL << 62));
+	/* The last page of an implicit region fills PAGE [51:0]. */
+	KUNIT_EXPECT_EQ(test, orca_soft_odp_fault_data((1ULL << 52) - 1,
+						       (1ULL << 52) - 1, true),
+			((1ULL << 52) - 1) | (1ULL << 62));
+	KUNIT_EXPECT_EQ(test, orca_soft_odp_fault_data((1ULL << 52) - 2,
+						       (1ULL << 52) - 1, false),
+			((1ULL << 52) - 2) | (1ULL << 52));
 }
 
 static struct kunit_case orca_odp_test_cases[] = {
 	KUNIT_CASE(orca_odp_test_page),
+	KUNIT_CASE(orca_odp_test_npages),
 	KUNIT_CASE(orca_odp_test_range),
 	KUNIT_CASE(orca_odp_test_args),
 	KUNIT_CASE(orca_odp_test_pte),
