@@ -340,25 +340,44 @@ struct orca_pbl {
 };
 
 /*
- * An on-demand-paging region's state (orca_odp.c).  The ib_umem_odp's
- * umem_mutex serialises every ODP_UPDATE of the region, and its
- * deregistration, with the MMU notifier's invalidations.
+ * One ib_umem_odp of an on-demand-paging region and where its pages sit
+ * in the device's table of the region (orca_odp.c): the whole of an
+ * explicit region, one chunk of an implicit one.
+ */
+struct orca_odp_span {
+	struct ib_umem_odp *umem;
+	struct orca_mr *mr;
+	u64 first;			/* the device's page of the span's first */
+	u64 npages;
+	u64 va;				/* the process address of that page */
+	/* Under umem_mutex: pages [fail_lo, fail_hi) may be failed. */
+	u64 fail_lo;
+	u64 fail_hi;
+};
+
+/*
+ * An on-demand-paging region's state (orca_odp.c).  Each span's
+ * umem_mutex serialises the ODP_UPDATEs of its pages with the MMU
+ * notifier's invalidations; cmd_lock, taken inside it, serialises every
+ * ODP_UPDATE of the region with its deregistration.
  */
 struct orca_odp_mr {
 	struct ib_pd *pd;		/* as registered, for advise_mr */
 	u64 iova;
 	u64 length;
-	/* ORCA_ODP_MAP_MAX entries for MAP, in coherent DMA memory. */
-	__le64 *pbl;
-	dma_addr_t pbl_dma;
+	bool implicit;			/* the whole address space */
+	struct orca_odp_span span;	/* explicit regions: the region */
+	struct xarray children;		/* implicit: spans by chunk */
+	struct mm_struct *mm;		/* implicit: the process's, grabbed */
 	/* Lookups (fault work, advise_mr) hold a use; the last one completes done. */
 	refcount_t users;
 	struct completion done;
 	bool published;			/* in orca_odp_dev.mrs, users counts */
-	/* Under umem_mutex: */
+	struct mutex cmd_lock;		/* the two below, and ODP_UPDATEs */
 	bool dead;			/* the device has no region any more */
-	u64 fail_lo;			/* pages [fail_lo, fail_hi) may be failed */
-	u64 fail_hi;
+	/* ORCA_ODP_MAP_MAX entries for MAP, in coherent DMA memory. */
+	__le64 *pbl;
+	dma_addr_t pbl_dma;
 	/* For rdma resource show. */
 	atomic64_t faults;
 	atomic64_t mapped;

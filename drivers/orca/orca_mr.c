@@ -190,7 +190,7 @@ err:
 	return ret;
 }
 
-/* DEREG_MR; an ODP region's under its umem_mutex (orca_odp_dereg()). */
+/* DEREG_MR; an ODP region's under its cmd_lock (orca_odp_dereg()). */
 static int orca_mr_hw_dereg(struct orca_dev *dev, struct orca_mr *mr)
 {
 	if (mr->flags & ORCA_MR_FLAG_ODP)
@@ -269,10 +269,11 @@ static struct orca_mr *orca_mr_create_user(struct ib_pd *ibpd, u64 start,
 	ret = orca_mr_check_access(dev, access & ~IB_ACCESS_ON_DEMAND);
 	if (ret)
 		return ERR_PTR(ret);
-	if (!length || length > le64_to_cpu(dev->hw_attr.max_mr_size))
-		return ERR_PTR(-EINVAL);
+	/* The implicit region too: orca_odp_mr_init() checks the range. */
 	if (access & IB_ACCESS_ON_DEMAND)
 		return orca_mr_create_odp(ibpd, start, length, virt, access);
+	if (!length || length > le64_to_cpu(dev->hw_attr.max_mr_size))
+		return ERR_PTR(-EINVAL);
 
 	mr = orca_mr_alloc();
 	if (!mr)
@@ -358,7 +359,12 @@ struct ib_mr *orca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	/* Only what reg_user_mr registered: it has a umem. */
 	if (!old->umem)
 		return ERR_PTR(-EINVAL);
-	if (!(flags & IB_MR_REREG_TRANS)) {
+	if (!(flags & IB_MR_REREG_TRANS) && old->odp.implicit) {
+		/* The whole address space again. */
+		start = 0;
+		length = U64_MAX;
+		virt = 0;
+	} else if (!(flags & IB_MR_REREG_TRANS)) {
 		start = old->umem->address;
 		length = old->umem->length;
 		virt = ibmr->iova;

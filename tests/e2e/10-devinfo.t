@@ -54,8 +54,8 @@ check "completion timestamp_mask is 64 bits" \
 check "hca_core_clock is 1000000 kHz (nanoseconds)" \
 	grep -Eq 'hca_core_clock:[[:space:]]+1000000kHZ$' /tmp/devinfo.out
 
-# On-demand paging (interface 1.5), as ibv_devinfo -v lists odp_caps:
-# ODP_SUPPORT without ODP_SUPPORT_IMPLICIT; on RC and XRC every
+# On-demand paging (interface 1.5; implicit regions 1.6), as ibv_devinfo
+# -v lists odp_caps: ODP_SUPPORT and ODP_SUPPORT_IMPLICIT; on RC and XRC every
 # operation and SRQ receives, on UD sends, on UC nothing (the values
 # progs/odp.c checks through ibv_query_device_ex).
 # odp_caps NAME: the words ibv_devinfo lists under "NAME:", each with a ;.
@@ -73,8 +73,8 @@ odp_is() { # odp_is NAME WANT...: the words under NAME are WANT...
 }
 ODP_RC=(SUPPORT_SEND SUPPORT_RECV SUPPORT_WRITE SUPPORT_READ SUPPORT_ATOMIC
 	SUPPORT_SRQ)
-check "general_odp_caps: ODP_SUPPORT only (no ODP_SUPPORT_IMPLICIT)" \
-	odp_is general_odp_caps ODP_SUPPORT
+check "general_odp_caps: ODP_SUPPORT and ODP_SUPPORT_IMPLICIT" \
+	odp_is general_odp_caps ODP_SUPPORT ODP_SUPPORT_IMPLICIT
 check "rc_odp_caps: SEND, RECV, WRITE, READ, ATOMIC and SRQ" \
 	odp_is rc_odp_caps "${ODP_RC[@]}"
 check "ud_odp_caps: SEND" odp_is ud_odp_caps SUPPORT_SEND

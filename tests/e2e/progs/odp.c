@@ -4,13 +4,12 @@
  * ibv_advise_mr(3)) between QPs of one device, where every access of a
  * request is the requester's (its QP waits while a page is missing):
  *
- *   - ibv_query_device_ex's odp_caps: ODP_SUPPORT without
+ *   - ibv_query_device_ex's odp_caps: ODP_SUPPORT and
  *     ODP_SUPPORT_IMPLICIT, and per transport what the driver reports
  *     (ODP_* below: the one place those values are written down);
  *   - registration on memory never touched (none of it made resident),
  *     on a range reserved PROT_NONE, with an iova other than the
- *     address; implicit ODP (address 0, length SIZE_MAX) refused with
- *     EOPNOTSUPP or EINVAL; rights refused as for any region;
+ *     address; rights refused as for any region;
  *     ibv_rereg_mr to another mapping, to pinned and back to on demand;
  *   - SEND into a receive, RDMA WRITE and RDMA READ of a page, of 64 KiB
  *     and of 1 MiB at unaligned starts, FETCH_ADD and CMP_SWP, a receive
@@ -40,6 +39,12 @@
  *   - fork() after a region was used, the child writing its copy: the
  *     parent's READ and WRITE reach the parent's pages only, the child's
  *     copy never sees what the device wrote;
+ *   - implicit ODP (interface 1.6: address NULL, length SIZE_MAX; EINVAL
+ *     at an iova other than 0): WRITE, READ, SEND and FETCH_ADD through
+ *     its keys on memory mapped after the registration and on .bss, an
+ *     access across two of the driver's 64 MiB chunks, MADV_DONTNEED,
+ *     ibv_advise_mr, addresses unmapped since (EFAULT, REM_ACCESS_ERR)
+ *     or beyond user space (LOC_PROT_ERR), ibv_rereg_mr of its rights;
  *   - everything destroyed at the end (the .t checks the counts).
  *
  * "odp DEVICE pressure anon MIB" and "odp DEVICE pressure file MIB PATH"
@@ -74,11 +79,11 @@
 
 /*
  * What the driver reports in odp_caps, written down here only: on
- * demand regions, not implicit ones; RC (and XRC) every operation and
+ * demand regions, implicit ones too; RC (and XRC) every operation and
  * SRQ receives; UD sends (a UD packet that faults at the responder is
  * dropped, so receives are not claimed); UC nothing.
  */
-#define ODP_GENERAL	IBV_ODP_SUPPORT
+#define ODP_GENERAL	(IBV_ODP_SUPPORT | IBV_ODP_SUPPORT_IMPLICIT)
 #define ODP_RC		(IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV | \
 			 IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ | \
 			 IBV_ODP_SUPPORT_ATOMIC | IBV_ODP_SUPPORT_SRQ_RECV)
@@ -378,7 +383,7 @@ static void t_caps(void)
 	     c->per_transport_caps.uc_odp_caps,
 	     c->per_transport_caps.ud_odp_caps, ax.xrc_odp_caps);
 	ok(!ret && c->general_caps == ODP_GENERAL,
-	   "ibv_query_device_ex: odp_caps.general_caps is ODP_SUPPORT (0x%x) without ODP_SUPPORT_IMPLICIT: got 0x%llx",
+	   "ibv_query_device_ex: odp_caps.general_caps is ODP_SUPPORT | ODP_SUPPORT_IMPLICIT (0x%x): got 0x%llx",
 	   ODP_GENERAL, (unsigned long long)c->general_caps);
 	ok(!ret && c->per_transport_caps.rc_odp_caps == ODP_RC,
 	   "rc_odp_caps are SEND, RECV, WRITE, READ, ATOMIC and SRQ_RECV (0x%x): got 0x%x",
@@ -422,7 +427,6 @@ static void t_reg(void)
 		IBV_ACCESS_LOCAL_WRITE | (1 << 15),
 	};
 	struct obuf b;
-	struct ibv_mr *mr;
 	long res;
 	size_t i;
 	int good, e1, e2;
@@ -456,21 +460,6 @@ static void t_reg(void)
 	ok(good,
 	   "ON_DEMAND with REMOTE_WRITE, REMOTE_ATOMIC or REMOTE_WRITE | REMOTE_READ but not LOCAL_WRITE: EINVAL, as without ON_DEMAND; with an unknown access bit (1 << 15): the errno it gets without");
 	ob_free(&b);
-
-	errno = 0;
-	mr = ibv_reg_mr(dp.pd, NULL, SIZE_MAX,
-			IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE);
-	e1 = errno;
-	if (mr) {
-		diag("implicit ODP: a region, lkey 0x%x", mr->lkey);
-		ibv_dereg_mr(mr);
-	} else if (e1 != EOPNOTSUPP && e1 != EINVAL) {
-		diag("implicit ODP: errno %d (%s), want EOPNOTSUPP or EINVAL",
-		     e1, strerror(e1));
-	}
-	ok(!mr && (e1 == EOPNOTSUPP || e1 == EINVAL),
-	   "implicit ODP (ibv_reg_mr of address NULL, length SIZE_MAX, ON_DEMAND | LOCAL_WRITE) is refused with EOPNOTSUPP or EINVAL: got %s",
-	   mr ? "a region" : strerror(e1));
 }
 
 /* ---- the data path ---------------------------------------------------- */
@@ -1600,6 +1589,211 @@ out:
 	dp_buf_free(&pin);
 }
 
+/* ---- implicit on-demand paging ---------------------------------------- */
+
+/* The chunks orca.ko maps an implicit region by (orca_odp.c). */
+#define IMP_CHUNK	(2UL << 20)
+#define IMP_LEN		(16 * PG)
+/* An address no process can map (the kernel's half on x86-64). */
+#define IMP_KERNEL_VA	0xffff888000000000ULL
+/* User addresses no mapping of this test reaches (mmap goes top down). */
+#define IMP_FAR_VA	0x100000000000ULL
+
+/* Source data of the implicit tests in .bss: any memory of the process. */
+static uint8_t imp_bss[IMP_LEN];
+
+/*
+ * SEND @len bytes at @src to a receive at @dst, both through lkey @key:
+ * the SEND's status (RECV checked), -1 if anything else went wrong.
+ */
+static int imp_send(uint8_t *src, uint8_t *dst, uint32_t len, uint32_t key,
+		    const char *what)
+{
+	struct ibv_sge s = { VA(src), len, key };
+	struct ibv_sge r = { VA(dst), len, key };
+	struct ibv_send_wr wr = { .sg_list = &s, .num_sge = 1,
+				  .opcode = IBV_WR_SEND };
+	struct dp_wc_want w = { 0, IBV_WC_SUCCESS, IBV_WC_RECV, len, 0, -1,
+				0, -1 };
+	struct ibv_wc wc;
+	int st;
+
+	ready();
+	w.wr_id = ++wr_id;
+	w.qp_num = p.b.qp->qp_num;
+	if (dp_post_recv(p.b.qp, w.wr_id, &r, 1))
+		return -1;
+	st = post_wait(&p, &wr, IBV_WC_SEND, what);
+	if (st != IBV_WC_SUCCESS) {
+		/* The receive is flushed with the pair. */
+		p_stale = 1;
+		return st;
+	}
+	if (!dp_poll1(p.b.rcq, &wc, what) || !dp_wc_check(&wc, &w, what)) {
+		p_stale = 1;
+		return -1;
+	}
+	return st;
+}
+
+static void t_implicit(void)
+{
+	const uint32_t F = IBV_ADVISE_MR_FLAG_FLUSH;
+	uint8_t *a = NULL, *b = NULL, *c = NULL, *big = NULL, *edge;
+	uint32_t sd = ++seed, key = 0;
+	struct ibv_mr *imr, *mr;
+	struct ibv_sge sge;
+	uint64_t v;
+	int i, r, st, good, e;
+
+	errno = 0;
+	mr = ibv_reg_mr_iova(dp.pd, NULL, SIZE_MAX, PG, ACC_ODP);
+	e = errno;
+	if (mr)
+		ibv_dereg_mr(mr);
+	ok(!mr && e == EINVAL,
+	   "implicit ODP (address NULL, length SIZE_MAX) at iova 4096 instead of 0: EINVAL (got %s)",
+	   mr ? "a region" : strerror(e));
+
+	errno = 0;
+	imr = ibv_reg_mr(dp.pd, NULL, SIZE_MAX, ACC_ODP);
+	if (!imr)
+		diag("ibv_reg_mr(NULL, SIZE_MAX, ON_DEMAND): %s",
+		     strerror(errno));
+	if (!ok(imr && !imr->addr && imr->length == SIZE_MAX &&
+		imr->lkey == imr->rkey,
+		"implicit ODP: ibv_reg_mr(NULL, SIZE_MAX, ON_DEMAND and every right) is a region of the whole address space, lkey = rkey"))
+		return;
+	key = imr->lkey;
+
+	/* Memory the process maps only after the registration. */
+	a = map_anon(IMP_LEN, PROT_READ | PROT_WRITE);
+	b = map_anon(IMP_LEN, PROT_READ | PROT_WRITE);
+	c = map_anon(IMP_LEN, PROT_READ | PROT_WRITE);
+	if (!ok(a && b && c, "three mappings of 64 KiB made after the registration"))
+		goto out;
+
+	dp_fill(a, IMP_LEN, sd);
+	st = rdma(IBV_WR_RDMA_WRITE, VA(a) + 100, IMP_LEN - 200, key,
+		  VA(b) + 100, key, "implicit WRITE");
+	ok(st == IBV_WC_SUCCESS && holds(b + 100, IMP_LEN - 200, sd, 100, "WRITE") &&
+	   all_are(b, 100, 0, "before") &&
+	   all_are(b + IMP_LEN - 100, 100, 0, "after"),
+	   "RDMA WRITE of 64 KiB - 200 bytes between two of them, local and remote key the implicit region's: the bytes land, those around stay zero");
+
+	st = rdma(IBV_WR_RDMA_READ, VA(c), IMP_LEN, key, VA(b), key,
+		  "implicit READ");
+	ok(st == IBV_WC_SUCCESS && holds(c + 100, IMP_LEN - 200, sd, 100, "READ") &&
+	   all_are(c, 100, 0, "READ before"),
+	   "RDMA READ of 64 KiB back into the third: the same bytes");
+
+	dp_fill(imp_bss, IMP_LEN, sd + 1);
+	memset(c, 0, IMP_LEN);
+	st = imp_send(imp_bss, c, IMP_LEN, key, "implicit SEND");
+	ok(st == IBV_WC_SUCCESS && holds(c, IMP_LEN, sd + 1, 0, "SEND"),
+	   "SEND of 64 KiB from the program's .bss into a receive in a mapping, both through the implicit lkey");
+
+	memcpy(b, &(uint64_t){ 41 }, 8);
+	st = atomic(IBV_WR_ATOMIC_FETCH_AND_ADD, VA(a), key, VA(b), key, 1, 0,
+		    "implicit FETCH_ADD");
+	v = word(b);
+	ok(st == IBV_WC_SUCCESS && word(a) == 41 && v == 42,
+	   "FETCH_ADD on a word of a mapping through the implicit rkey: old value 41 returned, 42 left (got %llu)",
+	   (unsigned long long)v);
+
+	/* An access across two of the driver's chunks. */
+	big = mmap(NULL, 3 * IMP_CHUNK, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (big == MAP_FAILED)
+		big = NULL;
+	if (!ok(big != NULL, "a mapping of 6 MiB, never touched"))
+		goto out;
+	madvise(big, 3 * IMP_CHUNK, MADV_NOHUGEPAGE);
+	edge = (uint8_t *)(((uintptr_t)big + IMP_CHUNK) & ~(IMP_CHUNK - 1));
+	dp_fill(edge - IMP_LEN / 2, IMP_LEN, sd + 2);
+	st = rdma(IBV_WR_RDMA_WRITE, VA(edge) - IMP_LEN / 2, IMP_LEN, key,
+		  VA(a), key, "WRITE from across");
+	good = st == IBV_WC_SUCCESS && holds(a, IMP_LEN, sd + 2, 0, "across");
+	dp_fill(b, IMP_LEN, sd + 3);
+	st = rdma(IBV_WR_RDMA_READ, VA(edge) + PG - IMP_LEN, IMP_LEN, key,
+		  VA(b), key, "READ into across");
+	ok(good && st == IBV_WC_SUCCESS &&
+	   holds(edge + PG - IMP_LEN, IMP_LEN, sd + 3, 0, "READ across") &&
+	   holds(edge + PG, IMP_LEN / 2 - PG, sd + 2, IMP_LEN / 2 + PG,
+		 "beyond"),
+	   "a WRITE from and a READ into 64 KiB across a 2 MiB boundary of a 6 MiB mapping (two of the driver's chunks): the bytes arrive, the bytes beyond unchanged");
+
+	/* Invalidation: the process's new pages, not the old ones. */
+	good = !madvise(b, IMP_LEN, MADV_DONTNEED);
+	st = good ? rdma(IBV_WR_RDMA_READ, VA(c), IMP_LEN, key, VA(b), key,
+			 "READ after DONTNEED") : -1;
+	good = good && st == IBV_WC_SUCCESS && all_are(c, IMP_LEN, 0, "zeroes");
+	dp_fill(a, IMP_LEN, sd + 4);
+	st = good ? rdma(IBV_WR_RDMA_WRITE, VA(a), IMP_LEN, key, VA(b), key,
+			 "WRITE after DONTNEED") : -1;
+	ok(good && st == IBV_WC_SUCCESS && holds(b, IMP_LEN, sd + 4, 0, "CPU"),
+	   "after MADV_DONTNEED of the sink a READ through the implicit region returns zeroes, and a WRITE lands in the pages the CPU reads");
+
+	/* advise_mr on the implicit region. */
+	sge = (struct ibv_sge){ VA(big) + 2 * IMP_CHUNK, 4 * PG, key };
+	r = advise(dp.pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE, F, &sge, 1);
+	ok(!r && resident(big + 2 * IMP_CHUNK, 4 * PG) == 4,
+	   "ibv_advise_mr(PREFETCH_WRITE, FLUSH) of 4 untouched pages through the implicit lkey: 0 (got %d), the pages resident",
+	   r);
+
+	/* A range the process never mapped: nothing to do, nothing made. */
+	sge = (struct ibv_sge){ IMP_FAR_VA, UINT32_MAX, key };
+	for (i = 0, r = 0; i < 256 && !r; i++, sge.addr += 1ULL << 32)
+		r = advise(dp.pd, IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT, F,
+			   &sge, 1);
+	ok(!r,
+	   "ibv_advise_mr(PREFETCH_NO_FAULT) of 1 TiB at 0x%llx that the process never mapped, through the implicit lkey: 0 (got %s)",
+	   IMP_FAR_VA, r ? strerror(r) : "0");
+
+	/* Where the process has no memory. */
+	munmap(big, 3 * IMP_CHUNK);
+	big = NULL;
+	sge = (struct ibv_sge){ VA(edge), PG, key };
+	r = advise(dp.pd, IBV_ADVISE_MR_ADVICE_PREFETCH, F, &sge, 1);
+	ok(r == EFAULT, "ibv_advise_mr of an address unmapped since: EFAULT (got %s)",
+	   r ? strerror(r) : "success");
+	st = rdma(IBV_WR_RDMA_WRITE, VA(a), PG, key, VA(edge), key,
+		  "WRITE to unmapped");
+	ok(st == IBV_WC_REM_ACCESS_ERR,
+	   "an RDMA WRITE to an address unmapped since, through the implicit rkey: REM_ACCESS_ERR (got %s)",
+	   st < 0 ? "no completion" : ibv_wc_status_str(st));
+	st = imp_send((uint8_t *)(uintptr_t)IMP_KERNEL_VA, c, 64, key,
+		      "SEND from the kernel's half");
+	ok(st == IBV_WC_LOC_PROT_ERR,
+	   "a SEND from 0x%llx (beyond user space) through the implicit lkey: LOC_PROT_ERR (got %s)",
+	   IMP_KERNEL_VA, st < 0 ? "no completion" : ibv_wc_status_str(st));
+
+	/* A new registration: rights change, keys change. */
+	r = ibv_rereg_mr(imr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+			 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+			 IBV_ACCESS_ON_DEMAND);
+	st = r ? -1 : rdma(IBV_WR_RDMA_READ, VA(c), IMP_LEN, imr->lkey,
+			   VA(b), imr->rkey, "READ after rereg");
+	good = !r && st == IBV_WC_SUCCESS && holds(c, IMP_LEN, sd + 4, 0, "rereg");
+	st = good ? rdma(IBV_WR_RDMA_WRITE, VA(a), PG, imr->lkey, VA(b),
+			 imr->rkey, "WRITE after rereg") : -1;
+	ok(good && st == IBV_WC_REM_ACCESS_ERR && !imr->addr &&
+	   imr->length == SIZE_MAX,
+	   "ibv_rereg_mr(CHANGE_ACCESS) of the implicit region to LOCAL_WRITE | REMOTE_READ: 0 (got %d); still the whole address space; READ works, WRITE is REM_ACCESS_ERR (got %s)",
+	   r, st < 0 ? "no completion" : ibv_wc_status_str(st));
+out:
+	if (big)
+		munmap(big, 3 * IMP_CHUNK);
+	r = ibv_dereg_mr(imr);
+	ok(!r, "the implicit region deregistered: %s", r ? strerror(r) : "0");
+	if (a)
+		munmap(a, IMP_LEN);
+	if (b)
+		munmap(b, IMP_LEN);
+	if (c)
+		munmap(c, IMP_LEN);
+}
+
 /* ---- memory pressure -------------------------------------------------- */
 
 #define CHUNK		(256U << 10)	/* one request's bytes */
@@ -1854,6 +2048,7 @@ int main(int argc, char **argv)
 	t_readonly();
 	t_advise();
 	t_fork();
+	t_implicit();
 	dp_pair_destroy(&p);
 	good = ob_free(&later);
 	ok(good, "every region deregistered, every QP, CQ and SRQ destroyed");
