@@ -10,6 +10,11 @@
  * DEALLOC_DM is sent when the last mapping is gone (orca_mmap_free()), so
  * a process can never reach memory the device has handed to another.
  * Regions on device memory are in orca_mr.c (orca_reg_dm_mr()).
+ *
+ * ORCA_IB_METHOD_DM_QUERY gives another context on the same ucontext
+ * (ibv_import_device(3)) the key and length of a DM, for ibv_import_dm(3).
+ * The driver's other uverbs attribute, the QUERY_CONTEXT response of
+ * orca_query_ucontext(), is declared here too, with orca_uapi_defs.
  */
 
 #define UVERBS_MODULE_NAME orca_ib
@@ -127,13 +132,63 @@ void orca_dm_release(struct orca_mmap_entry *mentry)
 				       mentry->dmn, ret);
 }
 
+/*
+ * ib_core found the handle's object in this ucontext, checked that it is
+ * a DM and holds it (shared) until the method returns, so ibv_free_dm
+ * cannot take it meanwhile (EBUSY).  The mmap entry lives as long as
+ * the DM does: the key names it until orca_dealloc_dm().
+ */
+static int UVERBS_HANDLER(ORCA_IB_METHOD_DM_QUERY)(struct uverbs_attr_bundle *attrs)
+{
+	struct ib_dm *ibdm = uverbs_attr_get_obj(attrs,
+						 ORCA_IB_ATTR_QUERY_DM_HANDLE);
+	struct orca_dm *dm;
+	u64 key, length;
+	int ret;
+
+	if (IS_ERR(ibdm))
+		return PTR_ERR(ibdm);
+	dm = to_odm(ibdm);
+	key = rdma_user_mmap_get_offset(&dm->mentry->rentry);
+	length = ibdm->length;
+	ret = uverbs_copy_to(attrs, ORCA_IB_ATTR_QUERY_DM_RESP_MMAP_KEY, &key,
+			     sizeof(key));
+	if (ret)
+		return ret;
+	return uverbs_copy_to(attrs, ORCA_IB_ATTR_QUERY_DM_RESP_LENGTH,
+			      &length, sizeof(length));
+}
+
+DECLARE_UVERBS_NAMED_METHOD(ORCA_IB_METHOD_DM_QUERY,
+			    UVERBS_ATTR_IDR(ORCA_IB_ATTR_QUERY_DM_HANDLE,
+					    UVERBS_OBJECT_DM,
+					    UVERBS_ACCESS_READ, UA_MANDATORY),
+			    UVERBS_ATTR_PTR_OUT(ORCA_IB_ATTR_QUERY_DM_RESP_MMAP_KEY,
+						UVERBS_ATTR_TYPE(u64),
+						UA_MANDATORY),
+			    UVERBS_ATTR_PTR_OUT(ORCA_IB_ATTR_QUERY_DM_RESP_LENGTH,
+						UVERBS_ATTR_TYPE(u64),
+						UA_MANDATORY));
+
+DECLARE_UVERBS_GLOBAL_METHODS(UVERBS_OBJECT_DM,
+			      &UVERBS_METHOD(ORCA_IB_METHOD_DM_QUERY));
+
 ADD_UVERBS_ATTRIBUTES_SIMPLE(orca_ib_dm, UVERBS_OBJECT_DM,
 			     UVERBS_METHOD_DM_ALLOC,
 			     UVERBS_ATTR_PTR_OUT(ORCA_IB_ATTR_ALLOC_DM_RESP_MMAP_KEY,
 						 UVERBS_ATTR_TYPE(u64),
 						 UA_MANDATORY));
 
+ADD_UVERBS_ATTRIBUTES_SIMPLE(orca_ib_query_context, UVERBS_OBJECT_DEVICE,
+			     UVERBS_METHOD_QUERY_CONTEXT,
+			     UVERBS_ATTR_PTR_OUT(ORCA_IB_ATTR_QUERY_CONTEXT_RESP,
+						 UVERBS_ATTR_STRUCT(struct orca_alloc_ucontext_resp,
+								    reserved),
+						 UA_MANDATORY));
+
 const struct uapi_definition orca_uapi_defs[] = {
 	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_DM, &orca_ib_dm),
+	UAPI_DEF_CHAIN_OBJ_TREE_NAMED(UVERBS_OBJECT_DM),
+	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_DEVICE, &orca_ib_query_context),
 	{},
 };

@@ -259,11 +259,20 @@ static int orca_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
 	return 0;
 }
 
+/* What ALLOC_UCONTEXT answers, and QUERY_CONTEXT again for an import. */
+static void orca_ucontext_resp(struct orca_dev *dev,
+			       struct orca_alloc_ucontext_resp *resp)
+{
+	memset(resp, 0, sizeof(*resp));
+	resp->abi_version = ORCA_UVERBS_ABI_VERSION;
+	resp->hw_version = dev->hw_version;
+}
+
 static int orca_alloc_ucontext(struct ib_ucontext *ibuctx,
 			       struct ib_udata *udata)
 {
 	struct orca_dev *dev = to_odev(ibuctx->device);
-	struct orca_alloc_ucontext_resp resp = {};
+	struct orca_alloc_ucontext_resp resp;
 	int ret;
 
 	ret = orca_udata_basic_req(udata, sizeof(resp));
@@ -272,9 +281,24 @@ static int orca_alloc_ucontext(struct ib_ucontext *ibuctx,
 		return ret;
 	}
 
-	resp.abi_version = ORCA_UVERBS_ABI_VERSION;
-	resp.hw_version = dev->hw_version;
+	orca_ucontext_resp(dev, &resp);
 	return orca_udata_put_resp(udata, &resp, sizeof(resp));
+}
+
+/*
+ * UVERBS_METHOD_QUERY_CONTEXT, which ibv_import_device(3) sends on a
+ * uverbs fd whose ucontext exists: the ALLOC_UCONTEXT response, in the
+ * mandatory driver attribute ORCA_IB_ATTR_QUERY_CONTEXT_RESP (declared
+ * with the other driver attributes, in orca_dm.c).
+ */
+static int orca_query_ucontext(struct ib_ucontext *ibuctx,
+			       struct uverbs_attr_bundle *attrs)
+{
+	struct orca_alloc_ucontext_resp resp;
+
+	orca_ucontext_resp(to_odev(ibuctx->device), &resp);
+	return uverbs_copy_to(attrs, ORCA_IB_ATTR_QUERY_CONTEXT_RESP, &resp,
+			      sizeof(resp));
 }
 
 static void orca_dealloc_ucontext(struct ib_ucontext *ibuctx)
@@ -878,6 +902,7 @@ const struct ib_device_ops orca_dev_ops = {
 	.query_port = orca_query_port,
 	.query_qp = orca_query_qp,
 	.query_srq = orca_query_srq,
+	.query_ucontext = orca_query_ucontext,
 	.reg_dm_mr = orca_reg_dm_mr,
 	.reg_user_mr = orca_reg_user_mr,
 	.req_notify_cq = orca_req_notify_cq,

@@ -409,6 +409,40 @@ struct orca_create_srq_resp {
  */
 #define ORCA_IB_ATTR_ALLOC_DM_RESP_MMAP_KEY	0x1000
 
+/*
+ * Importing a DM (ibv_import_dm(3)) into another context on the same
+ * ucontext (ibv_import_device(3)): ORCA_IB_METHOD_DM_QUERY, the first
+ * method of UVERBS_OBJECT_DM in the driver namespace, answers what
+ * DM_ALLOC gave the allocating context.  Its attributes, all mandatory:
+ *   ORCA_IB_ATTR_QUERY_DM_HANDLE         the DM's handle (an object
+ *                                        attribute, read access)
+ *   ORCA_IB_ATTR_QUERY_DM_RESP_MMAP_KEY  __u64: the allocation's mmap key,
+ *                                        as ORCA_IB_ATTR_ALLOC_DM_RESP_MMAP_KEY
+ *   ORCA_IB_ATTR_QUERY_DM_RESP_LENGTH    __u64: the length asked at
+ *                                        allocation (the mapping is that
+ *                                        rounded up to whole pages)
+ * A handle that names no object of the ucontext is ENOENT (ib_core's
+ * answer), one that names an object other than a DM EINVAL.
+ * The ids are enumerators, not macros, as the kernel's method
+ * declarations paste them into names.
+ */
+enum orca_ib_dm_methods {
+	ORCA_IB_METHOD_DM_QUERY = 0x1000,
+};
+
+enum orca_ib_query_dm_attrs {
+	ORCA_IB_ATTR_QUERY_DM_HANDLE = 0x1000,
+	ORCA_IB_ATTR_QUERY_DM_RESP_MMAP_KEY,
+	ORCA_IB_ATTR_QUERY_DM_RESP_LENGTH,
+};
+
+/*
+ * UVERBS_METHOD_QUERY_CONTEXT (ibv_import_device(3)) answers the
+ * ALLOC_UCONTEXT response, struct orca_alloc_ucontext_resp, again in
+ * this mandatory driver attribute.
+ */
+#define ORCA_IB_ATTR_QUERY_CONTEXT_RESP		0x1000
+
 /* CREATE_AH: no device command; the response is the address vector. */
 struct orca_create_ah_resp {
 	__u32 comp_mask;	/* no bits defined yet */

@@ -7,7 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
+#include <rdma/ib_user_ioctl_cmds.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
 
 #include "orca.h"
 
@@ -34,9 +37,8 @@ static void orca_free_context(struct ibv_context *ibctx);
  * The control path goes through uverbs commands; the data path (post,
  * poll, arm) works on the mapped rings and makes no system call unless
  * the device asks for a kick (datapath.c).  Ops left out keep
- * libibverbs' stubs, which fail with EOPNOTSUPP: among them import_dm,
- * since orca.ko has no method that would give an imported allocation's
- * mmap key.
+ * libibverbs' stubs, which fail with EOPNOTSUPP (import_pd and
+ * import_mr among them).
  */
 static const struct verbs_context_ops orca_ctx_ops = {
 	/*
@@ -73,6 +75,7 @@ static const struct verbs_context_ops orca_ctx_ops = {
 	.free_context = orca_free_context,
 	.free_dm = orca_free_dm,
 	.get_srq_num = orca_get_srq_num,
+	.import_dm = orca_import_dm,
 	.modify_qp = orca_modify_qp,
 	.modify_srq = orca_modify_srq,
 	.open_qp = orca_open_qp,
@@ -91,6 +94,7 @@ static const struct verbs_context_ops orca_ctx_ops = {
 	.req_notify_cq = orca_req_notify_cq,
 	.rereg_mr = orca_rereg_mr,
 	.resize_cq = orca_resize_cq,
+	.unimport_dm = orca_unimport_dm,
 };
 
 /* The ALLOC_UCONTEXT command and response with their Orca udata. */
@@ -180,6 +184,30 @@ static void orca_free_context(struct ibv_context *ibctx)
 	free(ctx);
 }
 
+/*
+ * What a new context takes from the ALLOC_UCONTEXT response (or, for an
+ * imported one, QUERY_CONTEXT's copy of it): 0, or EPROTO for an ABI
+ * this library does not speak.
+ */
+static int orca_context_setup(struct orca_context *ctx,
+			      const struct orca_alloc_ucontext_resp *drv)
+{
+	struct ibv_device *ibdev = ctx->vctx.context.device;
+
+	if (drv->abi_version != ORCA_UVERBS_ABI_VERSION) {
+		fprintf(stderr,
+			"liborca: %s: kernel driver speaks Orca ABI %u, this library speaks %u; refusing the device\n",
+			ibdev->name, drv->abi_version,
+			ORCA_UVERBS_ABI_VERSION);
+		return EPROTO;
+	}
+	ctx->hw_version = drv->hw_version;
+	ctx->page_size = sysconf(_SC_PAGESIZE);
+
+	verbs_set_ops(&ctx->vctx, &orca_ctx_ops);
+	return 0;
+}
+
 static struct verbs_context *orca_alloc_context(struct ibv_device *ibdev,
 						int cmd_fd, void *private_data)
 {
@@ -203,20 +231,121 @@ static struct verbs_context *orca_alloc_context(struct ibv_device *ibdev,
 		goto err_uninit;
 	}
 
-	if (resp.drv.abi_version != ORCA_UVERBS_ABI_VERSION) {
-		fprintf(stderr,
-			"liborca: %s: kernel driver speaks Orca ABI %u, this library speaks %u; refusing the device\n",
-			ibdev->name, resp.drv.abi_version,
-			ORCA_UVERBS_ABI_VERSION);
-		err = EPROTO;
+	err = orca_context_setup(ctx, &resp.drv);
+	if (err)
 		goto err_uninit;
-	}
-	ctx->hw_version = resp.drv.hw_version;
-	ctx->page_size = sysconf(_SC_PAGESIZE);
-
-	verbs_set_ops(&ctx->vctx, &orca_ctx_ops);
 
 	orca_dbg("%s: context open, hw version 0x%x\n", ibdev->name,
+		 ctx->hw_version);
+	return &ctx->vctx;
+
+err_uninit:
+	verbs_uninit_context(&ctx->vctx);
+	free(ctx);
+	errno = err;
+	return NULL;
+}
+
+/*
+ * UVERBS_METHOD_QUERY_CONTEXT, built from the kernel's uapi as
+ * DM_ALLOC is (verbs.c): the two core attributes libibverbs'
+ * ibv_cmd_query_context() sends, and Orca's mandatory driver attribute
+ * with the ALLOC_UCONTEXT response.
+ */
+enum {
+	ORCA_QCTX_ATTR_COMP_VECTORS,	/* u32 out */
+	ORCA_QCTX_ATTR_CORE_SUPPORT,	/* u64 out */
+	ORCA_QCTX_ATTR_DRV,		/* struct orca_alloc_ucontext_resp out */
+	ORCA_QCTX_NUM_ATTRS,
+};
+
+struct orca_query_context_ioctl {
+	struct ib_uverbs_ioctl_hdr hdr;
+	struct ib_uverbs_attr attrs[ORCA_QCTX_NUM_ATTRS];
+};
+
+_Static_assert(sizeof(struct orca_query_context_ioctl) ==
+	       sizeof(struct ib_uverbs_ioctl_hdr) +
+	       ORCA_QCTX_NUM_ATTRS * sizeof(struct ib_uverbs_attr),
+	       "the ioctl header must be directly followed by its attributes");
+
+static int orca_cmd_query_context(struct orca_context *ctx,
+				  struct orca_alloc_ucontext_resp *drv)
+{
+	struct ibv_context *ibctx = &ctx->vctx.context;
+	/* The kernel writes through the pointers: start defined. */
+	uint32_t comp_vectors = 0;
+	uint64_t core_support = 0;
+	struct orca_query_context_ioctl cmd = {
+		.hdr = {
+			.length = sizeof(cmd),
+			.object_id = UVERBS_OBJECT_DEVICE,
+			.method_id = UVERBS_METHOD_QUERY_CONTEXT,
+			.num_attrs = ORCA_QCTX_NUM_ATTRS,
+			.driver_id = ORCA_DRIVER_ID,
+		},
+		.attrs = {
+			[ORCA_QCTX_ATTR_COMP_VECTORS] = {
+				.attr_id = UVERBS_ATTR_QUERY_CONTEXT_NUM_COMP_VECTORS,
+				.len = sizeof(comp_vectors),
+				.flags = UVERBS_ATTR_F_MANDATORY,
+				.data = (uintptr_t)&comp_vectors,
+			},
+			[ORCA_QCTX_ATTR_CORE_SUPPORT] = {
+				.attr_id = UVERBS_ATTR_QUERY_CONTEXT_CORE_SUPPORT,
+				.len = sizeof(core_support),
+				.flags = UVERBS_ATTR_F_MANDATORY,
+				.data = (uintptr_t)&core_support,
+			},
+			[ORCA_QCTX_ATTR_DRV] = {
+				.attr_id = ORCA_IB_ATTR_QUERY_CONTEXT_RESP,
+				.len = sizeof(*drv),
+				.flags = UVERBS_ATTR_F_MANDATORY,
+				.data = (uintptr_t)drv,
+			},
+		},
+	};
+
+	if (ioctl(ibctx->cmd_fd, RDMA_VERBS_IOCTL, &cmd))
+		return errno;
+	ibctx->num_comp_vectors = comp_vectors;
+	/* As ibv_cmd_query_context() does. */
+	orca_container_of(ibctx->device, struct verbs_device,
+			  device)->core_support = core_support;
+	return 0;
+}
+
+/*
+ * ibv_import_device(3): a context on the ucontext that @cmd_fd (a dup
+ * of another context's, or one passed from another process) already
+ * has; it owns @cmd_fd from here on.  Every object of that ucontext is
+ * reachable through it by handle (ibv_import_dm(3)); the objects it
+ * creates itself are the ucontext's too.
+ */
+static struct verbs_context *orca_import_context(struct ibv_device *ibdev,
+						 int cmd_fd)
+{
+	struct orca_alloc_ucontext_resp drv = {};
+	struct orca_context *ctx;
+	int err;
+
+	ctx = _verbs_init_and_alloc_context(ibdev, cmd_fd, sizeof(*ctx),
+					    &((struct orca_context *)NULL)->vctx,
+					    ORCA_DRIVER_ID);
+	if (!ctx)
+		return NULL;
+
+	err = orca_cmd_query_context(ctx, &drv);
+	if (err) {
+		orca_err("%s: QUERY_CONTEXT failed: %s\n", ibdev->name,
+			 strerror(err));
+		goto err_uninit;
+	}
+	err = orca_context_setup(ctx, &drv);
+	if (err)
+		goto err_uninit;
+
+	orca_dbg("%s: context imported, hw version 0x%x\n", ibdev->name,
 		 ctx->hw_version);
 	return &ctx->vctx;
 
@@ -236,6 +365,7 @@ static const struct verbs_device_ops orca_dev_ops = {
 	.alloc_device = orca_alloc_device,
 	.uninit_device = orca_uninit_device,
 	.alloc_context = orca_alloc_context,
+	.import_context = orca_import_context,
 };
 
 /* libibverbs dlopen()s the provider; registration happens at load. */

@@ -357,6 +357,8 @@ int orca_close_xrcd(struct ibv_xrcd *ibxrcd);
 struct ibv_dm *orca_alloc_dm(struct ibv_context *ibctx,
 			     struct ibv_alloc_dm_attr *attr);
 int orca_free_dm(struct ibv_dm *ibdm);
+struct ibv_dm *orca_import_dm(struct ibv_context *ibctx, uint32_t dm_handle);
+void orca_unimport_dm(struct ibv_dm *ibdm);
 struct ibv_mr *orca_reg_dm_mr(struct ibv_pd *ibpd, struct ibv_dm *ibdm,
 			      uint64_t dm_offset, size_t length,
 			      unsigned int access);

@@ -602,6 +602,80 @@ static int orca_cmd_alloc_dm(struct ibv_context *ibctx,
 	return 0;
 }
 
+/*
+ * ORCA_IB_METHOD_DM_QUERY (orca-abi.h), also an ioctl liborca builds:
+ * the handle, then the key and the length the kernel writes.
+ */
+enum {
+	ORCA_QDM_ATTR_HANDLE,		/* IDR, read: the DM */
+	ORCA_QDM_ATTR_KEY,		/* u64 out, through data */
+	ORCA_QDM_ATTR_LENGTH,		/* u64 out, through data */
+	ORCA_QDM_NUM_ATTRS,
+};
+
+struct orca_query_dm_ioctl {
+	struct ib_uverbs_ioctl_hdr hdr;
+	struct ib_uverbs_attr attrs[ORCA_QDM_NUM_ATTRS];
+};
+
+_Static_assert(sizeof(struct orca_query_dm_ioctl) ==
+	       sizeof(struct ib_uverbs_ioctl_hdr) +
+	       ORCA_QDM_NUM_ATTRS * sizeof(struct ib_uverbs_attr),
+	       "the ioctl header must be directly followed by its attributes");
+_Static_assert(ORCA_IB_METHOD_DM_QUERY == 1U << UVERBS_ID_NS_SHIFT &&
+	       ORCA_IB_ATTR_QUERY_DM_HANDLE == 1U << UVERBS_ID_NS_SHIFT,
+	       "the DM query is the first method of the driver namespace");
+
+/*
+ * Returns 0 or the kernel's errno: ENOENT for a handle that names no
+ * object of the ucontext, EINVAL for one that names an object other
+ * than a DM (ib_core's answers).  A kernel without the method answers
+ * EPROTONOSUPPORT (ENOTTY without the ioctl interface): EOPNOTSUPP.
+ */
+static int orca_cmd_query_dm(struct ibv_context *ibctx, uint32_t handle,
+			     uint64_t *key, uint64_t *length)
+{
+	struct orca_query_dm_ioctl cmd = {
+		.hdr = {
+			.length = sizeof(cmd),
+			.object_id = UVERBS_OBJECT_DM,
+			.method_id = ORCA_IB_METHOD_DM_QUERY,
+			.num_attrs = ORCA_QDM_NUM_ATTRS,
+			.driver_id = ORCA_DRIVER_ID,
+		},
+		.attrs = {
+			[ORCA_QDM_ATTR_HANDLE] = {
+				.attr_id = ORCA_IB_ATTR_QUERY_DM_HANDLE,
+				.flags = UVERBS_ATTR_F_MANDATORY,
+				.data = handle,
+			},
+			[ORCA_QDM_ATTR_KEY] = {
+				.attr_id = ORCA_IB_ATTR_QUERY_DM_RESP_MMAP_KEY,
+				.len = sizeof(*key),
+				.flags = UVERBS_ATTR_F_MANDATORY,
+				.data = (uintptr_t)key,
+			},
+			[ORCA_QDM_ATTR_LENGTH] = {
+				.attr_id = ORCA_IB_ATTR_QUERY_DM_RESP_LENGTH,
+				.len = sizeof(*length),
+				.flags = UVERBS_ATTR_F_MANDATORY,
+				.data = (uintptr_t)length,
+			},
+		},
+	};
+	int err;
+
+	if (ioctl(ibctx->cmd_fd, RDMA_VERBS_IOCTL, &cmd)) {
+		err = errno;
+		if (err == EPROTONOSUPPORT || err == ENOTTY) {
+			orca_dbg("DM_QUERY: %s from the kernel\n", strerror(err));
+			err = EOPNOTSUPP;
+		}
+		return err;
+	}
+	return 0;
+}
+
 /* Whether [dm_offset, dm_offset + length) lies inside the allocation. */
 static bool orca_dm_range_ok(const struct orca_dm *dm, uint64_t dm_offset,
 			     size_t length)
@@ -640,6 +714,39 @@ static int orca_memcpy_from_dm(void *host_addr, struct ibv_dm *ibdm,
 		return EINVAL;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	memcpy(host_addr, (const char *)dm->addr + dm_offset, length);
+	return 0;
+}
+
+/*
+ * Fill @dm as libibverbs' own ibv_cmd_alloc_dm() would (context, handle
+ * in both places, IBV_DM_MASK_HANDLE) and map the allocation, @length
+ * bytes rounded up to whole pages, from @key on the uverbs fd: 0 or
+ * mmap's errno.  @length is at most SIZE_MAX - (page_size - 1).
+ */
+static int orca_dm_map(struct ibv_context *ibctx, struct orca_dm *dm,
+		       uint32_t handle, size_t length, uint64_t key)
+{
+	struct orca_context *ctx = to_octx(ibctx);
+	int err;
+
+	dm->vdm.dm.context = ibctx;
+	dm->vdm.dm.comp_mask = IBV_DM_MASK_HANDLE;
+	dm->vdm.dm.handle = handle;
+	dm->vdm.handle = handle;
+	dm->length = length;
+	dm->map_len = (length + ctx->page_size - 1) & ~(ctx->page_size - 1);
+
+	dm->addr = mmap(NULL, dm->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			ibctx->cmd_fd, (off_t)key);
+	if (dm->addr == MAP_FAILED) {
+		err = errno;
+		orca_err("dm handle %u: mmap of %zu bytes at key 0x%llx: %s\n",
+			 handle, dm->map_len, (unsigned long long)key,
+			 strerror(err));
+		return err;
+	}
+	dm->vdm.dm.memcpy_to_dm = orca_memcpy_to_dm;
+	dm->vdm.dm.memcpy_from_dm = orca_memcpy_from_dm;
 	return 0;
 }
 
@@ -684,28 +791,13 @@ struct ibv_dm *orca_alloc_dm(struct ibv_context *ibctx,
 	err = orca_cmd_alloc_dm(ibctx, attr, &handle, &key);
 	if (err)
 		goto err_free;
-	dm->vdm.dm.context = ibctx;
-	dm->vdm.dm.comp_mask = IBV_DM_MASK_HANDLE;
-	dm->vdm.dm.handle = handle;
-	dm->vdm.handle = handle;
-	dm->length = attr->length;
-	dm->map_len = (attr->length + ctx->page_size - 1) &
-		      ~(ctx->page_size - 1);
-
-	dm->addr = mmap(NULL, dm->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-			ibctx->cmd_fd, (off_t)key);
-	if (dm->addr == MAP_FAILED) {
-		err = errno;
-		orca_err("dm handle %u: mmap of %zu bytes at key 0x%llx: %s\n",
-			 handle, dm->map_len, (unsigned long long)key,
-			 strerror(err));
+	err = orca_dm_map(ibctx, dm, handle, attr->length, key);
+	if (err) {
 		if (ibv_cmd_free_dm(&dm->vdm))
 			orca_err("dm handle %u: free after a failed mmap failed\n",
 				 handle);
 		goto err_free;
 	}
-	dm->vdm.dm.memcpy_to_dm = orca_memcpy_to_dm;
-	dm->vdm.dm.memcpy_from_dm = orca_memcpy_from_dm;
 
 	orca_dbg("dm handle %u: %zu bytes (align 2^%u) at %p\n", handle,
 		 dm->length, attr->log_align_req, dm->addr);
@@ -737,6 +829,70 @@ int orca_free_dm(struct ibv_dm *ibdm)
 			 strerror(errno));
 	free(dm);
 	return 0;
+}
+
+/*
+ * ibv_import_dm(3): a DM of the ucontext this context shares with
+ * others (ibv_import_device(3)), typically allocated through another
+ * of them.  ORCA_IB_METHOD_DM_QUERY gives its mmap key and the length
+ * asked at allocation; the allocation is mapped again, so that the
+ * copies (bounded by that length, as on the original) and
+ * ibv_reg_dm_mr work on the import as they do on the original.  A
+ * handle that names no object of the ucontext fails with ENOENT, one
+ * that names another kind of object with EINVAL (the kernel's errnos,
+ * unchanged); a length the kernel should never give (0, or one whose
+ * page rounding would wrap) is EPROTO; a failed mmap its errno.
+ */
+struct ibv_dm *orca_import_dm(struct ibv_context *ibctx, uint32_t dm_handle)
+{
+	struct orca_context *ctx = to_octx(ibctx);
+	/* The kernel writes both through pointers: start defined. */
+	uint64_t key = 0, length = 0;
+	struct orca_dm *dm;
+	int err;
+
+	err = orca_cmd_query_dm(ibctx, dm_handle, &key, &length);
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+	if (!length || length > SIZE_MAX - (ctx->page_size - 1)) {
+		orca_err("dm handle %u: the kernel gave length %llu\n",
+			 dm_handle, (unsigned long long)length);
+		errno = EPROTO;
+		return NULL;
+	}
+
+	dm = calloc(1, sizeof(*dm));
+	if (!dm) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = orca_dm_map(ibctx, dm, dm_handle, length, key);
+	if (err) {
+		free(dm);
+		errno = err;
+		return NULL;
+	}
+
+	orca_dbg("dm handle %u imported: %zu bytes at %p\n", dm_handle,
+		 dm->length, dm->addr);
+	return &dm->vdm.dm;
+}
+
+/*
+ * ibv_unimport_dm(3): the mapping and the userspace object go, the
+ * kernel's DM stays for whoever else holds it (ibv_free_dm(3) frees
+ * it).  Works on any Orca DM, an allocated one too.
+ */
+void orca_unimport_dm(struct ibv_dm *ibdm)
+{
+	struct orca_dm *dm = to_odm(ibdm);
+
+	if (munmap(dm->addr, dm->map_len))
+		orca_err("dm handle %u: munmap: %s\n", dm->vdm.handle,
+			 strerror(errno));
+	free(dm);
 }
 
 /*

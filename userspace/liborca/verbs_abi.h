@@ -877,11 +877,12 @@ VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, query_rt_values) == 504);
 VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, reg_mr) == 544);
 VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, req_notify_cq) == 552);
 VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, unimport_pd) == 600);
-/* Device memory: alloc_dm, free_dm and reg_dm_mr set, import_dm not. */
+/* Device memory: alloc_dm, free_dm, import_dm, reg_dm_mr, unimport_dm. */
 VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, alloc_dm) == 8);
 VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, free_dm) == 320);
 VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, import_dm) == 336);
 VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, reg_dm_mr) == 528);
+VERBS_ABI_CHECK(offsetof(struct verbs_context_ops, unimport_dm) == 584);
 
 /*
  * The object wrappers (rdma-core v44.0's driver.h, compiled for x86_64).

@@ -11,7 +11,8 @@
  * QP types, ibv_open_qp, and what liborca refuses before sending any.
  * Device memory (interface 1.4): the DM_ALLOC ioctl liborca builds
  * itself, the mapping of its key, the DM_FREE and DM_MR_REG ioctls of
- * libibverbs, their order and errors, and the refusals before any.
+ * libibverbs, their order and errors, the refusals before any, and
+ * ibv_import_dm as the ORCA_IB_METHOD_DM_QUERY ioctl and a mapping.
  * On-demand paging (interface 1.5): the ODP capabilities of the extended
  * QUERY_DEVICE reaching ibv_query_device_ex, IBV_ACCESS_ON_DEMAND
  * reaching REG_MR, and ibv_advise_mr as the ADVISE_MR ioctl, with the
@@ -69,7 +70,7 @@ static size_t open_in, open_out;
 #define MAX_ATTRS	16
 static struct ib_uverbs_ioctl_hdr last_ioctl;
 static struct ib_uverbs_attr last_attrs[MAX_ATTRS];
-static unsigned int n_dm_alloc, n_dm_free, n_dm_mr;
+static unsigned int n_dm_alloc, n_dm_free, n_dm_mr, n_dm_query;
 static int dm_alloc_err, dm_free_err, dm_mr_err;
 static uint32_t dm_freed;		/* handle of the last DM_FREE */
 static unsigned int dm_free_seq;	/* fake_seq of the last DM_FREE */
@@ -383,8 +384,8 @@ static int put_out(struct ib_uverbs_attr *a, const void *val, size_t len)
 }
 
 /*
- * DM_ALLOC, DM_FREE, DM_MR_REG and ADVISE_MR; everything else goes to
- * /dev/null.
+ * DM_ALLOC, DM_FREE, DM_MR_REG, ORCA_IB_METHOD_DM_QUERY and ADVISE_MR;
+ * everything else goes to /dev/null.
  */
 static int answer_ioctl(struct ib_uverbs_ioctl_hdr *hdr)
 {
@@ -446,6 +447,23 @@ static int answer_ioctl(struct ib_uverbs_ioctl_hdr *hdr)
 		a = ioctl_attr(hdr, UVERBS_ATTR_FREE_DM_HANDLE);
 		dm_freed = a ? a->data : 0;
 		return dm_free_err;
+	case ORCA_IB_METHOD_DM_QUERY: {
+		/* A DM of 5000 bytes at DM_KEY; any other handle names none. */
+		uint64_t len = 5000;
+
+		n_dm_query++;
+		a = ioctl_attr(hdr, ORCA_IB_ATTR_QUERY_DM_HANDLE);
+		if (!a || a->len)
+			return EINVAL;
+		if (a->data != DM_HANDLE)
+			return ENOENT;
+		err = put_out(ioctl_attr(hdr, ORCA_IB_ATTR_QUERY_DM_RESP_MMAP_KEY),
+			      &key, sizeof(key));
+		if (!err)
+			err = put_out(ioctl_attr(hdr, ORCA_IB_ATTR_QUERY_DM_RESP_LENGTH),
+				      &len, sizeof(len));
+		return err;
+	}
 	default:
 		return EPROTONOSUPPORT;
 	}
@@ -989,10 +1007,28 @@ static void test_dm(struct ibv_device *dev, struct ibv_pd *pd)
 	   "dm: freed: DM_FREE of its handle first, then the mapping unmapped");
 
 	sent = n_dm_alloc + n_dm_free + n_dm_mr;
+	maps = live_maps;
+	dm = ibv_import_dm(ctx, DM_HANDLE);
+	ok(dm && n_dm_query == 1 &&
+	   sent_header(UVERBS_OBJECT_DM, ORCA_IB_METHOD_DM_QUERY, 3) &&
+	   sent_in(ORCA_IB_ATTR_QUERY_DM_HANDLE, 0, DM_HANDLE) &&
+	   sent_out(ORCA_IB_ATTR_QUERY_DM_RESP_MMAP_KEY, 8) &&
+	   sent_out(ORCA_IB_ATTR_QUERY_DM_RESP_LENGTH, 8) &&
+	   live_maps == maps + 1 && map_len_of(DM_KEY) == 2 * PAGE &&
+	   dm->context == ctx && dm->handle == DM_HANDLE &&
+	   dm->comp_mask == IBV_DM_MASK_HANDLE && dm->memcpy_to_dm,
+	   "import_dm: one ORCA_IB_METHOD_DM_QUERY of the handle; the key mapped for the 5000 bytes it answers (2 pages); context, handle, IBV_DM_MASK_HANDLE and the copies set");
+	if (dm) {
+		ret = ibv_memcpy_to_dm(dm, 4999, buf, 2);
+		ibv_unimport_dm(dm);
+		ok(ret == EINVAL && live_maps == maps &&
+		   n_dm_alloc + n_dm_free + n_dm_mr == sent,
+		   "import_dm: copies bounded by the length the kernel gave; unimport_dm unmaps it and sends nothing (no DM_FREE)");
+	}
 	errno = 0;
-	ok(!ibv_import_dm(ctx, DM_HANDLE) && errno == EOPNOTSUPP &&
-	   n_dm_alloc + n_dm_free + n_dm_mr == sent,
-	   "import_dm: EOPNOTSUPP (libibverbs' stub, liborca sets none), nothing sent");
+	ok(!ibv_import_dm(ctx, DM_HANDLE + 1) && errno == ENOENT &&
+	   n_dm_query == 2 && live_maps == maps,
+	   "import_dm of a handle the kernel does not know: ENOENT (its errno, unchanged), nothing mapped");
 }
 
 /*

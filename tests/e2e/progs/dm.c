@@ -16,7 +16,6 @@
  *     the granules behind it, also when offset + length wraps around;
  *   - regions: IBV_ACCESS_ZERO_BASED required, the range inside the
  *     length asked; ibv_free_dm EBUSY while a region is on the DM;
- *     ibv_import_dm EOPNOTSUPP;
  *   - the data path, through a region at byte DOFF of a 128 KiB DM
  *     (so its address x is byte DOFF + x of the DM), every byte of the
  *     DM checked against a model after each step: RDMA WRITE into it and
@@ -27,7 +26,14 @@
  *     or past the region's end, is REM_ACCESS_ERR, an SGE past its end
  *     LOC_PROT_ERR, nothing written;
  *   - a child process that holds all the device memory (and a region on
- *     it) and exits without freeing anything gives it all back.
+ *     it) and exits without freeing anything gives it all back;
+ *   - ibv_import_dm in a context imported from a dup of the cmd_fd
+ *     (ibv_import_device): bytes written through either DM read back
+ *     through the other, the import's copies bounded as the original's,
+ *     a region on the import reached by RDMA WRITE and READ between QPs
+ *     of the imported context and keeping the original from
+ *     ibv_free_dm; a handle naming nothing ENOENT, a PD's EINVAL, a
+ *     freed DM's ENOENT; ibv_unimport_dm leaves the DM to the original.
  *
  * The child is forked before the parent opens the device and talks to
  * it through two pipes.  A failed request takes the connection to error:
@@ -563,7 +569,7 @@ static void t_small(void)
 {
 	uint8_t model[SMALL], b, c;
 	struct ibv_mr *m1 = NULL, *m2 = NULL, *m3, *m;
-	struct ibv_dm *s, *im;
+	struct ibv_dm *s;
 	int r1, r2, good;
 
 	s = dm_alloc(SMALL, 0, 0);
@@ -683,13 +689,6 @@ static void t_small(void)
 			   ~IBV_ACCESS_REMOTE_ATOMIC);
 	ok(m3 && !ibv_dereg_mr(m3),
 	   "ibv_reg_dm_mr at dm_offset 1001 without REMOTE_ATOMIC: registered and deregistered");
-
-	errno = 0;
-	im = ibv_import_dm(dp.ctx, s->handle);
-	ok(!im && expect_errno(errno, EOPNOTSUPP, "ibv_import_dm"),
-	   "ibv_import_dm of the DM's handle: NULL, EOPNOTSUPP");
-	if (im)
-		ibv_unimport_dm(im);
 
 	r1 = ibv_free_dm(s);
 	b = model[0] ^ 0xff;
@@ -973,6 +972,163 @@ static void t_data_end(void)
 	   "the read-only region deregistered: ibv_free_dm still EBUSY; the other deregistered too: it frees (0)");
 }
 
+/* ---- ibv_import_dm ---------------------------------------------------- */
+
+#define IMP_LEN		9000	/* the imported DM: two granules and a part */
+#define IMP_OFF		1000	/* where the region on the import starts */
+#define IMP_MR		6000	/* its length */
+
+/* ibv_import_dm(@ctx, @handle) must fail with @want. */
+static int import_refused(struct ibv_context *ctx, uint32_t handle, int want,
+			  const char *what)
+{
+	struct ibv_dm *d;
+
+	errno = 0;
+	d = ibv_import_dm(ctx, handle);
+	if (d) {
+		diag("%s: ibv_import_dm succeeded", what);
+		ibv_unimport_dm(d);
+		return 0;
+	}
+	return expect_errno(errno, want, what);
+}
+
+/*
+ * A second context on the same ucontext, from a dup of the cmd_fd; a DM
+ * allocated through the first, imported into the second.  The data
+ * path runs on the imported context: dp's context and PD are swapped
+ * for its own while its pair and host buffers exist, then restored.
+ */
+static void t_import(void)
+{
+	struct ibv_context *octx = dp.ctx, *ictx = NULL;
+	struct ibv_pd *opd = dp.pd, *ipd = NULL;
+	struct ibv_dm *d, *im = NULL;
+	struct ibv_mr *imr = NULL, *m;
+	uint8_t model[IMP_LEN];
+	uint32_t handle = 0;
+	int fd, st, st2, r1, r2, good;
+
+	fd = dup(octx->cmd_fd);
+	ictx = fd < 0 ? NULL : ibv_import_device(fd);
+	if (!ictx)
+		diag("ibv_import_device(dup(cmd_fd) = %d): %s", fd,
+		     strerror(errno));
+	ok(ictx && ictx != octx && ictx->device == octx->device,
+	   "ibv_import_device of a dup of the context's cmd_fd: a second context on the device");
+	if (!ictx)
+		return;
+
+	d = dm_alloc(IMP_LEN, 0, 0);
+	dp_fill(model, IMP_LEN, ++seed);
+	r1 = d ? ibv_memcpy_to_dm(d, 0, model, IMP_LEN) : -1;
+	if (d) {
+		handle = d->handle;
+		errno = 0;
+		im = ibv_import_dm(ictx, handle);
+		if (!im)
+			diag("ibv_import_dm(%u): %s", handle, strerror(errno));
+	}
+	ok(!r1 && im && im != d && im->context == ictx &&
+	   im->handle == handle && (im->comp_mask & IBV_DM_MASK_HANDLE) &&
+	   dm_reads(im, IMP_LEN, model, "read through the import"),
+	   "ibv_import_dm in the imported context of the handle of a DM of %d bytes allocated (and written) through the first: a new ibv_dm of that context, the same handle, IBV_DM_MASK_HANDLE; it reads the bytes written through the original",
+	   IMP_LEN);
+	if (!im)
+		goto out_dm;
+
+	dp_fill(pat, 3333, ++seed);
+	r1 = ibv_memcpy_to_dm(im, 4097, pat, 3333);
+	if (!r1)
+		memcpy(model + 4097, pat, 3333);
+	ok(!r1 && dm_reads(d, IMP_LEN, model, "read through the original"),
+	   "ibv_memcpy_to_dm of 3333 bytes at offset 4097 of the import: the original reads them there, the rest unchanged");
+	good = expect_errno(ibv_memcpy_to_dm(im, IMP_LEN - 1, pat, 2), EINVAL,
+			    "import: to_dm past the end");
+	good &= expect_errno(ibv_memcpy_from_dm(rd, im, IMP_LEN, 1), EINVAL,
+			     "import: from_dm past the end");
+	good &= expect_errno(ibv_memcpy_to_dm(im, WRAP(1), pat, 2), EINVAL,
+			     "import: to_dm wrapping");
+	ok(good && dm_reads(d, IMP_LEN, model, "after the import's refusals"),
+	   "the import's copies are bounded by the %d bytes asked at allocation, not its granules (offset %d length 2, offset %d length 1, offset 2^64 - 1 length 2: EINVAL), nothing written",
+	   IMP_LEN, IMP_LEN - 1, IMP_LEN);
+
+	good = import_refused(ictx, 0x7ffffff0, ENOENT, "no such handle");
+	good &= import_refused(octx, 0x7ffffff0, ENOENT,
+			       "no such handle, first context");
+	ok(good,
+	   "ibv_import_dm of a handle that names no object (0x7ffffff0), in either context: NULL, ENOENT");
+	ok(import_refused(ictx, opd->handle, EINVAL, "a PD's handle"),
+	   "ibv_import_dm of the handle of a PD of the ucontext: NULL, EINVAL");
+
+	/* ---- a region on the import, used by QPs of the imported context */
+	ipd = ibv_alloc_pd(ictx);
+	errno = 0;
+	m = ipd ? ibv_reg_dm_mr(opd, im, 0, IMP_LEN, ACC_DM) : NULL;
+	good = !m && expect_errno(errno, EINVAL, "reg_dm_mr, other context");
+	if (m)
+		ibv_dereg_mr(m);
+	imr = ipd ? ibv_reg_dm_mr(ipd, im, IMP_OFF, IMP_MR, ACC_DM) : NULL;
+	if (ipd && !imr)
+		diag("ibv_reg_dm_mr of the import: %s", strerror(errno));
+	ok(good && imr && imr->length == IMP_MR && imr->pd == ipd,
+	   "ibv_reg_dm_mr on the import with a PD of the first context: EINVAL; with a PD of the imported context, bytes %d to %d: registered",
+	   IMP_OFF, IMP_OFF + IMP_MR - 1);
+	if (!imr)
+		goto out_pd;
+
+	dp.ctx = ictx;
+	dp.pd = ipd;
+	st = st2 = -1;
+	if (!dp_buf_alloc(&hsrc, ipd, IMP_MR, DP_ACC_ALL) &&
+	    !dp_buf_alloc(&hdst, ipd, IMP_MR, DP_ACC_ALL) &&
+	    !dp_pair_make(&p, &cfg)) {
+		dp_fill(hsrc.p, IMP_MR, ++seed);
+		st = rdma(IBV_WR_RDMA_WRITE, VA(hsrc.p), IMP_MR, hsrc.mr->lkey,
+			  0, imr->rkey, "WRITE to the import");
+		if (st == IBV_WC_SUCCESS)
+			memcpy(model + IMP_OFF, hsrc.p, IMP_MR);
+		memset(hdst.p, DP_POISON, IMP_MR);
+		st2 = rdma(IBV_WR_RDMA_READ, VA(hdst.p), IMP_MR, hdst.mr->lkey,
+			   0, imr->rkey, "READ from the import");
+	}
+	ok(st == IBV_WC_SUCCESS && st2 == IBV_WC_SUCCESS &&
+	   dm_reads(d, IMP_LEN, model, "the original after the WRITE") &&
+	   dp_cmp(hdst.p, model + IMP_OFF, IMP_MR, "READ from the import"),
+	   "between QPs of the imported context, RDMA WRITE of %d bytes through the import's region: the original reads them at offset %d; RDMA READ of them back: the same bytes",
+	   IMP_MR, IMP_OFF);
+
+	r1 = ibv_free_dm(d);
+	ok(expect_errno(r1, EBUSY, "free_dm, region on the import") &&
+	   dm_reads(im, IMP_LEN, model, "the import after EBUSY"),
+	   "ibv_free_dm of the original while the import has a region: EBUSY; both still work");
+	if (!r1)
+		d = NULL;
+
+	dp_pair_destroy(&p);
+	dp_buf_free(&hsrc);
+	dp_buf_free(&hdst);
+	dp.ctx = octx;
+	dp.pd = opd;
+	r1 = ibv_dereg_mr(imr);
+out_pd:
+	r2 = ipd ? ibv_dealloc_pd(ipd) : -1;
+	ibv_unimport_dm(im);
+	dp_fill(pat, 100, ++seed);
+	st = d ? ibv_memcpy_to_dm(d, IMP_LEN - 100, pat, 100) : -1;
+	if (!st)
+		memcpy(model + IMP_LEN - 100, pat, 100);
+	ok(imr && !r1 && !r2 && !st &&
+	   dm_reads(d, IMP_LEN, model, "the original after unimport"),
+	   "the region deregistered, the PD deallocated, ibv_unimport_dm: the original still works (100 bytes written at its end read back with all the rest)");
+out_dm:
+	r1 = d ? ibv_free_dm(d) : -1;
+	ok(!r1 && import_refused(ictx, handle, ENOENT, "a freed DM"),
+	   "ibv_free_dm of the original: 0; ibv_import_dm of its handle then: NULL, ENOENT");
+	ok(!ibv_close_device(ictx), "ibv_close_device of the imported context");
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_device_attr_ex ax;
@@ -1039,6 +1195,8 @@ int main(int argc, char **argv)
 	dp_buf_free(&hsrc);
 	dp_buf_free(&hdst);
 	ok(good, "the data path's QPs, CQs, host MRs, DM regions and DM destroyed");
+
+	t_import();
 
 	d = dm_alloc(dm_max, 0, 0);
 	good = d && dm_reads(d, dm_max, NULL, "at the end");
