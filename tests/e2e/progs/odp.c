@@ -1709,7 +1709,8 @@ static void t_implicit(void)
 	if (!ok(big != NULL, "a mapping of 6 MiB, never touched"))
 		goto out;
 	madvise(big, 3 * IMP_CHUNK, MADV_NOHUGEPAGE);
-	edge = (uint8_t *)(((uintptr_t)big + IMP_CHUNK) & ~(IMP_CHUNK - 1));
+	/* A chunk boundary more than a chunk inside, less than two. */
+	edge = (uint8_t *)(((uintptr_t)big + 2 * IMP_CHUNK) & ~(IMP_CHUNK - 1));
 	dp_fill(edge - IMP_LEN / 2, IMP_LEN, sd + 2);
 	st = rdma(IBV_WR_RDMA_WRITE, VA(edge) - IMP_LEN / 2, IMP_LEN, key,
 		  VA(a), key, "WRITE from across");
