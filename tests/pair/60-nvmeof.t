@@ -18,10 +18,11 @@
 # pair-timeout: 900
 
 . "$(dirname "$0")/lib-pair.sh"
+# shellcheck source=tests/e2e/lib-nvmeof.sh
+. "$(dirname "$0")/../e2e/lib-nvmeof.sh"
 
 NQN=orca-pair-nvmeof
 HOSTNQN=nqn.2014-08.org.nvmexpress:uuid:6f72ca00-0e2e-4e5f-9d00-000000000060
-CFS=/sys/kernel/config/nvmet
 PORTID=1
 SVCID=4420
 
@@ -29,29 +30,12 @@ before=$(res_summary)
 
 if is_role a; then
 	target_down() {
-		rm -f "$CFS/ports/$PORTID/subsystems/$NQN" 2>/dev/null
-		rmdir "$CFS/ports/$PORTID" 2>/dev/null
-		[ -e "$CFS/subsystems/$NQN/namespaces/1/enable" ] &&
-			echo 0 >"$CFS/subsystems/$NQN/namespaces/1/enable"
-		rmdir "$CFS/subsystems/$NQN/namespaces/1" 2>/dev/null
-		rmdir "$CFS/subsystems/$NQN" 2>/dev/null
+		nvmet_down "$NQN" "$PORTID"
 	}
 	modprobe null_blk nr_devices=1 gb=1 memory_backed=1 && modprobe nvmet-rdma
 	ok $? "null_blk (memory-backed) and nvmet-rdma are loaded"
-	mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
-	{
-		mkdir "$CFS/subsystems/$NQN" &&
-			echo 1 >"$CFS/subsystems/$NQN/attr_allow_any_host" &&
-			mkdir "$CFS/subsystems/$NQN/namespaces/1" &&
-			echo -n /dev/nullb0 >"$CFS/subsystems/$NQN/namespaces/1/device_path" &&
-			echo 1 >"$CFS/subsystems/$NQN/namespaces/1/enable" &&
-			mkdir "$CFS/ports/$PORTID" &&
-			echo rdma >"$CFS/ports/$PORTID/addr_trtype" &&
-			echo ipv4 >"$CFS/ports/$PORTID/addr_adrfam" &&
-			echo "$ORCA_SELF_IP" >"$CFS/ports/$PORTID/addr_traddr" &&
-			echo "$SVCID" >"$CFS/ports/$PORTID/addr_trsvcid" &&
-			ln -s "$CFS/subsystems/$NQN" "$CFS/ports/$PORTID/subsystems/$NQN"
-	} 2>/tmp/pair-nvmet.err
+	nvmet_up "$NQN" /dev/nullb0 "$PORTID" "$ORCA_SELF_IP" "$SVCID" \
+		2>/tmp/pair-nvmet.err
 	ok $? "nvmet: subsystem $NQN with /dev/nullb0 on an rdma port at $ORCA_SELF_IP:$SVCID"
 	sed 's/^/# /' /tmp/pair-nvmet.err
 	poll_until 30 cm_listening "$SVCID"
@@ -73,11 +57,7 @@ if is_role a; then
 else
 	# The controller nvme-rdma created for $NQN: nvmeN, or nothing.
 	nvme_ctrl() {
-		local c
-		for c in /sys/class/nvme/nvme*; do
-			[ -e "$c/subsysnqn" ] && [ "$(cat "$c/subsysnqn")" = "$NQN" ] &&
-				[ "$(cat "$c/transport")" = rdma ] && basename "$c"
-		done
+		nvme_ctrl_of "$NQN"
 	}
 	ip=$ORCA_PEER_IP
 	modprobe nvme-rdma
