@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 #include <rdma/ib_user_ioctl_cmds.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
@@ -247,10 +246,9 @@ err_uninit:
 }
 
 /*
- * UVERBS_METHOD_QUERY_CONTEXT, built from the kernel's uapi as
- * DM_ALLOC is (verbs.c): the two core attributes libibverbs'
- * ibv_cmd_query_context() sends, and Orca's mandatory driver attribute
- * with the ALLOC_UCONTEXT response.
+ * UVERBS_METHOD_QUERY_CONTEXT, sent by orca_ioctl() (verbs.c): the two
+ * core attributes libibverbs' ibv_cmd_query_context() sends, and Orca's
+ * mandatory driver attribute with the ALLOC_UCONTEXT response.
  */
 enum {
 	ORCA_QCTX_ATTR_COMP_VECTORS,	/* u32 out */
@@ -259,16 +257,6 @@ enum {
 	ORCA_QCTX_NUM_ATTRS,
 };
 
-struct orca_query_context_ioctl {
-	struct ib_uverbs_ioctl_hdr hdr;
-	struct ib_uverbs_attr attrs[ORCA_QCTX_NUM_ATTRS];
-};
-
-_Static_assert(sizeof(struct orca_query_context_ioctl) ==
-	       sizeof(struct ib_uverbs_ioctl_hdr) +
-	       ORCA_QCTX_NUM_ATTRS * sizeof(struct ib_uverbs_attr),
-	       "the ioctl header must be directly followed by its attributes");
-
 static int orca_cmd_query_context(struct orca_context *ctx,
 				  struct orca_alloc_ucontext_resp *drv)
 {
@@ -276,38 +264,32 @@ static int orca_cmd_query_context(struct orca_context *ctx,
 	/* The kernel writes through the pointers: start defined. */
 	uint32_t comp_vectors = 0;
 	uint64_t core_support = 0;
-	struct orca_query_context_ioctl cmd = {
-		.hdr = {
-			.length = sizeof(cmd),
-			.object_id = UVERBS_OBJECT_DEVICE,
-			.method_id = UVERBS_METHOD_QUERY_CONTEXT,
-			.num_attrs = ORCA_QCTX_NUM_ATTRS,
-			.driver_id = ORCA_DRIVER_ID,
+	struct ib_uverbs_attr attrs[ORCA_QCTX_NUM_ATTRS] = {
+		[ORCA_QCTX_ATTR_COMP_VECTORS] = {
+			.attr_id = UVERBS_ATTR_QUERY_CONTEXT_NUM_COMP_VECTORS,
+			.len = sizeof(comp_vectors),
+			.flags = UVERBS_ATTR_F_MANDATORY,
+			.data = (uintptr_t)&comp_vectors,
 		},
-		.attrs = {
-			[ORCA_QCTX_ATTR_COMP_VECTORS] = {
-				.attr_id = UVERBS_ATTR_QUERY_CONTEXT_NUM_COMP_VECTORS,
-				.len = sizeof(comp_vectors),
-				.flags = UVERBS_ATTR_F_MANDATORY,
-				.data = (uintptr_t)&comp_vectors,
-			},
-			[ORCA_QCTX_ATTR_CORE_SUPPORT] = {
-				.attr_id = UVERBS_ATTR_QUERY_CONTEXT_CORE_SUPPORT,
-				.len = sizeof(core_support),
-				.flags = UVERBS_ATTR_F_MANDATORY,
-				.data = (uintptr_t)&core_support,
-			},
-			[ORCA_QCTX_ATTR_DRV] = {
-				.attr_id = ORCA_IB_ATTR_QUERY_CONTEXT_RESP,
-				.len = sizeof(*drv),
-				.flags = UVERBS_ATTR_F_MANDATORY,
-				.data = (uintptr_t)drv,
-			},
+		[ORCA_QCTX_ATTR_CORE_SUPPORT] = {
+			.attr_id = UVERBS_ATTR_QUERY_CONTEXT_CORE_SUPPORT,
+			.len = sizeof(core_support),
+			.flags = UVERBS_ATTR_F_MANDATORY,
+			.data = (uintptr_t)&core_support,
+		},
+		[ORCA_QCTX_ATTR_DRV] = {
+			.attr_id = ORCA_IB_ATTR_QUERY_CONTEXT_RESP,
+			.len = sizeof(*drv),
+			.flags = UVERBS_ATTR_F_MANDATORY,
+			.data = (uintptr_t)drv,
 		},
 	};
+	int err;
 
-	if (ioctl(ibctx->cmd_fd, RDMA_VERBS_IOCTL, &cmd))
-		return errno;
+	err = orca_ioctl(ibctx, UVERBS_OBJECT_DEVICE,
+			 UVERBS_METHOD_QUERY_CONTEXT, attrs, ORCA_QCTX_NUM_ATTRS);
+	if (err)
+		return err;
 	ibctx->num_comp_vectors = comp_vectors;
 	/* As ibv_cmd_query_context() does. */
 	orca_container_of(ibctx->device, struct verbs_device,

@@ -326,6 +326,10 @@ static inline void orca_cq_unlock(struct orca_cq *cq)
 #define orca_dbg(fmt, ...)	orca_log(VERBS_LOG_DEBUG, fmt, ##__VA_ARGS__)
 
 /* verbs.c */
+/* An ioctl method liborca builds itself (verbs.c). */
+struct ib_uverbs_attr;
+int orca_ioctl(struct ibv_context *ibctx, uint16_t object, uint16_t method,
+	       struct ib_uverbs_attr *attrs, unsigned int nattrs);
 int orca_query_device_ex(struct ibv_context *ibctx,
 			 const struct ibv_query_device_ex_input *input,
 			 struct ibv_device_attr_ex *attr, size_t attr_size);

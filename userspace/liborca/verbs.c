@@ -505,18 +505,73 @@ int orca_close_xrcd(struct ibv_xrcd *ibxrcd)
 /* --- device memory (interface 1.4) ----------------------------------- */
 
 /*
- * DM_ALLOC, which is an ioctl method only.  Orca's answer, the mmap key,
- * comes back in a mandatory driver attribute: libibverbs'
- * ibv_cmd_alloc_dm() would take that attribute only through a linked
- * struct ibv_command_buffer, rdma-core's internal stack structure
- * (cmd_ioctl.h) with bitfields and helpers that no header of the
- * release declares and that may change with any release.  So liborca
- * sends the ioctl itself, built only from the kernel's stable uapi
- * (rdma_user_ioctl_cmds.h): the header and four attributes, in this
- * order, all mandatory, as libibverbs marks its own.  What
- * ibv_cmd_alloc_dm() would set in struct verbs_dm is set by
- * orca_alloc_dm().
+ * Ioctl methods liborca sends itself: DM_ALLOC, whose answer (the mmap
+ * key) comes back in a mandatory driver attribute, Orca's DM_QUERY, and
+ * QUERY_CONTEXT with Orca's driver attribute (orca.c).  libibverbs would
+ * take a driver attribute only through a linked struct
+ * ibv_command_buffer, rdma-core's internal stack structure (cmd_ioctl.h)
+ * with bitfields and helpers that no header of the release declares and
+ * that may change with any release.  So they are built only from the
+ * kernel's stable uapi (rdma_user_ioctl_cmds.h): the header directly
+ * followed by the attributes, all mandatory, as libibverbs marks its
+ * own.
  */
+#define ORCA_IOCTL_MAX_ATTRS	4
+
+struct orca_ioctl_buf {
+	struct ib_uverbs_ioctl_hdr hdr;
+	struct ib_uverbs_attr attrs[ORCA_IOCTL_MAX_ATTRS];
+};
+
+_Static_assert(sizeof(struct ib_uverbs_ioctl_hdr) == 24 &&
+	       sizeof(struct ib_uverbs_attr) == 16 &&
+	       offsetof(struct orca_ioctl_buf, attrs) ==
+	       sizeof(struct ib_uverbs_ioctl_hdr),
+	       "the ioctl header must be directly followed by its attributes");
+
+/*
+ * Method @method of object @object with the @nattrs attributes @attrs
+ * (at most ORCA_IOCTL_MAX_ATTRS).  They are copied back afterwards: the
+ * kernel writes the data of a new IDR attribute.  0 or the errno.
+ */
+int orca_ioctl(struct ibv_context *ibctx, uint16_t object, uint16_t method,
+	       struct ib_uverbs_attr *attrs, unsigned int nattrs)
+{
+	struct orca_ioctl_buf cmd = {
+		.hdr = {
+			.length = sizeof(cmd.hdr) + nattrs * sizeof(*attrs),
+			.object_id = object,
+			.method_id = method,
+			.num_attrs = nattrs,
+			.driver_id = ORCA_DRIVER_ID,
+		},
+	};
+
+	if (nattrs > ORCA_IOCTL_MAX_ATTRS)
+		return EINVAL;
+	memcpy(cmd.attrs, attrs, nattrs * sizeof(*attrs));
+	if (ioctl(ibctx->cmd_fd, RDMA_VERBS_IOCTL, &cmd))
+		return errno;
+	memcpy(attrs, cmd.attrs, nattrs * sizeof(*attrs));
+	return 0;
+}
+
+/*
+ * @err of Orca's method @what: a kernel without it (EPROTONOSUPPORT, or
+ * ENOTTY without the ioctl interface) means no such feature here,
+ * EOPNOTSUPP, which is what libibverbs answers for an ioctl-only command
+ * it cannot send.
+ */
+static int orca_ioctl_feature_err(int err, const char *what)
+{
+	if (err == EPROTONOSUPPORT || err == ENOTTY) {
+		orca_dbg("%s: %s from the kernel\n", what, strerror(err));
+		return EOPNOTSUPP;
+	}
+	return err;
+}
+
+/* DM_ALLOC's attributes, in this order. */
 enum {
 	ORCA_DM_ATTR_HANDLE,		/* IDR, new: the kernel writes data */
 	ORCA_DM_ATTR_LENGTH,		/* u64, inline */
@@ -525,19 +580,8 @@ enum {
 	ORCA_DM_NUM_ATTRS,
 };
 
-struct orca_alloc_dm_ioctl {
-	struct ib_uverbs_ioctl_hdr hdr;
-	struct ib_uverbs_attr attrs[ORCA_DM_NUM_ATTRS];
-};
-
-_Static_assert(sizeof(struct ib_uverbs_ioctl_hdr) == 24 &&
-	       sizeof(struct ib_uverbs_attr) == 16 &&
-	       offsetof(struct orca_alloc_dm_ioctl, attrs) ==
-	       sizeof(struct ib_uverbs_ioctl_hdr) &&
-	       sizeof(struct orca_alloc_dm_ioctl) ==
-	       sizeof(struct ib_uverbs_ioctl_hdr) +
-	       ORCA_DM_NUM_ATTRS * sizeof(struct ib_uverbs_attr),
-	       "the ioctl header must be directly followed by its attributes");
+_Static_assert(ORCA_DM_NUM_ATTRS <= ORCA_IOCTL_MAX_ATTRS,
+	       "DM_ALLOC fits orca_ioctl()");
 _Static_assert(ORCA_IB_ATTR_ALLOC_DM_RESP_MMAP_KEY ==
 	       1U << UVERBS_ID_NS_SHIFT,
 	       "the mmap key is the first attribute of the driver namespace");
@@ -552,59 +596,46 @@ static int orca_cmd_alloc_dm(struct ibv_context *ibctx,
 			     const struct ibv_alloc_dm_attr *attr,
 			     uint32_t *handle, uint64_t *key)
 {
-	struct orca_alloc_dm_ioctl cmd = {
-		.hdr = {
-			.length = sizeof(cmd),
-			.object_id = UVERBS_OBJECT_DM,
-			.method_id = UVERBS_METHOD_DM_ALLOC,
-			.num_attrs = ORCA_DM_NUM_ATTRS,
-			.driver_id = ORCA_DRIVER_ID,
+	struct ib_uverbs_attr attrs[ORCA_DM_NUM_ATTRS] = {
+		[ORCA_DM_ATTR_HANDLE] = {
+			.attr_id = UVERBS_ATTR_ALLOC_DM_HANDLE,
+			.flags = UVERBS_ATTR_F_MANDATORY,
 		},
-		.attrs = {
-			[ORCA_DM_ATTR_HANDLE] = {
-				.attr_id = UVERBS_ATTR_ALLOC_DM_HANDLE,
-				.flags = UVERBS_ATTR_F_MANDATORY,
-			},
-			[ORCA_DM_ATTR_LENGTH] = {
-				.attr_id = UVERBS_ATTR_ALLOC_DM_LENGTH,
-				.len = sizeof(uint64_t),
-				.flags = UVERBS_ATTR_F_MANDATORY,
-				.data = attr->length,
-			},
-			[ORCA_DM_ATTR_ALIGN] = {
-				.attr_id = UVERBS_ATTR_ALLOC_DM_ALIGNMENT,
-				.len = sizeof(uint32_t),
-				.flags = UVERBS_ATTR_F_MANDATORY,
-			},
-			[ORCA_DM_ATTR_KEY] = {
-				.attr_id = ORCA_IB_ATTR_ALLOC_DM_RESP_MMAP_KEY,
-				.len = sizeof(*key),
-				.flags = UVERBS_ATTR_F_MANDATORY,
-				.data = (uintptr_t)key,
-			},
+		[ORCA_DM_ATTR_LENGTH] = {
+			.attr_id = UVERBS_ATTR_ALLOC_DM_LENGTH,
+			.len = sizeof(uint64_t),
+			.flags = UVERBS_ATTR_F_MANDATORY,
+			.data = attr->length,
+		},
+		[ORCA_DM_ATTR_ALIGN] = {
+			.attr_id = UVERBS_ATTR_ALLOC_DM_ALIGNMENT,
+			.len = sizeof(uint32_t),
+			.flags = UVERBS_ATTR_F_MANDATORY,
+		},
+		[ORCA_DM_ATTR_KEY] = {
+			.attr_id = ORCA_IB_ATTR_ALLOC_DM_RESP_MMAP_KEY,
+			.len = sizeof(*key),
+			.flags = UVERBS_ATTR_F_MANDATORY,
+			.data = (uintptr_t)key,
 		},
 	};
 	int err;
 
 	/* Inline data up to 8 bytes: the kernel reads the first len bytes. */
-	memcpy(&cmd.attrs[ORCA_DM_ATTR_ALIGN].data, &attr->log_align_req,
+	memcpy(&attrs[ORCA_DM_ATTR_ALIGN].data, &attr->log_align_req,
 	       sizeof(uint32_t));
 
-	if (ioctl(ibctx->cmd_fd, RDMA_VERBS_IOCTL, &cmd)) {
-		err = errno;
-		if (err == EPROTONOSUPPORT || err == ENOTTY) {
-			orca_dbg("DM_ALLOC: %s from the kernel\n", strerror(err));
-			err = EOPNOTSUPP;
-		}
-		return err;
-	}
-	*handle = cmd.attrs[ORCA_DM_ATTR_HANDLE].data;
+	err = orca_ioctl(ibctx, UVERBS_OBJECT_DM, UVERBS_METHOD_DM_ALLOC, attrs,
+			 ORCA_DM_NUM_ATTRS);
+	if (err)
+		return orca_ioctl_feature_err(err, "DM_ALLOC");
+	*handle = attrs[ORCA_DM_ATTR_HANDLE].data;
 	return 0;
 }
 
 /*
- * ORCA_IB_METHOD_DM_QUERY (orca-abi.h), also an ioctl liborca builds:
- * the handle, then the key and the length the kernel writes.
+ * ORCA_IB_METHOD_DM_QUERY (orca-abi.h): the handle, then the key and the
+ * length the kernel writes.
  */
 enum {
 	ORCA_QDM_ATTR_HANDLE,		/* IDR, read: the DM */
@@ -613,15 +644,8 @@ enum {
 	ORCA_QDM_NUM_ATTRS,
 };
 
-struct orca_query_dm_ioctl {
-	struct ib_uverbs_ioctl_hdr hdr;
-	struct ib_uverbs_attr attrs[ORCA_QDM_NUM_ATTRS];
-};
-
-_Static_assert(sizeof(struct orca_query_dm_ioctl) ==
-	       sizeof(struct ib_uverbs_ioctl_hdr) +
-	       ORCA_QDM_NUM_ATTRS * sizeof(struct ib_uverbs_attr),
-	       "the ioctl header must be directly followed by its attributes");
+_Static_assert(ORCA_QDM_NUM_ATTRS <= ORCA_IOCTL_MAX_ATTRS,
+	       "DM_QUERY fits orca_ioctl()");
 _Static_assert(ORCA_IB_METHOD_DM_QUERY == 1U << UVERBS_ID_NS_SHIFT &&
 	       ORCA_IB_ATTR_QUERY_DM_HANDLE == 1U << UVERBS_ID_NS_SHIFT,
 	       "the DM query is the first method of the driver namespace");
@@ -635,45 +659,30 @@ _Static_assert(ORCA_IB_METHOD_DM_QUERY == 1U << UVERBS_ID_NS_SHIFT &&
 static int orca_cmd_query_dm(struct ibv_context *ibctx, uint32_t handle,
 			     uint64_t *key, uint64_t *length)
 {
-	struct orca_query_dm_ioctl cmd = {
-		.hdr = {
-			.length = sizeof(cmd),
-			.object_id = UVERBS_OBJECT_DM,
-			.method_id = ORCA_IB_METHOD_DM_QUERY,
-			.num_attrs = ORCA_QDM_NUM_ATTRS,
-			.driver_id = ORCA_DRIVER_ID,
+	struct ib_uverbs_attr attrs[ORCA_QDM_NUM_ATTRS] = {
+		[ORCA_QDM_ATTR_HANDLE] = {
+			.attr_id = ORCA_IB_ATTR_QUERY_DM_HANDLE,
+			.flags = UVERBS_ATTR_F_MANDATORY,
+			.data = handle,
 		},
-		.attrs = {
-			[ORCA_QDM_ATTR_HANDLE] = {
-				.attr_id = ORCA_IB_ATTR_QUERY_DM_HANDLE,
-				.flags = UVERBS_ATTR_F_MANDATORY,
-				.data = handle,
-			},
-			[ORCA_QDM_ATTR_KEY] = {
-				.attr_id = ORCA_IB_ATTR_QUERY_DM_RESP_MMAP_KEY,
-				.len = sizeof(*key),
-				.flags = UVERBS_ATTR_F_MANDATORY,
-				.data = (uintptr_t)key,
-			},
-			[ORCA_QDM_ATTR_LENGTH] = {
-				.attr_id = ORCA_IB_ATTR_QUERY_DM_RESP_LENGTH,
-				.len = sizeof(*length),
-				.flags = UVERBS_ATTR_F_MANDATORY,
-				.data = (uintptr_t)length,
-			},
+		[ORCA_QDM_ATTR_KEY] = {
+			.attr_id = ORCA_IB_ATTR_QUERY_DM_RESP_MMAP_KEY,
+			.len = sizeof(*key),
+			.flags = UVERBS_ATTR_F_MANDATORY,
+			.data = (uintptr_t)key,
+		},
+		[ORCA_QDM_ATTR_LENGTH] = {
+			.attr_id = ORCA_IB_ATTR_QUERY_DM_RESP_LENGTH,
+			.len = sizeof(*length),
+			.flags = UVERBS_ATTR_F_MANDATORY,
+			.data = (uintptr_t)length,
 		},
 	};
-	int err;
 
-	if (ioctl(ibctx->cmd_fd, RDMA_VERBS_IOCTL, &cmd)) {
-		err = errno;
-		if (err == EPROTONOSUPPORT || err == ENOTTY) {
-			orca_dbg("DM_QUERY: %s from the kernel\n", strerror(err));
-			err = EOPNOTSUPP;
-		}
-		return err;
-	}
-	return 0;
+	return orca_ioctl_feature_err(orca_ioctl(ibctx, UVERBS_OBJECT_DM,
+						 ORCA_IB_METHOD_DM_QUERY, attrs,
+						 ORCA_QDM_NUM_ATTRS),
+				      "DM_QUERY");
 }
 
 /* Whether [dm_offset, dm_offset + length) lies inside the allocation. */
