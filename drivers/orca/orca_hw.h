@@ -47,7 +47,7 @@
 #define ORCA_VERSION_MAJOR		GENMASK(31, 16)
 #define ORCA_VERSION_MINOR		GENMASK(15, 0)
 #define ORCA_IFACE_VERSION_MAJOR	1
-#define ORCA_IFACE_VERSION_MINOR	6
+#define ORCA_IFACE_VERSION_MINOR	7
 
 #define ORCA_CAPS_NUM_VECTORS		GENMASK(7, 0)
 #define ORCA_CAPS_AQ_MAX_LOG2		GENMASK(15, 8)
@@ -312,9 +312,9 @@ struct orca_cmd_create_eq {
 /* CREATE_CQ: result cqn. */
 struct orca_cmd_create_cq {
 	struct orca_aq_hdr hdr;
-	__le64 ring_addr;	/* ORCA_RING_ALIGN aligned, contiguous */
+	__le64 ring_addr;	/* the ring, or its page list (PBL_LEVELS) */
 	__le64 db_addr;		/* struct orca_db_record */
-	__le32 cfg;		/* ORCA_CQ_CFG_LOG2_DEPTH, ORCA_CQ_CFG_CQE64 */
+	__le32 cfg;		/* ORCA_CQ_CFG_* */
 	__le32 eqn;		/* completion EQ for this CQ's events */
 	u8 rsvd[ORCA_AQ_CMD_BODY_SIZE - 24];
 };
@@ -322,6 +322,16 @@ struct orca_cmd_create_cq {
 #define ORCA_CQ_CFG_LOG2_DEPTH		GENMASK(4, 0)
 /* CREATE_CQ only (1.3): 64-byte entries with a completion timestamp. */
 #define ORCA_CQ_CFG_CQE64		BIT(8)
+/* Since 1.7: 0 a contiguous ring, 1 or 2 a page list (ORCA_RING_PAGE_SIZE). */
+#define ORCA_CQ_CFG_PBL_LEVELS		GENMASK(29, 28)
+
+/*
+ * Since 1.7 (ORCA_HW_DEV_CAP_RING_PBL): a paged ring lies on 4 KiB pages
+ * named by a page list in REG_MR's format, level 1 (at most 512 page
+ * addresses) or level 2 (addresses of 4 KiB table pages of 512 each).
+ * Byte o of the ring is at page[o / 4096] + o % 4096.
+ */
+#define ORCA_RING_PAGE_SIZE		4096
 
 /*
  * RESIZE_CQ: move unconsumed entries to a new ring.  db_addr, if not 0,
@@ -333,7 +343,7 @@ struct orca_cmd_resize_cq {
 	struct orca_aq_hdr hdr;
 	__le64 ring_addr;
 	__le32 cqn;
-	__le32 cfg;		/* ORCA_CQ_CFG_LOG2_DEPTH */
+	__le32 cfg;		/* ORCA_CQ_CFG_LOG2_DEPTH, ORCA_CQ_CFG_PBL_LEVELS */
 	__le64 db_addr;		/* struct orca_db_record, or 0 */
 	u8 rsvd[ORCA_AQ_CMD_BODY_SIZE - 24];
 };
@@ -447,6 +457,7 @@ static_assert(sizeof(struct orca_aq_cqe) == ORCA_AQ_CQE_SIZE);
 #define ORCA_HW_DEV_CAP_DM		BIT(11)	/* device memory, 1.4 */
 #define ORCA_HW_DEV_CAP_ODP		BIT(12)	/* on-demand paging, 1.5 */
 #define ORCA_HW_DEV_CAP_ODP_IMPLICIT	BIT(13)	/* implicit ODP regions, 1.6 */
+#define ORCA_HW_DEV_CAP_RING_PBL	BIT(14)	/* paged rings, 1.7 */
 
 /* GUIDs are EUI-64 identifiers, stored in network byte order. */
 struct orca_hw_device_attr {
@@ -635,6 +646,8 @@ static_assert(sizeof(struct orca_hw_create_qp) == ORCA_HW_CREATE_QP_SIZE);
 #define ORCA_WQ_CFG_LOG2_DEPTH		GENMASK(4, 0)
 #define ORCA_WQ_CFG_LOG2_STRIDE		GENMASK(11, 8)
 #define ORCA_WQ_CFG_MAX_SGE		GENMASK(23, 16)
+/* Since 1.7: as ORCA_CQ_CFG_PBL_LEVELS; the ring address names a page list. */
+#define ORCA_WQ_CFG_PBL_LEVELS		GENMASK(29, 28)
 
 /* ---------------------------------------------------------------------
  * MODIFY_QP input mailbox, and QUERY_QP output mailbox.

@@ -16,7 +16,9 @@
  *                      queue and interrupt delivery
  *   orca_soft_admin.c  the admin command processor: dispatch, device,
  *                      port, statistics, protection domains, reset
- *   orca_soft_mr.c     memory regions (REG_MR/DEREG_MR, page lists)
+ *   orca_soft_mr.c     memory regions (REG_MR/DEREG_MR)
+ *   orca_soft_pbl.c    page lists (REG_MR's format): regions' and paged
+ *                      rings'
  *   orca_soft_odp.c    on-demand paging: page states, ODP_UPDATE, page
  *                      faults, QPs waiting for a page
  *   orca_soft_dm.c     device memory (ALLOC_DM/DEALLOC_DM, the aperture)
@@ -91,6 +93,7 @@
 
 #include "orca_bus.h"
 #include "orca_hw.h"
+#include "orca_ring.h"
 
 #define ORCA_SOFT_NUM_VECTORS	4
 #define ORCA_SOFT_AQ_MAX_LOG2	10
@@ -129,6 +132,12 @@
 /* Page lists: level-2 tables are 4 KiB pages of 512 entries. */
 #define ORCA_SOFT_PBL_PAGE_SIZE		4096
 #define ORCA_SOFT_PBL_ENTRIES		(ORCA_SOFT_PBL_PAGE_SIZE / sizeof(u64))
+/* Largest page lists: one level-1 table page, or 512 of them. */
+#define ORCA_SOFT_PBL1_MAX		ORCA_SOFT_PBL_ENTRIES
+#define ORCA_SOFT_PBL2_MAX		(ORCA_SOFT_PBL_ENTRIES * \
+					 ORCA_SOFT_PBL_ENTRIES)
+/* Pages of a paged ring (ORCA_RING_PAGE_SIZE). */
+#define ORCA_SOFT_RING_PAGE_SHIFT	12
 /* Input mailboxes: the input half of a 512-byte admin mailbox. */
 #define ORCA_SOFT_MAX_IN_LEN		256
 /* Kicks (QP and CQ doorbells) the engine has not picked up yet. */
@@ -211,6 +220,22 @@ struct orca_soft_dm {
 };
 
 /*
+ * Where the ring of a CQ, SQ, RQ or SRQ lies.  addr and levels are what
+ * the command gave (ORCA_CQ_CFG_PBL_LEVELS, ORCA_WQ_CFG_PBL_LEVELS).
+ * Contiguous (levels 0): byte o of the ring is at addr + o.  Paged
+ * (interface 1.7, levels 1 or 2): addr named the page list, which
+ * orca_soft_ring_load() copied into pages[] because software may free it
+ * once the command has completed; byte o is at pages[o / 4096] + o % 4096
+ * (orca_soft_ring_at()).
+ */
+struct orca_soft_ring {
+	u64 addr;
+	u64 *pages;			/* paged: npages DMA addresses, else NULL */
+	u32 npages;
+	u8 levels;
+};
+
+/*
  * A completion event queue on an interrupt vector.  prod, cons and armed
  * are under orca_soft_dev.ceq_lock: the EQ doorbell is handled in the
  * notify call, in any context.
@@ -229,7 +254,7 @@ struct orca_soft_eq {
 
 struct orca_soft_cq {
 	u32 cqn;
-	u64 ring_addr;
+	struct orca_soft_ring ring;
 	u64 db_addr;			/* struct orca_db_record */
 	u8 log2_depth;
 	u8 cqe_size;			/* ORCA_CQE_SIZE or ORCA_CQE64_SIZE */
@@ -243,7 +268,7 @@ struct orca_soft_cq {
 
 /* Geometry of a work queue: SQ, RQ or SRQ. */
 struct orca_soft_wq {
-	u64 ring_addr;
+	struct orca_soft_ring ring;
 	u64 db_addr;			/* struct orca_db_record */
 	u8 log2_depth;
 	u8 log2_stride;
@@ -479,6 +504,8 @@ struct orca_soft_dev {
 	int irq_base;
 	struct orca_soft_vector vec[ORCA_SOFT_NUM_VECTORS];
 
+	bool ring_pbl;			/* RING_PBL: module parameter at creation */
+
 	/* Control: enable/disable and admin commands, one at a time. */
 	struct workqueue_struct *wq;
 	struct work_struct engine_work;
@@ -581,6 +608,54 @@ static inline struct device *sdev_dev(struct orca_soft_dev *sdev)
 	return &sdev->pdev->dev;
 }
 
+static_assert(BIT(ORCA_SOFT_RING_PAGE_SHIFT) == ORCA_RING_PAGE_SIZE);
+
+/*
+ * The DMA address of byte @off of @ring, which is below the ring's size
+ * (its depth times its entry size).  The page list was copied at the
+ * command, so a paged ring costs the data path a shift and an array
+ * index.  Entries are powers of two of at most 1024 bytes and never
+ * cross a page: an address inside an entry may be computed from the
+ * entry's.
+ */
+static inline u64 orca_soft_ring_at(const struct orca_soft_ring *ring,
+				    u64 off)
+{
+	if (!ring->pages)
+		return ring->addr + off;
+	return ring->pages[off >> ORCA_SOFT_RING_PAGE_SHIFT] +
+	       (off & (ORCA_RING_PAGE_SIZE - 1));
+}
+
+/* The entry of @size bytes at free-running position @idx of @ring. */
+static inline u64 orca_soft_ring_entry(const struct orca_soft_ring *ring,
+				       u32 idx, u8 log2_depth, u32 size)
+{
+	return orca_soft_ring_at(ring,
+				 (u64)orca_ring_slot(idx, log2_depth) * size);
+}
+
+/* The CQE at free-running position @idx of @cq. */
+static inline u64 orca_soft_cqe_addr(const struct orca_soft_cq *cq, u32 idx)
+{
+	return orca_soft_ring_entry(&cq->ring, idx, cq->log2_depth,
+				    cq->cqe_size);
+}
+
+/* The WQE slot at free-running position @idx of @wq. */
+static inline u64 orca_soft_wq_slot(const struct orca_soft_wq *wq, u32 idx)
+{
+	return orca_soft_ring_at(&wq->ring,
+				 (u64)orca_ring_slot(idx, wq->log2_depth) <<
+				 wq->log2_stride);
+}
+
+/* Bytes of the ring of @wq. */
+static inline u64 orca_soft_wq_bytes(const struct orca_soft_wq *wq)
+{
+	return BIT_ULL(wq->log2_depth + wq->log2_stride);
+}
+
 /* orca_soft_regs.c */
 void orca_soft_regs_init(struct orca_soft_dev *sdev);
 u32 orca_soft_reg_read(struct orca_soft_dev *sdev, u32 reg);
@@ -630,6 +705,15 @@ u8 orca_soft_reg_mr(struct orca_soft_dev *sdev, const union orca_aq_cmd *cmd,
 u8 orca_soft_dereg_mr(struct orca_soft_dev *sdev,
 		      const union orca_aq_cmd *cmd);
 void orca_soft_mr_reset(struct orca_soft_dev *sdev);
+
+/* orca_soft_pbl.c */
+u8 orca_soft_pbl_read(struct orca_soft_dev *sdev, u64 pbl_addr, u8 levels,
+		      u32 n, u64 align, u64 *dst);
+bool orca_soft_ring_ok(struct orca_soft_dev *sdev,
+		       const struct orca_soft_ring *ring, u64 bytes);
+u8 orca_soft_ring_load(struct orca_soft_dev *sdev, struct orca_soft_ring *ring,
+		       u64 bytes);
+void orca_soft_ring_release(struct orca_soft_ring *ring);
 
 /* orca_soft_odp.c */
 u8 orca_soft_odp_update(struct orca_soft_dev *sdev,

@@ -81,7 +81,9 @@ bool orca_soft_vlan_ok(u16 vlan)
 /*
  * QUERY_DEVICE's cap_flags: what this instance supports.  The page
  * states of an implicit on-demand-paging region are indexed by 52-bit
- * page numbers, which an XArray holds on a 64-bit host only.
+ * page numbers, which an XArray holds on a 64-bit host only.  Paged
+ * rings unless the instance was created with the module parameter
+ * ring_pbl off.
  */
 u32 orca_soft_cap_flags(struct orca_soft_dev *sdev)
 {
@@ -92,7 +94,8 @@ u32 orca_soft_cap_flags(struct orca_soft_dev *sdev)
 	       ORCA_HW_DEV_CAP_TIMESTAMP | ORCA_HW_DEV_CAP_XRC |
 	       (sdev->dm_pages ? ORCA_HW_DEV_CAP_DM : 0) |
 	       ORCA_HW_DEV_CAP_ODP |
-	       (IS_ENABLED(CONFIG_64BIT) ? ORCA_HW_DEV_CAP_ODP_IMPLICIT : 0);
+	       (IS_ENABLED(CONFIG_64BIT) ? ORCA_HW_DEV_CAP_ODP_IMPLICIT : 0) |
+	       (sdev->ring_pbl ? ORCA_HW_DEV_CAP_RING_PBL : 0);
 }
 
 static u8 orca_soft_query_device(struct orca_soft_dev *sdev,

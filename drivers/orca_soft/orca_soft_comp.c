@@ -18,12 +18,6 @@
 #define ORCA_SOFT_REC_CONS	offsetof(struct orca_db_record, cons)
 #define ORCA_SOFT_REC_ARM	offsetof(struct orca_db_record, arm)
 
-static u64 orca_soft_cqe_addr(const struct orca_soft_cq *cq, u32 idx)
-{
-	return cq->ring_addr +
-	       (u64)orca_ring_slot(idx, cq->log2_depth) * cq->cqe_size;
-}
-
 /* An arm whose event the EQ dropped stays pending (Completion EQ overflow). */
 static void orca_soft_cq_fire(struct orca_soft_dev *sdev,
 			      struct orca_soft_cq *cq, u32 arm)

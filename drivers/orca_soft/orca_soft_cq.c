@@ -5,7 +5,8 @@
  * A CQ is a ring of 32-byte entries the device will write (issue #4's data
  * path) and a doorbell record the consumer updates; the device keeps the
  * ring geometry, the record's address and its producer index.  Each CQ
- * reports its events on one completion EQ.
+ * reports its events on one completion EQ.  Since interface 1.7 the ring
+ * may be paged (orca_soft_pbl.c); an EQ's ring is always contiguous.
  */
 
 #include <linux/bitfield.h>
@@ -91,12 +92,16 @@ struct orca_soft_cq *orca_soft_cq_find(struct orca_soft_dev *sdev, u32 cqn)
 	return xa_load(&sdev->cqs, cqn);
 }
 
-/* @extra: the bits besides LOG2_DEPTH the command may carry. */
+/*
+ * @extra: the bits besides LOG2_DEPTH and PBL_LEVELS the command may
+ * carry.  PBL_LEVELS is checked with the ring's address.
+ */
 static bool orca_soft_cq_cfg_ok(u32 cfg, u32 extra)
 {
 	u8 log2 = FIELD_GET(ORCA_CQ_CFG_LOG2_DEPTH, cfg);
 
-	return !(cfg & ~(ORCA_CQ_CFG_LOG2_DEPTH | extra)) && log2 &&
+	return !(cfg & ~(ORCA_CQ_CFG_LOG2_DEPTH | ORCA_CQ_CFG_PBL_LEVELS |
+			 extra)) && log2 &&
 	       log2 <= ORCA_SOFT_CQ_MAX_LOG2;
 }
 
@@ -106,12 +111,20 @@ u8 orca_soft_create_cq(struct orca_soft_dev *sdev,
 {
 	const struct orca_cmd_create_cq *c = &cmd->create_cq;
 	u32 cfg = le32_to_cpu(c->cfg);
+	u8 log2 = FIELD_GET(ORCA_CQ_CFG_LOG2_DEPTH, cfg);
+	u8 size = (cfg & ORCA_CQ_CFG_CQE64) ? ORCA_CQE64_SIZE : ORCA_CQE_SIZE;
+	struct orca_soft_ring ring = {
+		.addr = le64_to_cpu(c->ring_addr),
+		.levels = FIELD_GET(ORCA_CQ_CFG_PBL_LEVELS, cfg),
+	};
+	u64 bytes = (u64)orca_ring_depth(log2) * size;
 	struct orca_soft_cq *cq;
 	struct orca_soft_eq *eq;
+	u8 sts;
 
 	if (!orca_soft_rsvd_clear(c->rsvd, sizeof(c->rsvd)) ||
 	    !orca_soft_cq_cfg_ok(cfg, ORCA_CQ_CFG_CQE64) ||
-	    !orca_soft_ring_addr_ok(le64_to_cpu(c->ring_addr)) ||
+	    !orca_soft_ring_ok(sdev, &ring, bytes) ||
 	    !orca_soft_db_addr_ok(le64_to_cpu(c->db_addr)))
 		return ORCA_AQ_STS_BAD_PARAM;
 	eq = xa_load(&sdev->eqs, le32_to_cpu(c->eqn));
@@ -121,11 +134,13 @@ u8 orca_soft_create_cq(struct orca_soft_dev *sdev,
 	cq = kzalloc(sizeof(*cq), ORCA_SOFT_GFP);
 	if (!cq)
 		return ORCA_AQ_STS_NO_RESOURCES;
-	cq->ring_addr = le64_to_cpu(c->ring_addr);
+	cq->ring = ring;
+	sts = orca_soft_ring_load(sdev, &cq->ring, bytes);
+	if (sts)
+		goto err_free_cq;
 	cq->db_addr = le64_to_cpu(c->db_addr);
-	cq->log2_depth = FIELD_GET(ORCA_CQ_CFG_LOG2_DEPTH, cfg);
-	cq->cqe_size = (cfg & ORCA_CQ_CFG_CQE64) ? ORCA_CQE64_SIZE :
-						   ORCA_CQE_SIZE;
+	cq->log2_depth = log2;
+	cq->cqe_size = size;
 	cq->eq = eq;
 	/*
 	 * Cyclic: a COMP of a destroyed CQ still unconsumed in its EQ
@@ -135,18 +150,19 @@ u8 orca_soft_create_cq(struct orca_soft_dev *sdev,
 	if (xa_alloc_cyclic(&sdev->cqs, &cq->cqn, cq,
 			    XA_LIMIT(1, ORCA_SOFT_MAX_CQ), &sdev->cqn_next,
 			    ORCA_SOFT_GFP) < 0) {
-		kfree(cq);
-		return ORCA_AQ_STS_NO_RESOURCES;
+		sts = ORCA_AQ_STS_NO_RESOURCES;
+		goto err_release_ring;
 	}
 	eq->users++;
 	sdev->counts.cqs++;
 	out->result = cq->cqn;
 	return ORCA_AQ_STS_OK;
-}
 
-static u64 orca_soft_cqe_addr(u64 ring, u32 idx, u8 log2, u8 size)
-{
-	return ring + (u64)orca_ring_slot(idx, log2) * size;
+err_release_ring:
+	orca_soft_ring_release(&cq->ring);
+err_free_cq:
+	kfree(cq);
+	return sts;
 }
 
 /*
@@ -156,7 +172,8 @@ static u64 orca_soft_cqe_addr(u64 ring, u32 idx, u8 log2, u8 size)
  * consumer will next meet there.  Indices carry on unchanged.
  */
 static u8 orca_soft_cq_move(struct orca_soft_dev *sdev,
-			    struct orca_soft_cq *cq, u64 ring, u8 log2,
+			    struct orca_soft_cq *cq,
+			    const struct orca_soft_ring *ring, u8 log2,
 			    u32 cons, u32 used)
 {
 	u32 depth = orca_ring_depth(log2);
@@ -166,7 +183,7 @@ static u8 orca_soft_cq_move(struct orca_soft_dev *sdev,
 
 	for (k = 0; k < depth; k++) {
 		u32 i = cons + k;
-		u64 to = orca_soft_cqe_addr(ring, i, log2, cq->cqe_size);
+		u64 to = orca_soft_ring_entry(ring, i, log2, cq->cqe_size);
 		u32 owner = orca_ring_phase(i, log2) ? ORCA_CQE_OWNER : 0;
 		u32 word;
 
@@ -180,11 +197,8 @@ static u8 orca_soft_cq_move(struct orca_soft_dev *sdev,
 			continue;
 		}
 		/* The whole entry moves: a 64-byte one with its timestamp. */
-		if (orca_soft_dma_read(sdev,
-				       orca_soft_cqe_addr(cq->ring_addr, i,
-							  cq->log2_depth,
-							  cq->cqe_size),
-				       entry, cq->cqe_size))
+		if (orca_soft_dma_read(sdev, orca_soft_cqe_addr(cq, i), entry,
+				       cq->cqe_size))
 			return ORCA_AQ_STS_DMA_ERROR;
 		word = (le32_to_cpu(cqe->status_owner) & ~ORCA_CQE_OWNER) |
 		       owner;
@@ -211,22 +225,29 @@ u8 orca_soft_resize_cq(struct orca_soft_dev *sdev,
 		       struct orca_soft_cmd_out *out)
 {
 	const struct orca_cmd_resize_cq *c = &cmd->resize_cq;
-	u64 ring = le64_to_cpu(c->ring_addr);
 	u64 db = le64_to_cpu(c->db_addr);
 	u32 cfg = le32_to_cpu(c->cfg);
+	u8 log2 = FIELD_GET(ORCA_CQ_CFG_LOG2_DEPTH, cfg);
+	struct orca_soft_ring ring = {
+		.addr = le64_to_cpu(c->ring_addr),
+		.levels = FIELD_GET(ORCA_CQ_CFG_PBL_LEVELS, cfg),
+	};
 	struct orca_db_record rec;
 	struct orca_soft_cq *cq;
 	u32 cons, used;
-	u8 log2, sts;
+	u64 bytes;
+	u8 sts;
 
 	if (!orca_soft_rsvd_clear(c->rsvd, sizeof(c->rsvd)) ||
-	    !orca_soft_cq_cfg_ok(cfg, 0) || !orca_soft_ring_addr_ok(ring) ||
-	    (db && !orca_soft_db_addr_ok(db)))
+	    !orca_soft_cq_cfg_ok(cfg, 0) || (db && !orca_soft_db_addr_ok(db)))
 		return ORCA_AQ_STS_BAD_PARAM;
 	cq = orca_soft_cq_find(sdev, le32_to_cpu(c->cqn));
 	if (!cq)
 		return ORCA_AQ_STS_BAD_HANDLE;
-	log2 = FIELD_GET(ORCA_CQ_CFG_LOG2_DEPTH, cfg);
+	/* The new ring's size, hence its page list, needs the CQ's CQE size. */
+	bytes = (u64)orca_ring_depth(log2) * cq->cqe_size;
+	if (!orca_soft_ring_ok(sdev, &ring, bytes))
+		return ORCA_AQ_STS_BAD_PARAM;
 
 	if (orca_soft_dma_read(sdev, cq->db_addr, &rec, sizeof(rec)))
 		return ORCA_AQ_STS_DMA_ERROR;
@@ -236,9 +257,13 @@ u8 orca_soft_resize_cq(struct orca_soft_dev *sdev,
 	    used > orca_ring_depth(log2))
 		return ORCA_AQ_STS_BAD_PARAM;
 
-	sts = orca_soft_cq_move(sdev, cq, ring, log2, cons, used);
+	/* Until the command succeeds, the CQ keeps its ring and its pages. */
+	sts = orca_soft_ring_load(sdev, &ring, bytes);
 	if (sts)
 		return sts;
+	sts = orca_soft_cq_move(sdev, cq, &ring, log2, cons, used);
+	if (sts)
+		goto err_release_ring;
 	if (db) {
 		/* The new record starts where the old one is. */
 		struct orca_db_record nrec = {
@@ -246,14 +271,21 @@ u8 orca_soft_resize_cq(struct orca_soft_dev *sdev,
 			.arm = rec.arm,
 		};
 
-		if (orca_soft_dma_write(sdev, db, &nrec, sizeof(nrec)))
-			return ORCA_AQ_STS_DMA_ERROR;
+		if (orca_soft_dma_write(sdev, db, &nrec, sizeof(nrec))) {
+			sts = ORCA_AQ_STS_DMA_ERROR;
+			goto err_release_ring;
+		}
 		cq->db_addr = db;
 	}
-	cq->ring_addr = ring;
+	orca_soft_ring_release(&cq->ring);
+	cq->ring = ring;
 	cq->log2_depth = log2;
 	out->result = used;
 	return ORCA_AQ_STS_OK;
+
+err_release_ring:
+	orca_soft_ring_release(&ring);
+	return sts;
 }
 
 static void orca_soft_cq_free(struct orca_soft_dev *sdev,
@@ -262,6 +294,7 @@ static void orca_soft_cq_free(struct orca_soft_dev *sdev,
 	xa_erase(&sdev->cqs, cq->cqn);
 	cq->eq->users--;
 	sdev->counts.cqs--;
+	orca_soft_ring_release(&cq->ring);
 	kfree(cq);
 }
 

@@ -437,9 +437,7 @@ static int orca_soft_flush_wq(struct orca_soft_dev *sdev,
 		return 0;
 	}
 	while (wq->cons != prod && n < budget) {
-		u64 addr = wq->ring_addr +
-			   ((u64)orca_ring_slot(wq->cons, wq->log2_depth) <<
-			    wq->log2_stride);
+		u64 addr = orca_soft_wq_slot(wq, wq->cons);
 		struct orca_send_wqe hdr;
 		size_t len = send ? offsetof(struct orca_send_wqe, imm_inv) :
 				    sizeof(struct orca_recv_wqe);

@@ -32,6 +32,16 @@ static DEFINE_IDA(orca_soft_ida);
 static void orca_soft_reap(struct work_struct *work);
 static DECLARE_WORK(orca_soft_reap_work, orca_soft_reap);
 
+/*
+ * Paged rings (interface 1.7, the RING_PBL capability).  Read when an
+ * instance is created: one created with it off is a device without
+ * paged rings, on which the driver's contiguous rings can be tested.
+ */
+static bool ring_pbl = true;
+module_param(ring_pbl, bool, 0644);
+MODULE_PARM_DESC(ring_pbl,
+		 "Paged rings (RING_PBL) on instances created from now on (default on)");
+
 static const struct orca_bus_ops orca_soft_bus_ops = {
 	.notify = orca_soft_notify,
 };
@@ -175,6 +185,7 @@ static struct orca_soft_dev *orca_soft_create(struct net_device *ndev,
 	sdev->bdev.netdev = ndev;
 	strscpy(sdev->bdev.ibdev_name, ibdev_name,
 		sizeof(sdev->bdev.ibdev_name));
+	sdev->ring_pbl = READ_ONCE(ring_pbl);
 	spin_lock_init(&sdev->lock);
 	orca_soft_engine_init(sdev);
 	orca_soft_admin_init(sdev);

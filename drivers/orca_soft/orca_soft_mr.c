@@ -4,7 +4,8 @@
  *
  * REG_MR copies the region's page list out of host memory into the
  * device's own translation table (the driver may free its page-list
- * buffers as soon as the command completes) and validates it on the copy.
+ * buffers as soon as the command completes) and validates it on the copy
+ * (orca_soft_pbl.c).
  * The key's index selects the table entry; the variant is the driver's
  * and makes stale keys of a reused entry fail.  A region on device memory
  * (ORCA_MR_FLAG_DM) has no page list: it starts at an offset of the
@@ -31,84 +32,9 @@
 #define ORCA_MR_KINDS		(ORCA_MR_FLAG_PHYSICAL | ORCA_MR_FLAG_FAST_REG | \
 				 ORCA_MR_FLAG_DM | ORCA_MR_FLAG_ODP)
 
-/* Largest page lists: one level-1 table page, or 512 of them. */
-#define ORCA_SOFT_PBL1_MAX	ORCA_SOFT_PBL_ENTRIES
-#define ORCA_SOFT_PBL2_MAX	(ORCA_SOFT_PBL_ENTRIES * ORCA_SOFT_PBL_ENTRIES)
-
 static bool orca_soft_page_shift_ok(u8 shift)
 {
 	return shift < 64 && (ORCA_SOFT_PAGE_SIZE_CAP & BIT_ULL(shift));
-}
-
-/*
- * Read @n little-endian page addresses at @addr into @dst, through the
- * 4 KiB @bounce buffer, and check each is non-zero and @align aligned.
- */
-static u8 orca_soft_read_addrs(struct orca_soft_dev *sdev, u64 addr, u32 n,
-			       u64 *dst, __le64 *bounce, u64 align)
-{
-	while (n) {
-		u32 chunk = min_t(u32, n, ORCA_SOFT_PBL_ENTRIES);
-		u32 i;
-
-		if (orca_soft_dma_read(sdev, addr, bounce,
-				       chunk * sizeof(*bounce)))
-			return ORCA_AQ_STS_DMA_ERROR;
-		for (i = 0; i < chunk; i++) {
-			u64 a = le64_to_cpu(bounce[i]);
-
-			if (!a || !IS_ALIGNED(a, align))
-				return ORCA_AQ_STS_BAD_PARAM;
-			dst[i] = a;
-		}
-		addr += chunk * sizeof(*bounce);
-		dst += chunk;
-		n -= chunk;
-	}
-	return ORCA_AQ_STS_OK;
-}
-
-/* Copy the page list of a level 1 or level 2 region into mr->pages. */
-static u8 orca_soft_copy_pbl(struct orca_soft_dev *sdev,
-			     struct orca_soft_mr *mr, u64 pbl_addr, u8 levels)
-{
-	u64 pgsz = BIT_ULL(mr->page_shift);
-	u32 ntop, i, left;
-	__le64 *bounce;
-	u64 *top;
-	u8 sts;
-
-	bounce = kmalloc(ORCA_SOFT_PBL_PAGE_SIZE, ORCA_SOFT_GFP);
-	if (!bounce)
-		return ORCA_AQ_STS_NO_RESOURCES;
-
-	if (levels == 1) {
-		sts = orca_soft_read_addrs(sdev, pbl_addr, mr->num_pages,
-					   mr->pages, bounce, pgsz);
-		goto out_free_bounce;
-	}
-
-	ntop = DIV_ROUND_UP(mr->num_pages, ORCA_SOFT_PBL_ENTRIES);
-	top = kmalloc_array(ntop, sizeof(*top), ORCA_SOFT_GFP);
-	if (!top) {
-		sts = ORCA_AQ_STS_NO_RESOURCES;
-		goto out_free_bounce;
-	}
-	sts = orca_soft_read_addrs(sdev, pbl_addr, ntop, top, bounce,
-				   ORCA_SOFT_PBL_PAGE_SIZE);
-	left = mr->num_pages;
-	for (i = 0; sts == ORCA_AQ_STS_OK && i < ntop; i++) {
-		u32 n = min_t(u32, left, ORCA_SOFT_PBL_ENTRIES);
-
-		sts = orca_soft_read_addrs(sdev, top[i], n,
-					   mr->pages + i * ORCA_SOFT_PBL_ENTRIES,
-					   bounce, pgsz);
-		left -= n;
-	}
-	kfree(top);
-out_free_bounce:
-	kfree(bounce);
-	return sts;
 }
 
 /*
@@ -291,8 +217,10 @@ u8 orca_soft_reg_mr(struct orca_soft_dev *sdev, const union orca_aq_cmd *cmd,
 		mr->dm->users++;
 		mr->dm_bus = orca_soft_dm_bus(sdev, off);
 	} else if (!(flags & ORCA_MR_KINDS)) {
-		sts = orca_soft_copy_pbl(sdev, mr, le64_to_cpu(in.pbl_addr),
-					 FIELD_GET(ORCA_MR_PBL_LEVELS, flags));
+		sts = orca_soft_pbl_read(sdev, le64_to_cpu(in.pbl_addr),
+					 FIELD_GET(ORCA_MR_PBL_LEVELS, flags),
+					 mr->num_pages, BIT_ULL(mr->page_shift),
+					 mr->pages);
 		if (sts)
 			goto err_free;
 	}

@@ -2,8 +2,9 @@
 /*
  * orca_soft: queue pairs.
  *
- * CREATE_QP records the QP's rings, geometry and doorbell records for the
- * data path and takes references on its PD, CQs and SRQ.  The engine
+ * CREATE_QP records the QP's rings (contiguous, or since interface 1.7
+ * paged: orca_soft_pbl.c), geometry and doorbell records for the data
+ * path and takes references on its PD, CQs and SRQ.  The engine
  * (orca_soft_engine.c) is told about state changes: RTS starts posted
  * WQEs, ERR flushes them, RESET forgets them.
  * MODIFY_QP checks the attribute mask against the state table
@@ -16,11 +17,11 @@
 #include <rdma/orca-abi.h>
 
 #include "orca_soft.h"
+#include "orca_soft_dp.h"
 #include "orca_soft_qp_fsm.h"
 
 #define ORCA_QP_INFO_ALL	(ORCA_QP_INFO_TYPE | ORCA_QP_INFO_SQ_SIG_ALL | \
 				 ORCA_QP_INFO_USE_SRQ)
-#define ORCA_SOFT_PSN_MASK	GENMASK(23, 0)
 #define ORCA_SOFT_QPN_MASK	GENMASK(23, 0)
 #define ORCA_SOFT_MAX_TIMEOUT	31
 #define ORCA_SOFT_MAX_RETRY	7
@@ -34,14 +35,16 @@ struct orca_soft_qp *orca_soft_qp_find(struct orca_soft_dev *sdev, u32 qpn)
 	return xa_load(&sdev->qps, qpn);
 }
 
-static bool orca_soft_wq_addrs_ok(const struct orca_soft_wq *wq)
+static bool orca_soft_wq_addrs_ok(struct orca_soft_dev *sdev,
+				  const struct orca_soft_wq *wq)
 {
-	return wq->ring_addr && IS_ALIGNED(wq->ring_addr, ORCA_RING_ALIGN) &&
+	return orca_soft_ring_ok(sdev, &wq->ring, orca_soft_wq_bytes(wq)) &&
 	       wq->db_addr && IS_ALIGNED(wq->db_addr, ORCA_DB_RECORD_SIZE);
 }
 
 /* Check everything in @in that does not name another object. */
-static u8 orca_soft_create_qp_check(const struct orca_hw_create_qp *in,
+static u8 orca_soft_create_qp_check(struct orca_soft_dev *sdev,
+				    const struct orca_hw_create_qp *in,
 				    struct orca_soft_qp *qp)
 {
 	u32 info = le32_to_cpu(in->info);
@@ -76,10 +79,10 @@ static u8 orca_soft_create_qp_check(const struct orca_hw_create_qp *in,
 	sts = orca_soft_wq_cfg(le32_to_cpu(in->sq_cfg), qp->sq_hdr, &qp->sq);
 	if (sts)
 		return sts;
-	qp->sq.ring_addr = le64_to_cpu(in->sq_addr);
+	qp->sq.ring.addr = le64_to_cpu(in->sq_addr);
 	qp->sq.db_addr = le64_to_cpu(in->sq_db_addr);
 	qp->max_inline = le32_to_cpu(in->max_inline);
-	if (!orca_soft_wq_addrs_ok(&qp->sq) ||
+	if (!orca_soft_wq_addrs_ok(sdev, &qp->sq) ||
 	    qp->max_inline > ORCA_SOFT_MAX_INLINE ||
 	    qp->sq_hdr + qp->max_inline > BIT(qp->sq.log2_stride))
 		return ORCA_AQ_STS_BAD_PARAM;
@@ -95,9 +98,9 @@ static u8 orca_soft_create_qp_check(const struct orca_hw_create_qp *in,
 			       &qp->rq);
 	if (sts)
 		return sts;
-	qp->rq.ring_addr = le64_to_cpu(in->rq_addr);
+	qp->rq.ring.addr = le64_to_cpu(in->rq_addr);
 	qp->rq.db_addr = le64_to_cpu(in->rq_db_addr);
-	if (!orca_soft_wq_addrs_ok(&qp->rq))
+	if (!orca_soft_wq_addrs_ok(sdev, &qp->rq))
 		return ORCA_AQ_STS_BAD_PARAM;
 	return ORCA_AQ_STS_OK;
 }
@@ -127,6 +130,34 @@ static u8 orca_soft_create_qp_refs(struct orca_soft_dev *sdev,
 	if (qp->srq->pd != qp->pd || qp->srq->xrcd)
 		return ORCA_AQ_STS_BAD_PARAM;
 	return ORCA_AQ_STS_OK;
+}
+
+/*
+ * Copy the page lists of the QP's paged rings, once create_qp_refs()
+ * has told whether it has an RQ of its own.  On failure, a ring already
+ * loaded is released with the QP.
+ */
+static u8 orca_soft_qp_rings_load(struct orca_soft_dev *sdev,
+				  struct orca_soft_qp *qp)
+{
+	u8 sts;
+
+	if (orca_soft_qp_has_sq(qp)) {
+		sts = orca_soft_ring_load(sdev, &qp->sq.ring,
+					  orca_soft_wq_bytes(&qp->sq));
+		if (sts)
+			return sts;
+	}
+	if (orca_soft_qp_has_rq(qp))
+		return orca_soft_ring_load(sdev, &qp->rq.ring,
+					   orca_soft_wq_bytes(&qp->rq));
+	return ORCA_AQ_STS_OK;
+}
+
+static void orca_soft_qp_rings_release(struct orca_soft_qp *qp)
+{
+	orca_soft_ring_release(&qp->rq.ring);
+	orca_soft_ring_release(&qp->sq.ring);
 }
 
 /* Take (@d 1) or drop (-1) the references of a QP on the objects it uses. */
@@ -163,7 +194,7 @@ u8 orca_soft_create_qp(struct orca_soft_dev *sdev,
 	qp = kzalloc(sizeof(*qp), ORCA_SOFT_GFP);
 	if (!qp)
 		return ORCA_AQ_STS_NO_RESOURCES;
-	sts = orca_soft_create_qp_check(&in, qp);
+	sts = orca_soft_create_qp_check(sdev, &in, qp);
 	if (sts)
 		goto err_free;
 	if (orca_soft_qp_is_rc(qp) && orca_soft_qp_has_sq(qp)) {
@@ -175,6 +206,9 @@ u8 orca_soft_create_qp(struct orca_soft_dev *sdev,
 		}
 	}
 	sts = orca_soft_create_qp_refs(sdev, &in, qp);
+	if (sts)
+		goto err_free;
+	sts = orca_soft_qp_rings_load(sdev, qp);
 	if (sts)
 		goto err_free;
 	if (qp->srq || qp->type == ORCA_QPT_XRC_TGT) {
@@ -211,6 +245,7 @@ u8 orca_soft_create_qp(struct orca_soft_dev *sdev,
 	return ORCA_AQ_STS_OK;
 
 err_free:
+	orca_soft_qp_rings_release(qp);
 	kfree(qp->srq_wqe);
 	kvfree(qp->req.swqe);
 	kfree(qp);
@@ -421,6 +456,7 @@ static void orca_soft_qp_free(struct orca_soft_dev *sdev,
 	xa_erase(&sdev->qps, qp->qpn);
 	orca_soft_qp_refs(qp, -1);
 	sdev->counts.qps--;
+	orca_soft_qp_rings_release(qp);
 	kfree(qp->srq_wqe);
 	kvfree(qp->req.swqe);
 	kfree(qp);

@@ -532,9 +532,7 @@ static bool orca_soft_req_one(struct orca_soft_dev *sdev,
 {
 	struct orca_send_wqe *wqe = (struct orca_send_wqe *)sdev->scratch->wqe;
 	struct orca_soft_cqe_info ci = { .qpn = qp->qpn };
-	u64 addr = qp->sq.ring_addr +
-		   ((u64)orca_ring_slot(qp->sq.cons, qp->sq.log2_depth) <<
-		    qp->sq.log2_stride);
+	u64 addr = orca_soft_wq_slot(&qp->sq, qp->sq.cons);
 	bool signaled;
 	u32 ctrl;
 	u8 st;

@@ -310,9 +310,7 @@ int orca_soft_rwqe_read(struct orca_soft_dev *sdev, struct orca_soft_qp *dqp,
 	struct orca_soft_eng_scratch *s = sdev->scratch;
 	struct orca_soft_wq *wq = dqp->srq ? &dqp->srq->wq : &dqp->rq;
 	struct orca_recv_wqe *rwqe = (struct orca_recv_wqe *)s->rwqe;
-	u64 addr = wq->ring_addr +
-		   ((u64)orca_ring_slot(wq->cons, wq->log2_depth) <<
-		    wq->log2_stride);
+	u64 addr = orca_soft_wq_slot(wq, wq->cons);
 	u32 nsge;
 
 	if (orca_soft_dma_read(sdev, addr, rwqe, ORCA_RECV_WQE_HDR_SIZE))

@@ -2,8 +2,9 @@
 /*
  * orca_soft: work queue geometry and shared receive queues.
  *
- * The device keeps an SRQ's ring, its geometry, its doorbell record and
- * its limit; receive WQEs are consumed by the data path (issue #4), which
+ * The device keeps an SRQ's ring (contiguous, or since interface 1.7
+ * paged: orca_soft_pbl.c), its geometry, its doorbell record and its
+ * limit; receive WQEs are consumed by the data path (issue #4), which
  * also raises ORCA_EQE_SRQ_LIMIT when fewer than the armed limit remain,
  * and disarms it.
  *
@@ -19,7 +20,8 @@
 #include "orca_soft.h"
 
 #define ORCA_WQ_CFG_ALL		(ORCA_WQ_CFG_LOG2_DEPTH | \
-				 ORCA_WQ_CFG_LOG2_STRIDE | ORCA_WQ_CFG_MAX_SGE)
+				 ORCA_WQ_CFG_LOG2_STRIDE | ORCA_WQ_CFG_MAX_SGE | \
+				 ORCA_WQ_CFG_PBL_LEVELS)
 /* max_qp_wr and max_srq_wr: 2^14 entries. */
 #define ORCA_SOFT_WQ_MAX_LOG2	14
 #define ORCA_SOFT_SQ_MIN_STRIDE	7	/* 128 bytes */
@@ -32,10 +34,11 @@
  * @hdr: bytes before a WQE's SGEs: ORCA_RECV_WQE_HDR_SIZE for a receive
  *	 queue, ORCA_SEND_WQE_HDR_SIZE for a send queue, or
  *	 ORCA_UD_SEND_WQE_HDR_SIZE for the send queue of a UD or GSI QP
- * @wq: filled with the geometry
+ * @wq: filled with the geometry, and the ring's PBL_LEVELS
  *
  * Depth 1 .. 2^14 entries; stride 128 (send) or 32 (receive) .. 1024
  * bytes; max_sge <= 32 and the header plus max_sge SGEs fit the stride.
+ * PBL_LEVELS is checked with the ring's address (orca_soft_ring_ok()).
  */
 u8 orca_soft_wq_cfg(u32 cfg, u32 hdr, struct orca_soft_wq *wq)
 {
@@ -52,6 +55,7 @@ u8 orca_soft_wq_cfg(u32 cfg, u32 hdr, struct orca_soft_wq *wq)
 	wq->log2_depth = log2;
 	wq->log2_stride = stride;
 	wq->max_sge = max_sge;
+	wq->ring.levels = FIELD_GET(ORCA_WQ_CFG_PBL_LEVELS, cfg);
 	return ORCA_AQ_STS_OK;
 }
 
@@ -59,7 +63,8 @@ static u32 orca_soft_wq_cfg_word(const struct orca_soft_wq *wq)
 {
 	return FIELD_PREP(ORCA_WQ_CFG_LOG2_DEPTH, wq->log2_depth) |
 	       FIELD_PREP(ORCA_WQ_CFG_LOG2_STRIDE, wq->log2_stride) |
-	       FIELD_PREP(ORCA_WQ_CFG_MAX_SGE, wq->max_sge);
+	       FIELD_PREP(ORCA_WQ_CFG_MAX_SGE, wq->max_sge) |
+	       FIELD_PREP(ORCA_WQ_CFG_PBL_LEVELS, wq->ring.levels);
 }
 
 struct orca_soft_srq *orca_soft_srq_find(struct orca_soft_dev *sdev,
@@ -98,10 +103,10 @@ u8 orca_soft_create_srq(struct orca_soft_dev *sdev,
 			       &wq);
 	if (sts)
 		return sts;
-	wq.ring_addr = le64_to_cpu(in.ring_addr);
+	wq.ring.addr = le64_to_cpu(in.ring_addr);
 	wq.db_addr = le64_to_cpu(in.db_addr);
 	limit = le32_to_cpu(in.limit);
-	if (!wq.ring_addr || !IS_ALIGNED(wq.ring_addr, ORCA_RING_ALIGN) ||
+	if (!orca_soft_ring_ok(sdev, &wq.ring, orca_soft_wq_bytes(&wq)) ||
 	    !wq.db_addr || !IS_ALIGNED(wq.db_addr, ORCA_DB_RECORD_SIZE) ||
 	    limit >= BIT(wq.log2_depth))
 		return ORCA_AQ_STS_BAD_PARAM;
@@ -123,10 +128,14 @@ u8 orca_soft_create_srq(struct orca_soft_dev *sdev,
 	srq->cq = cq;
 	srq->wq = wq;
 	srq->limit = limit;
+	sts = orca_soft_ring_load(sdev, &srq->wq.ring,
+				  orca_soft_wq_bytes(&srq->wq));
+	if (sts)
+		goto err_free_srq;
 	if (xa_alloc(&sdev->srqs, &srq->srqn, srq,
 		     XA_LIMIT(1, ORCA_SOFT_MAX_SRQ), ORCA_SOFT_GFP)) {
-		kfree(srq);
-		return ORCA_AQ_STS_NO_RESOURCES;
+		sts = ORCA_AQ_STS_NO_RESOURCES;
+		goto err_release_ring;
 	}
 	/* The device looks at an SRQ's prod when it needs a WQE. */
 	orca_soft_wq_set_flags(sdev, &srq->wq, ORCA_DB_DEV_POLLING);
@@ -138,6 +147,12 @@ u8 orca_soft_create_srq(struct orca_soft_dev *sdev,
 	sdev->counts.srqs++;
 	out->result = srq->srqn;
 	return ORCA_AQ_STS_OK;
+
+err_release_ring:
+	orca_soft_ring_release(&srq->wq.ring);
+err_free_srq:
+	kfree(srq);
+	return sts;
 }
 
 u8 orca_soft_modify_srq(struct orca_soft_dev *sdev,
@@ -181,7 +196,8 @@ u8 orca_soft_query_srq(struct orca_soft_dev *sdev,
 	attr.cfg = cpu_to_le32(orca_soft_wq_cfg_word(&srq->wq));
 	attr.limit = cpu_to_le32(srq->limit);
 	attr.max_wr = cpu_to_le32(BIT(srq->wq.log2_depth));
-	attr.ring_addr = cpu_to_le64(srq->wq.ring_addr);
+	/* A paged ring's page list, as given: it may be gone by now. */
+	attr.ring_addr = cpu_to_le64(srq->wq.ring.addr);
 	attr.db_addr = cpu_to_le64(srq->wq.db_addr);
 	if (srq->xrcd) {
 		attr.info = cpu_to_le32(FIELD_PREP(ORCA_SRQ_INFO_TYPE,
@@ -202,6 +218,7 @@ static void orca_soft_srq_free(struct orca_soft_dev *sdev,
 		srq->cq->users--;
 	}
 	sdev->counts.srqs--;
+	orca_soft_ring_release(&srq->wq.ring);
 	kfree(srq);
 }
 

@@ -62,13 +62,6 @@ static struct orca_soft_swqe *orca_soft_swqe_at(struct orca_soft_qp *qp,
 	return &qp->req.swqe[idx & (ORCA_SOFT_SWQES - 1)];
 }
 
-static u64 orca_soft_sq_slot(const struct orca_soft_qp *qp, u32 idx)
-{
-	return qp->sq.ring_addr +
-	       ((u64)orca_ring_slot(idx, qp->sq.log2_depth) <<
-		qp->sq.log2_stride);
-}
-
 static void orca_soft_put_sq_cons(struct orca_soft_dev *sdev,
 				  struct orca_soft_qp *qp)
 {
@@ -445,7 +438,7 @@ static u8 orca_soft_wire_load(struct orca_soft_dev *sdev,
 			      struct orca_soft_qp *qp, u32 idx,
 			      const struct orca_soft_swqe *w)
 {
-	u64 addr = orca_soft_sq_slot(qp, idx);
+	u64 addr = orca_soft_wq_slot(&qp->sq, idx);
 	struct orca_soft_cqe_info ci = {};
 	struct orca_soft_msg msg;
 	bool executed;
@@ -712,7 +705,7 @@ static int orca_soft_swqe_fill(struct orca_soft_dev *sdev,
 			       struct orca_soft_cqe_info *ci, bool *executed)
 {
 	struct orca_send_wqe *wqe = (struct orca_send_wqe *)sdev->scratch->wqe;
-	u64 addr = orca_soft_sq_slot(qp, idx);
+	u64 addr = orca_soft_wq_slot(&qp->sq, idx);
 	struct orca_soft_msg msg = {};
 	u32 ctrl;
 	u8 st;
@@ -953,11 +946,13 @@ static bool orca_soft_wire_halted(struct orca_soft_qp *qp)
 static bool orca_soft_wire_fenced(struct orca_soft_dev *sdev,
 				  struct orca_soft_qp *qp)
 {
+	u64 addr = orca_soft_wq_slot(&qp->sq, qp->req.next);
 	u32 ctrl;
 
 	if (!qp->req.outstanding_rd_atomic ||
-	    orca_soft_dma_read32(sdev, orca_soft_sq_slot(qp, qp->req.next) +
-				 offsetof(struct orca_send_wqe, ctrl), &ctrl))
+	    orca_soft_dma_read32(sdev,
+				 addr + offsetof(struct orca_send_wqe, ctrl),
+				 &ctrl))
 		return false;
 	return FIELD_GET(ORCA_WQE_CTRL_FLAGS_MASK, ctrl) & ORCA_WQE_FLAG_FENCE;
 }

@@ -432,6 +432,8 @@ static void orca_hw_v1_test_abi_values(struct kunit *test)
 		{ "DEV_CAP_TIMESTAMP", ORCA_HW_DEV_CAP_TIMESTAMP, 0x200 },
 		{ "DEV_CAP_ODP", ORCA_HW_DEV_CAP_ODP, 0x1000 },
 		{ "DEV_CAP_ODP_IMPLICIT", ORCA_HW_DEV_CAP_ODP_IMPLICIT, 0x2000 },
+		{ "DEV_CAP_RING_PBL", ORCA_HW_DEV_CAP_RING_PBL, 0x4000 },
+		{ "RING_PAGE_SIZE", ORCA_RING_PAGE_SIZE, 4096 },
 		{ "CQ_CFG_CQE64", ORCA_CQ_CFG_CQE64, 0x100 },
 		{ "CQE64_SIZE", ORCA_CQE64_SIZE, 64 },
 		{ "WQE_OP_BIND_MW", ORCA_WQE_OP_BIND_MW, 10 },
@@ -487,6 +489,14 @@ static void orca_hw_v1_test_abi_values(struct kunit *test)
 	/* Its last page fits ODP_FAULT's PAGE [51:0]. */
 	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_EQE_ODP_PAGE, ORCA_ODP_IMPLICIT_PAGES - 1),
 			ORCA_ODP_IMPLICIT_PAGES - 1);
+
+	/*
+	 * Paged rings: a table page holds 512 page addresses, so level 1
+	 * covers 2 MiB; the largest SQ (2^14 WQEs of 1024 bytes, 16 MiB) is
+	 * 4096 pages, 8 table pages at level 2.
+	 */
+	KUNIT_EXPECT_EQ(test, ORCA_RING_PAGE_SIZE / sizeof(__le64), 512UL);
+	KUNIT_EXPECT_EQ(test, (1UL << 24) / ORCA_RING_PAGE_SIZE, 4096UL);
 }
 
 /* ---------------------------------------------------------------------
@@ -1162,20 +1172,31 @@ static void orca_hw_v1_test_eq_cfg(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_EQ_CFG_LOG2_DEPTH, w), 0UL);
 }
 
-/* CREATE_CQ and RESIZE_CQ cfg: LOG2_DEPTH [4:0], the rest reserved. */
+/*
+ * CREATE_CQ and RESIZE_CQ cfg: LOG2_DEPTH [4:0], since 1.7 PBL_LEVELS
+ * [29:28] (CREATE_CQ's CQE64 [8] is among the ABI values).
+ */
 static void orca_hw_v1_test_cq_cfg(struct kunit *test)
 {
 	static const struct orca_v1_field f[] = {
 		ORCA_V1_FIELD(ORCA_CQ_CFG_LOG2_DEPTH, 0x0000001f),
+		ORCA_V1_FIELD(ORCA_CQ_CFG_PBL_LEVELS, 0x30000000),
 	};
-	static const u8 raw[4] = { 0xf0, 0xff, 0xff, 0xff };	/* 2^16, rsvd set */
-	static const u8 raw_rsvd[4] = { 0xe0, 0xff, 0xff, 0xff };	/* rsvd only */
+	static const u8 raw[4] = { 0xf0, 0xff, 0xff, 0xff };	/* 2^16, all else set */
+	static const u8 raw_rsvd[4] = { 0xe0, 0xff, 0xff, 0xcf };	/* rsvd only */
+	static const u8 raw_pbl2[4] = { 0x0a, 0x00, 0x00, 0x20 };	/* 2^10, level 2 */
 	u32 w;
 
-	orca_v1_expect_fields(test, "CQ cfg", f, ARRAY_SIZE(f), 0x0000001f);
+	orca_v1_expect_fields(test, "CQ cfg", f, ARRAY_SIZE(f), 0x3000001f);
 
 	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_CQ_CFG_LOG2_DEPTH, orca_v1_word(raw)), 16UL);
+	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_CQ_CFG_PBL_LEVELS, orca_v1_word(raw)), 3UL);
 	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_CQ_CFG_LOG2_DEPTH, orca_v1_word(raw_rsvd)), 0UL);
+	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_CQ_CFG_PBL_LEVELS, orca_v1_word(raw_rsvd)), 0UL);
+	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_CQ_CFG_LOG2_DEPTH, orca_v1_word(raw_pbl2)), 10UL);
+	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_CQ_CFG_PBL_LEVELS, orca_v1_word(raw_pbl2)), 2UL);
+	w = FIELD_PREP(ORCA_CQ_CFG_LOG2_DEPTH, 10) | FIELD_PREP(ORCA_CQ_CFG_PBL_LEVELS, 2);
+	KUNIT_EXPECT_EQ(test, w, orca_v1_word(raw_pbl2));
 
 	w = FIELD_PREP(ORCA_CQ_CFG_LOG2_DEPTH, 1);
 	KUNIT_EXPECT_EQ(test, w, 0x00000001U);
@@ -1353,7 +1374,8 @@ static void orca_hw_v1_test_qp_info(struct kunit *test)
 /*
  * SQ, RQ and SRQ cfg.  The spec gives the fields' ranges (LOG2_DEPTH up
  * to 14, LOG2_STRIDE 5 .. 10, MAX_SGE up to 32) but no bit ranges; the
- * masks are pinned to their v1.0 values: [4:0], [11:8], [23:16].
+ * masks are pinned to their v1.0 values: [4:0], [11:8], [23:16].  Since
+ * 1.7 it gives PBL_LEVELS's: [29:28].
  */
 static void orca_hw_v1_test_wq_cfg(struct kunit *test)
 {
@@ -1361,16 +1383,28 @@ static void orca_hw_v1_test_wq_cfg(struct kunit *test)
 		ORCA_V1_FIELD(ORCA_WQ_CFG_LOG2_DEPTH, 0x0000001f),
 		ORCA_V1_FIELD(ORCA_WQ_CFG_LOG2_STRIDE, 0x00000f00),
 		ORCA_V1_FIELD(ORCA_WQ_CFG_MAX_SGE, 0x00ff0000),
+		ORCA_V1_FIELD(ORCA_WQ_CFG_PBL_LEVELS, 0x30000000),
 	};
 	/* 2^9 entries of 32 bytes, 1 SGE; every reserved bit set. */
-	static const u8 raw[4] = { 0xe9, 0xf5, 0x01, 0xff };
+	static const u8 raw[4] = { 0xe9, 0xf5, 0x01, 0xcf };
+	/* 2^14 entries of 1024 bytes, 32 SGEs, a level 2 page list. */
+	static const u8 raw_pbl2[4] = { 0x0e, 0x0a, 0x20, 0x20 };
 	u32 w = orca_v1_word(raw);
 
-	orca_v1_expect_fields(test, "WQ cfg", f, ARRAY_SIZE(f), 0x00ff0f1f);
+	orca_v1_expect_fields(test, "WQ cfg", f, ARRAY_SIZE(f), 0x30ff0f1f);
 
 	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_WQ_CFG_LOG2_DEPTH, w), 9UL);
 	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_WQ_CFG_LOG2_STRIDE, w), 5UL);
 	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_WQ_CFG_MAX_SGE, w), 1UL);
+	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_WQ_CFG_PBL_LEVELS, w), 0UL);
+
+	w = orca_v1_word(raw_pbl2);
+	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_WQ_CFG_PBL_LEVELS, w), 2UL);
+	KUNIT_EXPECT_EQ(test, FIELD_PREP(ORCA_WQ_CFG_LOG2_DEPTH, 14) |
+			      FIELD_PREP(ORCA_WQ_CFG_LOG2_STRIDE, 10) |
+			      FIELD_PREP(ORCA_WQ_CFG_MAX_SGE, 32) |
+			      FIELD_PREP(ORCA_WQ_CFG_PBL_LEVELS, 2), w);
+	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_WQ_CFG_PBL_LEVELS, 0xffffffffU), 3UL);
 
 	/* The largest values the spec allows fit. */
 	KUNIT_EXPECT_TRUE(test, FIELD_FIT(ORCA_WQ_CFG_LOG2_DEPTH, 14));

@@ -6,12 +6,12 @@
  * memory windows and DEREG_MR.
  *
  * The device's code under test (orca_soft_odp.c, orca_soft_mr.c,
- * orca_soft_mem.c and orca_soft_mw.c) is compiled into this module and
- * runs on a device structure of its own; the few functions it calls in
- * the rest of orca_soft are stand-ins below: the "DMA address" of a
- * MAP's entry list is a kernel pointer, REG_MR's input mailbox is the
- * test's, PD 1 exists, the capabilities are the test's and events are
- * recorded.  The expected values come from
+ * orca_soft_pbl.c, orca_soft_mem.c and orca_soft_mw.c) is compiled into
+ * this module and runs on a device structure of its own; the few
+ * functions it calls in the rest of orca_soft are stand-ins below: the
+ * "DMA address" of a MAP's entry list is a kernel pointer, REG_MR's input
+ * mailbox is the test's, PD 1 exists, the capabilities are the test's and
+ * events are recorded.  The expected values come from
  * Documentation/orca-hw-interface.rst (REG_MR's FLAG_ODP and
  * FLAG_ODP_IMPLICIT, "ODP_UPDATE (0x1a)", "On-demand paging", the
  * ODP_FAULT event), written out as numbers.
@@ -26,6 +26,7 @@
 /* The code under test, compiled into this module. */
 #include "../../drivers/orca_soft/orca_soft_odp.c"
 #include "../../drivers/orca_soft/orca_soft_mr.c"
+#include "../../drivers/orca_soft/orca_soft_pbl.c"
 #include "../../drivers/orca_soft/orca_soft_mem.c"
 #include "../../drivers/orca_soft/orca_soft_mw.c"
 
