@@ -97,24 +97,64 @@ struct orca_ceq {
 	bool irq_requested;
 };
 
+/* A REG_MR page list: level 1, or level 2 with the pages of entries. */
+struct orca_pbl_buf {
+	__le64 *va;
+	dma_addr_t dma;
+	size_t size;
+};
+
+struct orca_pbl {
+	u8 levels;
+	struct orca_pbl_buf top;
+	struct orca_pbl_buf *l1;	/* level 2: the pages of entries */
+	u32 n_l1;
+};
+
+/* A page of queue memory, as the CPU and as the device address it. */
+struct orca_qpage {
+	void *va;
+	dma_addr_t dma;
+};
+
+/* Rings of one queue object with a page list each (a QP's SQ and RQ). */
+#define ORCA_QMEM_RINGS		2
+
 /*
- * Queue memory of a CQ, QP or SRQ: one physically contiguous, zeroed,
- * page-aligned allocation.  For a user object it is split into order-0
- * pages so that they can be mapped to userspace page by page; a kernel
- * object's is coherent DMA memory (dma_alloc_coherent), which the CPU and
- * the device see alike on every platform.  Referenced by the object and
- * by its mmap entry; the last reference unmaps and frees it.
+ * Queue memory of a CQ, QP or SRQ: a zeroed run of pages holding its rings
+ * and its doorbell page.  On a device with paged rings (RING_PBL) each page
+ * is allocated on its own and every ring is handed to the device as a page
+ * list, which is kept here until the memory is freed; otherwise the run is
+ * one physically contiguous allocation (@contig).  A user object's pages
+ * come from the page allocator so they can be mapped to userspace one by
+ * one; a kernel object's are coherent DMA memory (dma_alloc_coherent),
+ * which the CPU and the device see alike on every platform.  Referenced by
+ * the object and by its mmap entry; the last reference unmaps and frees it.
  */
 struct orca_qmem {
 	struct kref ref;
 	struct device *dmadev;
 	struct list_head zombie;	/* on orca_dev.zombies */
-	struct page *page;		/* NULL: coherent kernel memory */
-	unsigned int order;
+	bool user;
+	bool contig;
+	u32 npages;
 	size_t size;
-	void *va;
-	dma_addr_t dma;
+	struct orca_qpage *pages;
+	struct orca_pbl pbl[ORCA_QMEM_RINGS];
 };
+
+/* The CPU's address of byte @off of @qmem. */
+static inline void *orca_qmem_ptr(const struct orca_qmem *qmem, size_t off)
+{
+	return qmem->pages[off >> PAGE_SHIFT].va + offset_in_page(off);
+}
+
+/* The device's address of byte @off of @qmem (doorbell records). */
+static inline dma_addr_t orca_qmem_dma(const struct orca_qmem *qmem,
+				       size_t off)
+{
+	return qmem->pages[off >> PAGE_SHIFT].dma + offset_in_page(off);
+}
 
 /*
  * What a user mapping shows: queue memory (qmem), or an allocation of
@@ -261,7 +301,6 @@ struct orca_cq {
 
 	/* Kernel CQs: the consumer side of the ring. */
 	spinlock_t lock;		/* everything below, and log2_depth */
-	struct orca_cqe *ring;
 	struct orca_db_record *db;
 	u32 cons;
 	u16 arm_seq;
@@ -274,7 +313,8 @@ struct orca_cq {
 /* A kernel QP's send or receive queue, or a kernel SRQ: the poster's side. */
 struct orca_kwq {
 	spinlock_t lock;		/* prod, cons and the ring slots */
-	void *ring;
+	struct orca_qmem *qmem;		/* the ring is at offset in it */
+	size_t offset;
 	struct orca_db_record *db;
 	u32 prod;
 	u32 cons;			/* the device's, as last read */
@@ -323,20 +363,6 @@ struct orca_srq {
 	struct orca_mmap_entry *mentry;
 	bool user;
 	struct orca_kwq kwq;	/* kernel SRQs */
-};
-
-/* A REG_MR page list: level 1, or level 2 with the pages of entries. */
-struct orca_pbl_buf {
-	__le64 *va;
-	dma_addr_t dma;
-	size_t size;
-};
-
-struct orca_pbl {
-	u8 levels;
-	struct orca_pbl_buf top;
-	struct orca_pbl_buf *l1;	/* level 2: the pages of entries */
-	u32 n_l1;
 };
 
 /*
@@ -558,10 +584,11 @@ int orca_cmd_odp_update(struct orca_dev *dev, u32 key, enum orca_odp_op op,
 int orca_cmd_alloc_mw(struct orca_dev *dev, u32 pdn, u32 type, u32 variant,
 		      u32 *key);
 int orca_cmd_dealloc_mw(struct orca_dev *dev, u32 key);
-int orca_cmd_create_cq(struct orca_dev *dev, dma_addr_t ring, dma_addr_t db,
-		       u8 log2_depth, bool cqe64, u32 eqn, u32 *cqn);
-int orca_cmd_resize_cq(struct orca_dev *dev, u32 cqn, dma_addr_t ring,
-		       dma_addr_t db, u8 log2_depth);
+int orca_cmd_create_cq(struct orca_dev *dev, u64 ring, u8 pbl_levels,
+		       dma_addr_t db, u8 log2_depth, bool cqe64, u32 eqn,
+		       u32 *cqn);
+int orca_cmd_resize_cq(struct orca_dev *dev, u32 cqn, u64 ring,
+		       u8 pbl_levels, dma_addr_t db, u8 log2_depth);
 int orca_cmd_destroy_cq(struct orca_dev *dev, u32 cqn);
 int orca_cmd_create_qp(struct orca_dev *dev, const struct orca_hw_create_qp *in,
 		       u32 *qpn);
@@ -587,6 +614,8 @@ int orca_udata_put_resp(struct ib_udata *udata, void *resp, size_t len);
 struct orca_qmem *orca_qmem_alloc(struct orca_dev *dev, size_t size,
 				  bool user);
 void orca_qmem_put(struct orca_qmem *qmem);
+int orca_qmem_ring(struct orca_qmem *qmem, unsigned int idx, size_t off,
+		   size_t bytes, u64 *addr, u8 *levels);
 void orca_qmem_destroyed(struct orca_dev *dev, struct orca_qmem *qmem,
 			 bool device_done);
 void orca_zombies_release(struct orca_dev *dev);
@@ -638,6 +667,9 @@ int orca_wq_geom(u32 max_wr, u32 max_sge, u32 hdr, u32 min_stride,
 		 u32 inline_len, struct orca_wq_geom *g);
 
 /* orca_mr.c */
+int orca_pbl_alloc(struct device *dmadev, u32 num_pages, struct orca_pbl *pbl);
+void orca_pbl_set(struct orca_pbl *pbl, u32 i, dma_addr_t dma);
+void orca_pbl_free(struct device *dmadev, struct orca_pbl *pbl);
 struct ib_mr *orca_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			       u64 virt, int access, struct ib_udata *udata);

@@ -236,8 +236,9 @@ int orca_cmd_dealloc_mw(struct orca_dev *dev, u32 key)
 	return orca_cmd_on_handle(dev, ORCA_CMD_DEALLOC_MW, key);
 }
 
-int orca_cmd_create_cq(struct orca_dev *dev, dma_addr_t ring, dma_addr_t db,
-		       u8 log2_depth, bool cqe64, u32 eqn, u32 *cqn)
+int orca_cmd_create_cq(struct orca_dev *dev, u64 ring, u8 pbl_levels,
+		       dma_addr_t db, u8 log2_depth, bool cqe64, u32 eqn,
+		       u32 *cqn)
 {
 	union orca_aq_cmd cmd;
 	u64 result;
@@ -248,6 +249,7 @@ int orca_cmd_create_cq(struct orca_dev *dev, dma_addr_t ring, dma_addr_t db,
 	cmd.create_cq.db_addr = cpu_to_le64(db);
 	cmd.create_cq.cfg =
 		cpu_to_le32(FIELD_PREP(ORCA_CQ_CFG_LOG2_DEPTH, log2_depth) |
+			    FIELD_PREP(ORCA_CQ_CFG_PBL_LEVELS, pbl_levels) |
 			    (cqe64 ? ORCA_CQ_CFG_CQE64 : 0));
 	cmd.create_cq.eqn = cpu_to_le32(eqn);
 	ret = orca_admin_exec(dev, &cmd, NULL, 0, NULL, 0, &result);
@@ -256,8 +258,8 @@ int orca_cmd_create_cq(struct orca_dev *dev, dma_addr_t ring, dma_addr_t db,
 	return orca_cmd_handle_result(result, cqn);
 }
 
-int orca_cmd_resize_cq(struct orca_dev *dev, u32 cqn, dma_addr_t ring,
-		       dma_addr_t db, u8 log2_depth)
+int orca_cmd_resize_cq(struct orca_dev *dev, u32 cqn, u64 ring,
+		       u8 pbl_levels, dma_addr_t db, u8 log2_depth)
 {
 	union orca_aq_cmd cmd;
 
@@ -265,7 +267,8 @@ int orca_cmd_resize_cq(struct orca_dev *dev, u32 cqn, dma_addr_t ring,
 	cmd.resize_cq.ring_addr = cpu_to_le64(ring);
 	cmd.resize_cq.cqn = cpu_to_le32(cqn);
 	cmd.resize_cq.cfg =
-		cpu_to_le32(FIELD_PREP(ORCA_CQ_CFG_LOG2_DEPTH, log2_depth));
+		cpu_to_le32(FIELD_PREP(ORCA_CQ_CFG_LOG2_DEPTH, log2_depth) |
+			    FIELD_PREP(ORCA_CQ_CFG_PBL_LEVELS, pbl_levels));
 	cmd.resize_cq.db_addr = cpu_to_le64(db);
 	return orca_admin_exec(dev, &cmd, NULL, 0, NULL, 0, NULL);
 }

@@ -2,9 +2,9 @@
 /*
  * Orca HCA driver: completion queues.
  *
- * A CQ's memory is one allocation: the ring of depth * ORCA_CQE_SIZE
- * bytes rounded up to a page, then a page whose first 64 bytes are the
- * CQ's doorbell record.  User CQs map all of it.
+ * A CQ's memory (struct orca_qmem) is the ring of depth * cqe_size bytes
+ * rounded up to a page, then a page whose first 64 bytes are the CQ's
+ * doorbell record.  User CQs map all of it.
  */
 
 #include <linux/bitfield.h>
@@ -61,7 +61,8 @@ int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	struct orca_create_cq_resp resp = {};
 	struct orca_ucontext *uctx;
 	size_t ring_bytes;
-	u64 key = 0;
+	u64 key = 0, ring;
+	u8 levels;
 	u32 depth;
 	int ret;
 
@@ -97,12 +98,18 @@ int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	cq->qmem = orca_qmem_alloc(dev, ring_bytes + PAGE_SIZE, cq->user);
 	if (IS_ERR(cq->qmem))
 		return PTR_ERR(cq->qmem);
-	cq->ring = cq->qmem->va;
-	cq->db = cq->qmem->va + ring_bytes;
+	cq->db = orca_qmem_ptr(cq->qmem, ring_bytes);
 	cq->cons = 0;
 	cq->arm_seq = 0;
 
-	ret = orca_cmd_create_cq(dev, cq->qmem->dma, cq->qmem->dma + ring_bytes,
+	ret = orca_qmem_ring(cq->qmem, 0, 0, (size_t)depth * cq->cqe_size,
+			     &ring, &levels);
+	if (ret) {
+		orca_qmem_put(cq->qmem);
+		return ret;
+	}
+	ret = orca_cmd_create_cq(dev, ring, levels,
+				 orca_qmem_dma(cq->qmem, ring_bytes),
 				 cq->log2_depth,
 				 cq->cqe_size == ORCA_CQE64_SIZE, cq->eqn,
 				 &cq->cqn);
@@ -159,7 +166,8 @@ int orca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	struct orca_ucontext *uctx;
 	struct orca_qmem *qmem;
 	size_t ring_bytes;
-	u64 key = 0;
+	u64 key = 0, ring;
+	u8 levels;
 	u32 depth;
 	int ret;
 
@@ -177,6 +185,10 @@ int orca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	qmem = orca_qmem_alloc(dev, ring_bytes + PAGE_SIZE, cq->user);
 	if (IS_ERR(qmem))
 		return PTR_ERR(qmem);
+	ret = orca_qmem_ring(qmem, 0, 0, (size_t)depth * cq->cqe_size, &ring,
+			     &levels);
+	if (ret)
+		goto err_free;
 	if (udata) {
 		uctx = rdma_udata_to_drv_context(udata, struct orca_ucontext,
 						 ibucontext);
@@ -207,12 +219,13 @@ int orca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	cq->resizing = true;
 	spin_unlock_irq(&cq->lock);
 	/* The new record starts where the old one is. */
-	memcpy(qmem->va + ring_bytes,
-	       cq->qmem->va + orca_cq_ring_bytes(1U << cq->log2_depth,
-						 cq->cqe_size),
+	memcpy(orca_qmem_ptr(qmem, ring_bytes),
+	       orca_qmem_ptr(cq->qmem,
+			     orca_cq_ring_bytes(1U << cq->log2_depth,
+						cq->cqe_size)),
 	       ORCA_DB_RECORD_SIZE);
-	ret = orca_cmd_resize_cq(dev, cq->cqn, qmem->dma,
-				 qmem->dma + ring_bytes, ilog2(depth));
+	ret = orca_cmd_resize_cq(dev, cq->cqn, ring, levels,
+				 orca_qmem_dma(qmem, ring_bytes), ilog2(depth));
 	if (ret) {
 		spin_lock_irq(&cq->lock);
 		cq->resizing = false;
@@ -227,8 +240,7 @@ int orca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 		orca_qmem_unexpose(cq->mentry);
 	spin_lock_irq(&cq->lock);
 	cq->qmem = qmem;
-	cq->ring = qmem->va;
-	cq->db = qmem->va + ring_bytes;
+	cq->db = orca_qmem_ptr(qmem, ring_bytes);
 	cq->log2_depth = ilog2(depth);
 	cq->resizing = false;
 	orca_cq_rearm_locked(dev, cq);
@@ -259,9 +271,17 @@ int orca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 				  "CQ", udata, &cq->refused);
 }
 
+/* The entry of a kernel CQ at free-running position @idx. */
+static struct orca_cqe *orca_cq_cqe(struct orca_cq *cq, u32 idx)
+{
+	return orca_qmem_ptr(cq->qmem,
+			     (size_t)orca_ring_slot(idx, cq->log2_depth) *
+			     cq->cqe_size);
+}
+
 static bool orca_cqe_valid(struct orca_cq *cq, u32 idx, u32 *status_owner)
 {
-	struct orca_cqe *cqe = &cq->ring[orca_ring_slot(idx, cq->log2_depth)];
+	struct orca_cqe *cqe = orca_cq_cqe(cq, idx);
 	u32 so = le32_to_cpu(READ_ONCE(cqe->status_owner));
 
 	if (!!(so & ORCA_CQE_OWNER) != orca_ring_phase(idx, cq->log2_depth))
@@ -444,7 +464,7 @@ int orca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	while (n < num_entries && orca_cqe_valid(cq, cq->cons, &so)) {
 		struct orca_cqe *cqe;
 
-		cqe = &cq->ring[orca_ring_slot(cq->cons, cq->log2_depth)];
+		cqe = orca_cq_cqe(cq, cq->cons);
 		/* Read the entry only after its owner bit. */
 		dma_rmb();
 		if (orca_cqe_to_wc(dev, cqe, so, &wc[n]))

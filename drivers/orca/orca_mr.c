@@ -69,17 +69,17 @@ static int orca_mr_register(struct orca_dev *dev, struct ib_pd *ibpd,
 	return 0;
 }
 
-static void orca_pbl_free(struct orca_dev *dev, struct orca_pbl *pbl)
+void orca_pbl_free(struct device *dmadev, struct orca_pbl *pbl)
 {
 	u32 i;
 
 	for (i = 0; i < pbl->n_l1; i++)
 		if (pbl->l1[i].va)
-			dma_free_coherent(dev->dmadev, pbl->l1[i].size,
+			dma_free_coherent(dmadev, pbl->l1[i].size,
 					  pbl->l1[i].va, pbl->l1[i].dma);
 	kfree(pbl->l1);
 	if (pbl->top.va)
-		dma_free_coherent(dev->dmadev, pbl->top.size, pbl->top.va,
+		dma_free_coherent(dmadev, pbl->top.size, pbl->top.va,
 				  pbl->top.dma);
 	memset(pbl, 0, sizeof(*pbl));
 }
@@ -99,7 +99,7 @@ static void orca_mr_free(struct orca_dev *dev, struct orca_mr *mr)
 {
 	if (mr->flags & ORCA_MR_FLAG_ODP)
 		orca_odp_mr_destroy(dev, mr);
-	orca_pbl_free(dev, &mr->pbl);
+	orca_pbl_free(dev->dmadev, &mr->pbl);
 	if (mr->umem)
 		ib_umem_release(mr->umem);
 	if (mr->pages)
@@ -122,37 +122,34 @@ void orca_mr_zombies_release(struct orca_dev *dev)
 	mutex_unlock(&dev->zombie_lock);
 }
 
-static int orca_pbl_buf_alloc(struct orca_dev *dev, struct orca_pbl_buf *b,
+static int orca_pbl_buf_alloc(struct device *dmadev, struct orca_pbl_buf *b,
 			      size_t size)
 {
 	b->size = size;
-	b->va = dma_alloc_coherent(dev->dmadev, size, &b->dma, GFP_KERNEL);
+	b->va = dma_alloc_coherent(dmadev, size, &b->dma, GFP_KERNEL);
 	return b->va ? 0 : -ENOMEM;
 }
 
-/* Build the page list of @umem in blocks of @pgsz bytes. */
-static int orca_pbl_build(struct orca_dev *dev, struct ib_umem *umem,
-			  unsigned long pgsz, u32 num_pages,
-			  struct orca_pbl *pbl)
+/**
+ * orca_pbl_alloc - allocate a page list of @num_pages entries
+ * @dmadev: the device's DMA device
+ * @num_pages: entries, at least 1
+ * @pbl: the list; its entries are then written with orca_pbl_set()
+ *
+ * Up to 512 entries take one level-1 table, more a level-2 list of 4 KiB
+ * table pages, so no allocation is larger than a page.  The device reads
+ * the list at @pbl->top.dma.
+ */
+int orca_pbl_alloc(struct device *dmadev, u32 num_pages, struct orca_pbl *pbl)
 {
-	struct ib_block_iter biter;
-	u32 i = 0;
+	u32 i;
 	int ret;
 
 	memset(pbl, 0, sizeof(*pbl));
 	if ((size_t)num_pages * sizeof(__le64) <= ORCA_PBL_PAGE_SIZE) {
 		pbl->levels = 1;
-		ret = orca_pbl_buf_alloc(dev, &pbl->top,
-					 num_pages * sizeof(__le64));
-		if (ret)
-			return ret;
-		rdma_umem_for_each_dma_block(umem, &biter, pgsz) {
-			if (WARN_ON_ONCE(i >= num_pages))
-				break;
-			pbl->top.va[i++] =
-				cpu_to_le64(rdma_block_iter_dma_address(&biter));
-		}
-		return 0;
+		return orca_pbl_buf_alloc(dmadev, &pbl->top,
+					  num_pages * sizeof(__le64));
 	}
 
 	pbl->levels = 2;
@@ -166,28 +163,54 @@ static int orca_pbl_build(struct orca_dev *dev, struct ib_umem *umem,
 	pbl->l1 = kcalloc(pbl->n_l1, sizeof(*pbl->l1), GFP_KERNEL);
 	if (!pbl->l1)
 		return -ENOMEM;
-	ret = orca_pbl_buf_alloc(dev, &pbl->top, pbl->n_l1 * sizeof(__le64));
+	ret = orca_pbl_buf_alloc(dmadev, &pbl->top,
+				 pbl->n_l1 * sizeof(__le64));
 	if (ret)
 		goto err;
 	for (i = 0; i < pbl->n_l1; i++) {
-		ret = orca_pbl_buf_alloc(dev, &pbl->l1[i], ORCA_PBL_PAGE_SIZE);
+		ret = orca_pbl_buf_alloc(dmadev, &pbl->l1[i],
+					 ORCA_PBL_PAGE_SIZE);
 		if (ret)
 			goto err;
 		pbl->top.va[i] = cpu_to_le64(pbl->l1[i].dma);
 	}
-	i = 0;
-	rdma_umem_for_each_dma_block(umem, &biter, pgsz) {
-		if (WARN_ON_ONCE(i >= num_pages))
-			break;
-		pbl->l1[i / ORCA_PBL_ENTRIES].va[i % ORCA_PBL_ENTRIES] =
-			cpu_to_le64(rdma_block_iter_dma_address(&biter));
-		i++;
-	}
 	return 0;
 
 err:
-	orca_pbl_free(dev, pbl);
+	orca_pbl_free(dmadev, pbl);
 	return ret;
+}
+
+/* Entry @i of a list from orca_pbl_alloc() names the page at @dma. */
+void orca_pbl_set(struct orca_pbl *pbl, u32 i, dma_addr_t dma)
+{
+	__le64 *slot;
+
+	if (pbl->levels == 1)
+		slot = &pbl->top.va[i];
+	else
+		slot = &pbl->l1[i / ORCA_PBL_ENTRIES].va[i % ORCA_PBL_ENTRIES];
+	*slot = cpu_to_le64(dma);
+}
+
+/* Build the page list of @umem in blocks of @pgsz bytes. */
+static int orca_pbl_build(struct orca_dev *dev, struct ib_umem *umem,
+			  unsigned long pgsz, u32 num_pages,
+			  struct orca_pbl *pbl)
+{
+	struct ib_block_iter biter;
+	u32 i = 0;
+	int ret;
+
+	ret = orca_pbl_alloc(dev->dmadev, num_pages, pbl);
+	if (ret)
+		return ret;
+	rdma_umem_for_each_dma_block(umem, &biter, pgsz) {
+		if (WARN_ON_ONCE(i >= num_pages))
+			break;
+		orca_pbl_set(pbl, i++, rdma_block_iter_dma_address(&biter));
+	}
+	return 0;
 }
 
 /* DEREG_MR; an ODP region's under its cmd_lock (orca_odp_dereg()). */
@@ -309,7 +332,7 @@ static struct orca_mr *orca_mr_create_user(struct ib_pd *ibpd, u64 start,
 		return ERR_PTR(ret);
 	}
 	/* The device copied the page list (or refused it). */
-	orca_pbl_free(dev, &mr->pbl);
+	orca_pbl_free(dev->dmadev, &mr->pbl);
 	if (ret)
 		goto err_release;
 	return mr;

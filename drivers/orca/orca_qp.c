@@ -50,8 +50,9 @@ void orca_kwq_init(struct orca_kwq *wq, struct orca_qmem *qmem,
 		   const struct orca_wq_geom *g, u32 db_offset, u32 max_wr)
 {
 	spin_lock_init(&wq->lock);
-	wq->ring = qmem->va + g->offset;
-	wq->db = qmem->va + db_offset;
+	wq->qmem = qmem;
+	wq->offset = g->offset;
+	wq->db = orca_qmem_ptr(qmem, db_offset);
 	wq->prod = 0;
 	wq->cons = 0;
 	wq->max_wr = max_wr;
@@ -70,6 +71,29 @@ static u32 orca_wq_cfg(const struct orca_wq_geom *g)
 	return FIELD_PREP(ORCA_WQ_CFG_LOG2_DEPTH, g->log2_depth) |
 	       FIELD_PREP(ORCA_WQ_CFG_LOG2_STRIDE, g->log2_stride) |
 	       FIELD_PREP(ORCA_WQ_CFG_MAX_SGE, g->max_sge);
+}
+
+/*
+ * Describe the ring of @g in @qmem (page list @idx) to the device: its
+ * address and its cfg word.
+ */
+static int orca_wq_hw_ring(struct orca_qmem *qmem, unsigned int idx,
+			   const struct orca_wq_geom *g, __le32 *cfg,
+			   __le64 *addr)
+{
+	u8 levels;
+	u64 ring;
+	int ret;
+
+	ret = orca_qmem_ring(qmem, idx, g->offset,
+			     (size_t)1 << (g->log2_depth + g->log2_stride),
+			     &ring, &levels);
+	if (ret)
+		return ret;
+	*cfg = cpu_to_le32(orca_wq_cfg(g) |
+			   FIELD_PREP(ORCA_WQ_CFG_PBL_LEVELS, levels));
+	*addr = cpu_to_le64(ring);
+	return 0;
 }
 
 static int orca_qp_type(struct ib_qp_init_attr *attr, bool user,
@@ -274,15 +298,19 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	hw.send_cqn = cpu_to_le32(to_ocq(attr->send_cq)->cqn);
 	if (attr->recv_cq && attr->qp_type != IB_QPT_XRC_INI)
 		hw.recv_cqn = cpu_to_le32(to_ocq(attr->recv_cq)->cqn);
-	hw.sq_cfg = cpu_to_le32(orca_wq_cfg(&qp->sq));
 	hw.max_inline = cpu_to_le32(qp->max_inline);
-	hw.sq_addr = cpu_to_le64(qp->qmem->dma + qp->sq.offset);
-	hw.sq_db_addr = cpu_to_le64(qp->qmem->dma + qp->db_offset);
+	ret = orca_wq_hw_ring(qp->qmem, 0, &qp->sq, &hw.sq_cfg, &hw.sq_addr);
+	if (ret)
+		goto err_free;
+	hw.sq_db_addr = cpu_to_le64(orca_qmem_dma(qp->qmem, qp->db_offset));
 	if (qp->has_rq) {
-		hw.rq_cfg = cpu_to_le32(orca_wq_cfg(&qp->rq));
-		hw.rq_addr = cpu_to_le64(qp->qmem->dma + qp->rq.offset);
-		hw.rq_db_addr = cpu_to_le64(qp->qmem->dma + qp->db_offset +
-					    ORCA_RQ_DB_OFFSET);
+		ret = orca_wq_hw_ring(qp->qmem, 1, &qp->rq, &hw.rq_cfg,
+				      &hw.rq_addr);
+		if (ret)
+			goto err_free;
+		hw.rq_db_addr =
+			cpu_to_le64(orca_qmem_dma(qp->qmem, qp->db_offset +
+						  ORCA_RQ_DB_OFFSET));
 	}
 	ret = orca_cmd_create_qp(dev, &hw, &qp->qpn);
 	if (ret) {
@@ -342,6 +370,10 @@ err_destroy:
 		orca_qmem_destroyed(dev, qp->qmem, false);
 		return ret;
 	}
+	orca_qmem_put(qp->qmem);
+	return ret;
+
+err_free:
 	orca_qmem_put(qp->qmem);
 	return ret;
 }
@@ -836,14 +868,17 @@ int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 	orca_kwq_init(&srq->kwq, srq->qmem, &srq->wq, ring_bytes, depth);
 
 	hw.pdn = cpu_to_le32(to_opd(ibsrq->pd)->pdn);
-	hw.cfg = cpu_to_le32(orca_wq_cfg(&srq->wq));
 	/*
 	 * srq_limit means nothing at creation (ibv_create_srq(3); ConnectX
 	 * ignores it too): only MODIFY_SRQ arms the limit.
 	 */
 	hw.limit = 0;
-	hw.ring_addr = cpu_to_le64(srq->qmem->dma);
-	hw.db_addr = cpu_to_le64(srq->qmem->dma + ring_bytes);
+	ret = orca_wq_hw_ring(srq->qmem, 0, &srq->wq, &hw.cfg, &hw.ring_addr);
+	if (ret) {
+		orca_qmem_put(srq->qmem);
+		return ret;
+	}
+	hw.db_addr = cpu_to_le64(orca_qmem_dma(srq->qmem, ring_bytes));
 	ret = orca_cmd_create_srq(dev, &hw, &srq->srqn);
 	if (ret) {
 		/* It may still run, or have made what we cannot name. */

@@ -409,58 +409,160 @@ static int orca_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata)
 }
 
 /*
- * Queue memory.  A user object's is allocated as one block so the device
- * sees it contiguous, then split into independent pages: each can be
- * inserted into a user mapping, which holds its own page reference.  A
- * kernel object's is coherent DMA memory: the driver polls it and writes
+ * Queue memory.  With paged rings each page is allocated on its own, so a
+ * queue of any size the device advertises needs nothing larger than a
+ * page.  A device without them takes one physically contiguous block,
+ * which a user object's splits into independent pages.  Every user page
+ * can then be inserted into a user mapping, which holds its own page
+ * reference, and is charged to the process's memory cgroup.  A kernel
+ * object's memory is coherent DMA memory: the driver polls it and writes
  * it while the device does, with no sync calls on any platform.
  */
+static int orca_qmem_alloc_contig(struct orca_qmem *qmem)
+{
+	size_t size = qmem->size;
+	unsigned int order = get_order(size);
+	struct page *page;
+	dma_addr_t dma;
+	u32 i;
+	void *va;
+
+	if (order >= MAX_ORDER)
+		return -ENOMEM;
+	if (!qmem->user) {
+		va = dma_alloc_coherent(qmem->dmadev, size, &dma,
+					GFP_KERNEL | __GFP_NOWARN);
+		if (!va)
+			return -ENOMEM;
+	} else {
+		page = alloc_pages(GFP_KERNEL_ACCOUNT | __GFP_ZERO |
+				   __GFP_NOWARN, order);
+		if (!page)
+			return -ENOMEM;
+		split_page(page, order);
+		/* Give back what the power-of-two block has beyond @size. */
+		for (i = qmem->npages; i < (1U << order); i++)
+			__free_page(page + i);
+		va = page_address(page);
+		dma = dma_map_page(qmem->dmadev, page, 0, size,
+				   DMA_BIDIRECTIONAL);
+		if (dma_mapping_error(qmem->dmadev, dma)) {
+			for (i = 0; i < qmem->npages; i++)
+				__free_page(page + i);
+			return -ENOMEM;
+		}
+	}
+	for (i = 0; i < qmem->npages; i++) {
+		qmem->pages[i].va = va + i * PAGE_SIZE;
+		qmem->pages[i].dma = dma + i * PAGE_SIZE;
+	}
+	return 0;
+}
+
+static void orca_qmem_free_contig(struct orca_qmem *qmem)
+{
+	void *va = qmem->pages[0].va;
+	u32 i;
+
+	if (!qmem->user) {
+		dma_free_coherent(qmem->dmadev, qmem->size, va,
+				  qmem->pages[0].dma);
+		return;
+	}
+	dma_unmap_page(qmem->dmadev, qmem->pages[0].dma, qmem->size,
+		       DMA_BIDIRECTIONAL);
+	for (i = 0; i < qmem->npages; i++)
+		__free_page(virt_to_page(va) + i);
+}
+
+/* Free pages [0, @n) of a paged @qmem. */
+static void orca_qmem_free_pages(struct orca_qmem *qmem, u32 n)
+{
+	struct orca_qpage *p;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		p = &qmem->pages[i];
+		if (!qmem->user) {
+			dma_free_coherent(qmem->dmadev, PAGE_SIZE, p->va,
+					  p->dma);
+			continue;
+		}
+		dma_unmap_page(qmem->dmadev, p->dma, PAGE_SIZE,
+			       DMA_BIDIRECTIONAL);
+		free_page((unsigned long)p->va);
+	}
+}
+
+static int orca_qmem_alloc_pages(struct orca_qmem *qmem)
+{
+	struct orca_qpage *p;
+	struct page *page;
+	u32 i;
+
+	for (i = 0; i < qmem->npages; i++) {
+		p = &qmem->pages[i];
+		if (!qmem->user) {
+			p->va = dma_alloc_coherent(qmem->dmadev, PAGE_SIZE,
+						   &p->dma, GFP_KERNEL);
+			if (!p->va)
+				goto err;
+			continue;
+		}
+		page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+		if (!page)
+			goto err;
+		p->dma = dma_map_page(qmem->dmadev, page, 0, PAGE_SIZE,
+				      DMA_BIDIRECTIONAL);
+		if (dma_mapping_error(qmem->dmadev, p->dma)) {
+			__free_page(page);
+			goto err;
+		}
+		p->va = page_address(page);
+	}
+	return 0;
+
+err:
+	orca_qmem_free_pages(qmem, i);
+	return -ENOMEM;
+}
+
 struct orca_qmem *orca_qmem_alloc(struct orca_dev *dev, size_t size,
 				  bool user)
 {
 	struct orca_qmem *qmem;
-	unsigned int i, order;
-
-	size = PAGE_ALIGN(size);
-	order = get_order(size);
-	if (order >= MAX_ORDER)
-		return ERR_PTR(-ENOMEM);
+	int ret;
 
 	qmem = kzalloc(sizeof(*qmem), GFP_KERNEL);
 	if (!qmem)
 		return ERR_PTR(-ENOMEM);
-	qmem->size = size;
+	qmem->size = PAGE_ALIGN(size);
+	qmem->npages = qmem->size >> PAGE_SHIFT;
 	qmem->dmadev = dev->dmadev;
+	qmem->user = user;
+	qmem->contig = !(le32_to_cpu(dev->hw_attr.cap_flags) &
+			 ORCA_HW_DEV_CAP_RING_PBL);
 	kref_init(&qmem->ref);
 	INIT_LIST_HEAD(&qmem->zombie);
-	if (!user) {
-		qmem->va = dma_alloc_coherent(dev->dmadev, size, &qmem->dma,
-					      GFP_KERNEL | __GFP_NOWARN);
-		if (!qmem->va)
-			goto err_free;
-		return qmem;
-	}
-
-	qmem->page = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN, order);
-	if (!qmem->page)
+	qmem->pages = kvcalloc(qmem->npages, sizeof(*qmem->pages),
+			       GFP_KERNEL);
+	if (!qmem->pages) {
+		ret = -ENOMEM;
 		goto err_free;
-	split_page(qmem->page, order);
-	/* Give back what the power-of-two block has beyond @size. */
-	for (i = size >> PAGE_SHIFT; i < (1U << order); i++)
-		__free_page(qmem->page + i);
-	qmem->va = page_address(qmem->page);
-	qmem->dma = dma_map_page(dev->dmadev, qmem->page, 0, size,
-				 DMA_BIDIRECTIONAL);
-	if (dma_mapping_error(dev->dmadev, qmem->dma))
+	}
+	if (qmem->contig)
+		ret = orca_qmem_alloc_contig(qmem);
+	else
+		ret = orca_qmem_alloc_pages(qmem);
+	if (ret)
 		goto err_free_pages;
 	return qmem;
 
 err_free_pages:
-	for (i = 0; i < size >> PAGE_SHIFT; i++)
-		__free_page(qmem->page + i);
+	kvfree(qmem->pages);
 err_free:
 	kfree(qmem);
-	return ERR_PTR(-ENOMEM);
+	return ERR_PTR(ret);
 }
 
 static void orca_qmem_release(struct kref *ref)
@@ -468,16 +570,55 @@ static void orca_qmem_release(struct kref *ref)
 	struct orca_qmem *qmem = container_of(ref, struct orca_qmem, ref);
 	unsigned int i;
 
-	if (!qmem->page) {
-		dma_free_coherent(qmem->dmadev, qmem->size, qmem->va,
-				  qmem->dma);
-		kfree(qmem);
-		return;
-	}
-	dma_unmap_page(qmem->dmadev, qmem->dma, qmem->size, DMA_BIDIRECTIONAL);
-	for (i = 0; i < qmem->size >> PAGE_SHIFT; i++)
-		__free_page(qmem->page + i);
+	for (i = 0; i < ORCA_QMEM_RINGS; i++)
+		orca_pbl_free(qmem->dmadev, &qmem->pbl[i]);
+	if (qmem->contig)
+		orca_qmem_free_contig(qmem);
+	else
+		orca_qmem_free_pages(qmem, qmem->npages);
+	kvfree(qmem->pages);
 	kfree(qmem);
+}
+
+/**
+ * orca_qmem_ring - describe a ring of @qmem to the device
+ * @qmem: the queue memory
+ * @idx: which of the object's rings (0, or 1 for a QP's RQ): its page list
+ * @off: the ring's page-aligned offset in @qmem
+ * @bytes: the ring's size
+ * @addr: the address for the command: the ring, or its page list
+ * @levels: the PBL_LEVELS for the ring's cfg word
+ *
+ * Contiguous memory is named directly (level 0).  Paged memory gets a page
+ * list of 4 KiB device pages, which stays with @qmem until it is freed:
+ * the device has copied it once the command completes, but a command
+ * that never completes leaves it to the device.
+ */
+int orca_qmem_ring(struct orca_qmem *qmem, unsigned int idx, size_t off,
+		   size_t bytes, u64 *addr, u8 *levels)
+{
+	struct orca_pbl *pbl = &qmem->pbl[idx];
+	u32 i, n = DIV_ROUND_UP(bytes, ORCA_RING_PAGE_SIZE);
+	int ret;
+
+	if (WARN_ON_ONCE(idx >= ORCA_QMEM_RINGS || !PAGE_ALIGNED(off) ||
+			 off + bytes > qmem->size || !bytes || pbl->levels))
+		return -EINVAL;
+	if (qmem->contig) {
+		*addr = orca_qmem_dma(qmem, off);
+		*levels = 0;
+		return 0;
+	}
+	ret = orca_pbl_alloc(qmem->dmadev, n, pbl);
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++)
+		orca_pbl_set(pbl, i,
+			     orca_qmem_dma(qmem,
+					   off + (size_t)i * ORCA_RING_PAGE_SIZE));
+	*addr = pbl->top.dma;
+	*levels = pbl->levels;
+	return 0;
 }
 
 void orca_qmem_put(struct orca_qmem *qmem)
@@ -642,7 +783,7 @@ static int orca_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 	vma->vm_flags &= ~VM_MAYEXEC;
 	for (i = 0; i < npages; i++) {
 		ret = vm_insert_page(vma, vma->vm_start + i * PAGE_SIZE,
-				     mentry->qmem->page + i);
+				     virt_to_page(mentry->qmem->pages[i].va));
 		if (ret)
 			break;
 	}

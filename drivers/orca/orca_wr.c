@@ -52,8 +52,9 @@ static u32 orca_kwq_room(struct orca_kwq *wq)
 
 static void *orca_kwq_slot(struct orca_kwq *wq, u32 idx)
 {
-	return wq->ring + ((size_t)orca_ring_slot(idx, wq->log2_depth) <<
-			   wq->log2_stride);
+	return orca_qmem_ptr(wq->qmem, wq->offset +
+			     ((size_t)orca_ring_slot(idx, wq->log2_depth) <<
+			      wq->log2_stride));
 }
 
 /*
