@@ -5,8 +5,12 @@
 # creates, modifies, queries and destroys every object type on orca0 when
 # it loads, then runs kernel traffic between two RC and two UD QPs (every
 # opcode, fast registration and invalidation, SRQ, drain, completion and
-# async events, the ib_post_* rules), and reports TAP in the kernel log;
-# this folds that TAP in.
+# async events, the ib_post_* rules), then queues of the largest sizes
+# the device advertises (interface 1.7, paged rings: a CQ of max_cqe, an
+# RC pair at max_qp_wr x max_send_sge / max_recv_sge, an SRQ at
+# max_srq_wr x max_srq_sge, each filled, consumed and wrapped, every
+# completion and byte checked), and reports TAP in the kernel log; this
+# folds that TAP in.
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-prog.sh"

@@ -10,7 +10,10 @@
  * destroyed again.  Then the data path: traffic between two RC QPs and
  * two UD QPs on the device (every opcode, fast registration and
  * invalidation, an access error and its async event, drain, completion
- * events and the ib_post_send/ib_post_recv rules).  Results are TAP lines in the kernel log, each
+ * events and the ib_post_send/ib_post_recv rules).  Last, queues of the
+ * largest sizes the device advertises, full rings and wraps (max_only:
+ * only those; no_ring_pbl: on a device without paged rings, where they
+ * are refused).  Results are TAP lines in the kernel log, each
  * prefixed with "orca_kverbs_test: ", with the plan printed last.  The
  * module stays loaded until rmmod.
  */
@@ -35,6 +38,14 @@ MODULE_PARM_DESC(dev, "RDMA device to test (default orca0)");
 static char *peer;
 module_param(peer, charp, 0444);
 MODULE_PARM_DESC(peer, "RDMA device joined to dev by a wire: with it, only the wire tests run, RC from dev to peer");
+
+static bool max_only;
+module_param(max_only, bool, 0444);
+MODULE_PARM_DESC(max_only, "Only the queues of the advertised maximum sizes");
+
+static bool no_ring_pbl;
+module_param(no_ring_pbl, bool, 0444);
+MODULE_PARM_DESC(no_ring_pbl, "dev has no paged rings (orca_soft ring_pbl=0): the largest queues must be refused with -ENOMEM");
 
 static unsigned int test_num;
 static unsigned int test_failed;
@@ -1763,6 +1774,765 @@ static void kv_test_dp(struct kv_ctx *c)
 }
 
 /* ------------------------------------------------------------------
+ * Queues at the largest sizes the device advertises (interface 1.7,
+ * paged rings): a CQ of max_cqe entries, an RC pair whose SQs and RQs
+ * hold max_qp_wr WQEs of max_send_sge / max_recv_sge SGEs, an SRQ of
+ * max_srq_wr WQEs of max_srq_sge SGEs.  Each receive queue is filled
+ * (one more receive is refused with -ENOMEM) and consumed twice, so
+ * every ring index wraps; RDMA WRITEs of max_send_sge pieces take the
+ * CQ past its wrap.  Every completion and every byte is checked.  With
+ * no_ring_pbl the device has no paged rings: those queues must be
+ * refused with -ENOMEM, and a QP of 1024 WQEs of one SGE must work.
+ *
+ * The buffers are single pages, each mapped on its own, so that nothing
+ * here needs a large allocation either; no SGE crosses a page.
+ */
+#define KM_BATCH	64	/* WRs per post, completions per poll */
+#define KM_SPIECE	4	/* send buffer bytes per send SGE (1 to 4 used) */
+#define KM_TAG_SEND	1ULL
+#define KM_TAG_RECV	2ULL
+#define KM_POISON	0xa5
+#define KM_NDIAG	5
+#define KM_SMALL_WR	1024
+
+struct km_pbuf {
+	struct page **pages;
+	u64 *dma;
+	unsigned int npages;
+	size_t len;
+};
+
+struct km_flow {
+	const char *name;
+	struct ib_device *ibdev;
+	struct ib_pd *pd;		/* with the unsafe global rkey */
+	struct ib_cq *cq;		/* every completion of both QPs */
+	struct ib_qp *sqp;		/* posts the SENDs and WRITEs */
+	struct ib_qp *rqp;		/* takes the SENDs */
+	struct ib_srq *srq;		/* the receives go here if set */
+	u32 sq_room;			/* the sender's max_send_wr */
+	u32 nwr;			/* WQEs of the receive queue */
+	u32 ns, nr;			/* SGEs per send, per receive */
+	u32 rslot;			/* receive buffer bytes per receive SGE */
+	u32 wslot;			/* bytes per WRITE target */
+	struct km_pbuf sbuf, rbuf;
+	struct ib_sge *sge;
+	struct ib_rdma_wr *swr;
+	struct ib_recv_wr *rwr;
+	struct ib_wc wc[KM_BATCH];
+	u64 cqes;			/* completions through the CQ */
+	bool ready;
+};
+
+struct km_state {
+	u32 posted, sdone, rdone, bad_s, bad_r;
+	bool post_err, poll_err, stalled;
+};
+
+static u64 km_wr_id(u64 tag, unsigned int round, u32 i)
+{
+	return tag << 56 | (u64)round << 32 | i;
+}
+
+/* Byte @k of the message with @seed: no short period. */
+static u8 km_pat(u32 seed, u32 k)
+{
+	u32 x = k * 2654435761U + seed * 40503U + 0x9e37U;
+
+	x ^= x >> 15;
+	x *= 0x2c1b3c6dU;
+	x ^= x >> 12;
+	return x;
+}
+
+static u32 km_seed(unsigned int round, u32 i)
+{
+	return (u32)round << 24 ^ i;
+}
+
+static u32 km_slen(u32 i, u32 j)
+{
+	return 1 + (i * 7 + j * 3) % KM_SPIECE;
+}
+
+static u32 km_msg_len(const struct km_flow *f, u32 i)
+{
+	u32 j, t = 0;
+
+	for (j = 0; j < f->ns; j++)
+		t += km_slen(i, j);
+	return t;
+}
+
+/* Receive piece j of receive i for a message of @t bytes (1 to 2 spare). */
+static u32 km_rlen(const struct km_flow *f, u32 i, u32 j, u32 t)
+{
+	return DIV_ROUND_UP(t, f->nr) + (i + j) % 3;
+}
+
+static void km_pbuf_free(struct ib_device *ibdev, struct km_pbuf *b)
+{
+	unsigned int i;
+
+	for (i = 0; b->pages && i < b->npages; i++) {
+		if (!b->pages[i])
+			break;
+		ib_dma_unmap_page(ibdev, b->dma[i], PAGE_SIZE, DMA_BIDIRECTIONAL);
+		__free_page(b->pages[i]);
+	}
+	kvfree(b->pages);
+	kvfree(b->dma);
+	memset(b, 0, sizeof(*b));
+}
+
+static int km_pbuf_alloc(struct ib_device *ibdev, struct km_pbuf *b, size_t len)
+{
+	unsigned int i;
+
+	b->len = len;
+	b->npages = DIV_ROUND_UP(len, PAGE_SIZE);
+	b->pages = kvcalloc(b->npages, sizeof(*b->pages), GFP_KERNEL);
+	b->dma = kvcalloc(b->npages, sizeof(*b->dma), GFP_KERNEL);
+	if (!b->pages || !b->dma)
+		goto err;
+	for (i = 0; i < b->npages; i++) {
+		struct page *page = alloc_page(GFP_KERNEL);
+
+		if (!page)
+			goto err;
+		b->dma[i] = ib_dma_map_page(ibdev, page, 0, PAGE_SIZE,
+					    DMA_BIDIRECTIONAL);
+		if (ib_dma_mapping_error(ibdev, b->dma[i])) {
+			__free_page(page);
+			goto err;
+		}
+		b->pages[i] = page;
+	}
+	return 0;
+err:
+	km_pbuf_free(ibdev, b);
+	return -ENOMEM;
+}
+
+static u8 *km_byte(struct km_pbuf *b, size_t off)
+{
+	return (u8 *)page_address(b->pages[off >> PAGE_SHIFT]) + offset_in_page(off);
+}
+
+static struct ib_sge km_sge(struct km_flow *f, struct km_pbuf *b, size_t off,
+			    u32 len)
+{
+	struct ib_sge sge = {
+		.addr = b->dma[off >> PAGE_SHIFT] + offset_in_page(off),
+		.length = len,
+		.lkey = f->pd->local_dma_lkey,
+	};
+
+	return sge;
+}
+
+static void km_pbuf_sync(struct ib_device *ibdev, struct km_pbuf *b, bool cpu)
+{
+	unsigned int i;
+
+	for (i = 0; i < b->npages; i++) {
+		if (cpu)
+			ib_dma_sync_single_for_cpu(ibdev, b->dma[i], PAGE_SIZE,
+						   DMA_BIDIRECTIONAL);
+		else
+			ib_dma_sync_single_for_device(ibdev, b->dma[i], PAGE_SIZE,
+						      DMA_BIDIRECTIONAL);
+	}
+}
+
+static void km_pbuf_set(struct km_pbuf *b, u8 v)
+{
+	unsigned int i;
+
+	for (i = 0; i < b->npages; i++)
+		memset(page_address(b->pages[i]), v, PAGE_SIZE);
+}
+
+static struct ib_qp *km_qp(struct km_flow *f, struct ib_srq *srq, u32 swr,
+			   u32 ssge, u32 rwr, u32 rsge, struct ib_qp_cap *cap)
+{
+	struct ib_qp_init_attr init = {
+		.send_cq = f->cq,
+		.recv_cq = f->cq,
+		.srq = srq,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.qp_type = IB_QPT_RC,
+		.port_num = 1,
+		.cap = {
+			.max_send_wr = swr,
+			.max_send_sge = ssge,
+			.max_recv_wr = srq ? 0 : rwr,
+			.max_recv_sge = srq ? 0 : rsge,
+		},
+	};
+	struct ib_qp *qp = ib_create_qp(f->pd, &init);
+
+	*cap = init.cap;
+	if (IS_ERR(qp)) {
+		pr_info("# %s: ib_create_qp(%u x %u send, %u x %u receive): %ld\n",
+			f->name, swr, ssge, rwr, rsge, PTR_ERR(qp));
+		return NULL;
+	}
+	return qp;
+}
+
+static bool km_caps_cover(const struct ib_qp_cap *c, u32 swr, u32 ssge,
+			  u32 rwr, u32 rsge)
+{
+	return c->max_send_wr >= swr && c->max_send_sge >= ssge &&
+	       c->max_recv_wr >= rwr && c->max_recv_sge >= rsge;
+}
+
+/* Buffers and WR arrays for up to @nmsg messages a round. */
+static int km_flow_bufs(struct km_flow *f, u32 nmsg)
+{
+	u32 nsge = max(f->ns, f->nr);
+
+	f->rslot = roundup_pow_of_two(KM_SPIECE * DIV_ROUND_UP(f->ns, f->nr) + 3);
+	f->wslot = roundup_pow_of_two(KM_SPIECE * f->ns + 4);
+	if (f->rslot > PAGE_SIZE || f->wslot > PAGE_SIZE) {
+		pr_info("# %s: %u SGEs per send do not fit the buffer layout\n",
+			f->name, f->ns);
+		return -EINVAL;
+	}
+	if (km_pbuf_alloc(f->ibdev, &f->sbuf, (size_t)nmsg * f->ns * KM_SPIECE) ||
+	    km_pbuf_alloc(f->ibdev, &f->rbuf,
+			  (size_t)nmsg * max(f->nr * f->rslot, f->wslot)))
+		return -ENOMEM;
+	f->sge = kcalloc(KM_BATCH * nsge, sizeof(*f->sge), GFP_KERNEL);
+	f->swr = kcalloc(KM_BATCH, sizeof(*f->swr), GFP_KERNEL);
+	f->rwr = kcalloc(KM_BATCH, sizeof(*f->rwr), GFP_KERNEL);
+	return f->sge && f->swr && f->rwr ? 0 : -ENOMEM;
+}
+
+static bool km_flow_destroy(struct km_flow *f)
+{
+	bool good = true;
+
+	if (f->sqp && ib_destroy_qp(f->sqp))
+		good = false;
+	if (f->rqp && ib_destroy_qp(f->rqp))
+		good = false;
+	if (f->srq && ib_destroy_srq_user(f->srq, NULL))
+		good = false;
+	if (f->cq && ib_destroy_cq_user(f->cq, NULL))
+		good = false;
+	km_pbuf_free(f->ibdev, &f->sbuf);
+	km_pbuf_free(f->ibdev, &f->rbuf);
+	kfree(f->sge);
+	kfree(f->swr);
+	kfree(f->rwr);
+	if (f->pd && ib_dealloc_pd_user(f->pd, NULL))
+		good = false;
+	return good;
+}
+
+/* A PD, a CQ of @cqe entries, one point. */
+static bool km_flow_start(struct kv_ctx *c, struct km_flow *f, int cqe)
+{
+	struct ib_cq_init_attr attr = { .cqe = cqe };
+	struct ib_cq *cq = NULL;
+	struct ib_pd *pd;
+
+	f->ibdev = c->ibdev;
+	pd = ib_alloc_pd(c->ibdev, IB_PD_UNSAFE_GLOBAL_RKEY);
+	if (!IS_ERR(pd)) {
+		f->pd = pd;
+		cq = ib_create_cq(c->ibdev, NULL, NULL, NULL, &attr);
+		if (!IS_ERR(cq))
+			f->cq = cq;
+	}
+	return tap(f->cq && f->cq->cqe >= cqe,
+		   "%s: a PD, ib_create_cq of %d entries (%ld, cqe %d)", f->name,
+		   cqe, IS_ERR(pd) ? PTR_ERR(pd) : PTR_ERR_OR_ZERO(cq),
+		   f->cq ? f->cq->cqe : -1);
+}
+
+static void km_fill(struct km_flow *f, unsigned int round, u32 cnt)
+{
+	u32 i, j, b, k;
+
+	for (i = 0; i < cnt; i++) {
+		u32 seed = km_seed(round, i);
+
+		for (j = 0, k = 0; j < f->ns; j++)
+			for (b = 0; b < km_slen(i, j); b++)
+				*km_byte(&f->sbuf, ((size_t)i * f->ns + j) * KM_SPIECE + b) =
+					km_pat(seed, k++);
+	}
+	km_pbuf_set(&f->rbuf, KM_POISON);
+	km_pbuf_sync(f->ibdev, &f->sbuf, false);
+	km_pbuf_sync(f->ibdev, &f->rbuf, false);
+}
+
+static int km_post_recvs(struct km_flow *f, unsigned int round, u32 cnt)
+{
+	const struct ib_recv_wr *bad = NULL;
+	u32 i = 0, b, nb, j, t;
+	int ret;
+
+	while (i < cnt) {
+		nb = min_t(u32, cnt - i, KM_BATCH);
+		for (b = 0; b < nb; b++, i++) {
+			struct ib_sge *sg = f->sge + (size_t)b * f->nr;
+
+			t = km_msg_len(f, i);
+			for (j = 0; j < f->nr; j++)
+				sg[j] = km_sge(f, &f->rbuf,
+					       ((size_t)i * f->nr + j) * f->rslot,
+					       km_rlen(f, i, j, t));
+			f->rwr[b] = (struct ib_recv_wr){
+				.wr_id = km_wr_id(KM_TAG_RECV, round, i),
+				.sg_list = sg,
+				.num_sge = f->nr,
+				.next = b + 1 < nb ? &f->rwr[b + 1] : NULL,
+			};
+		}
+		ret = f->srq ? ib_post_srq_recv(f->srq, f->rwr, &bad) :
+			       ib_post_recv(f->rqp, f->rwr, &bad);
+		if (ret) {
+			pr_info("# %s, round %u: posting receives %u..%u: %d\n",
+				f->name, round, i - nb, i - 1, ret);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* One receive more than the queue holds: what ib_post_*recv says. */
+static int km_one_more(struct km_flow *f, unsigned int round)
+{
+	struct ib_sge sg = km_sge(f, &f->rbuf, 0, 1);
+	struct ib_recv_wr wr = {
+		.wr_id = km_wr_id(KM_TAG_RECV, round, U32_MAX),
+		.sg_list = &sg,
+		.num_sge = 1,
+	};
+	const struct ib_recv_wr *bad = NULL;
+	int ret;
+
+	ret = f->srq ? ib_post_srq_recv(f->srq, &wr, &bad) :
+		       ib_post_recv(f->rqp, &wr, &bad);
+	if (ret && bad != &wr)
+		pr_info("# %s: the refused receive is not the one bad_wr names\n",
+			f->name);
+	return ret && bad == &wr ? ret : ret ? -EFAULT : 0;
+}
+
+static int km_post_sends(struct km_flow *f, unsigned int round, u32 from,
+			 u32 n, bool write)
+{
+	const struct ib_send_wr *bad = NULL;
+	u32 b, j, i;
+	int ret;
+
+	for (b = 0; b < n; b++) {
+		struct ib_sge *sg = f->sge + (size_t)b * f->ns;
+		struct ib_rdma_wr *wr = &f->swr[b];
+
+		i = from + b;
+		for (j = 0; j < f->ns; j++)
+			sg[j] = km_sge(f, &f->sbuf,
+				       ((size_t)i * f->ns + j) * KM_SPIECE,
+				       km_slen(i, j));
+		memset(wr, 0, sizeof(*wr));
+		wr->wr.wr_id = km_wr_id(KM_TAG_SEND, round, i);
+		wr->wr.next = b + 1 < n ? &f->swr[b + 1].wr : NULL;
+		wr->wr.sg_list = sg;
+		wr->wr.num_sge = f->ns;
+		wr->wr.opcode = write ? IB_WR_RDMA_WRITE : IB_WR_SEND;
+		wr->wr.send_flags = IB_SEND_SIGNALED;
+		if (write) {
+			size_t off = (size_t)i * f->wslot;
+
+			wr->remote_addr = f->rbuf.dma[off >> PAGE_SHIFT] +
+					  offset_in_page(off);
+			wr->rkey = f->pd->unsafe_global_rkey;
+		}
+	}
+	ret = ib_post_send(f->sqp, &f->swr[0].wr, &bad);
+	if (ret)
+		pr_info("# %s, round %u: posting sends %u..%u: %d\n", f->name,
+			round, from, from + n - 1, ret);
+	return ret;
+}
+
+/*
+ * More sends may be posted while the SQ has room and the CQ would hold
+ * every completion of what is in flight (a SEND makes two).
+ */
+static u32 km_room(const struct km_flow *f, const struct km_state *s,
+		   bool write)
+{
+	u64 per = write ? 1 : 2;
+	u64 cqes = per * s->posted - s->sdone - s->rdone;
+	u32 inflight = s->posted - s->sdone, sq, cq;
+
+	sq = f->sq_room > inflight ? f->sq_room - inflight : 0;
+	cq = (u64)f->cq->cqe > cqes ? div64_u64((u64)f->cq->cqe - cqes, per) : 0;
+	return min(sq, cq);
+}
+
+static void km_take(struct km_flow *f, struct km_state *s,
+		    const struct ib_wc *wc, unsigned int round, bool write)
+{
+	bool good;
+	u32 i;
+
+	f->cqes++;
+	if (wc->wr_id >> 56 == KM_TAG_RECV && !write) {
+		u32 len;
+
+		i = s->rdone++;
+		len = km_msg_len(f, i);
+		good = wc->wr_id == km_wr_id(KM_TAG_RECV, round, i) &&
+		       wc->status == IB_WC_SUCCESS && wc->opcode == IB_WC_RECV &&
+		       wc->byte_len == len && wc->qp == f->rqp;
+		if (!good && s->bad_r++ < KM_NDIAG)
+			pr_info("# %s, round %u: receive completion %u: wr_id 0x%llx status %d opcode %d byte_len %u (want %u), qp %s\n",
+				f->name, round, i, wc->wr_id, wc->status,
+				wc->opcode, wc->byte_len, len,
+				wc->qp == f->rqp ? "right" : "wrong");
+		return;
+	}
+	i = s->sdone++;
+	good = wc->wr_id == km_wr_id(KM_TAG_SEND, round, i) &&
+	       wc->status == IB_WC_SUCCESS && wc->qp == f->sqp &&
+	       wc->opcode == (write ? IB_WC_RDMA_WRITE : IB_WC_SEND);
+	if (!good && s->bad_s++ < KM_NDIAG)
+		pr_info("# %s, round %u: send completion %u: wr_id 0x%llx (want 0x%llx) status %d opcode %d, qp %s\n",
+			f->name, round, i, wc->wr_id,
+			km_wr_id(KM_TAG_SEND, round, i), wc->status, wc->opcode,
+			wc->qp == f->sqp ? "right" : "wrong");
+}
+
+static void km_run(struct km_flow *f, struct km_state *s, unsigned int round,
+		   u32 cnt, bool write)
+{
+	unsigned long last = jiffies;
+	unsigned int spins = 0;
+	u32 want = cnt, c;
+	int n, k;
+
+	for (;;) {
+		while (!s->post_err && s->posted < cnt) {
+			c = min3(km_room(f, s, write), cnt - s->posted,
+				 (u32)KM_BATCH);
+			if (!c)
+				break;
+			if (km_post_sends(f, round, s->posted, c, write)) {
+				s->post_err = true;
+				break;
+			}
+			s->posted += c;
+		}
+		if (s->post_err)
+			want = s->posted;
+		if (s->sdone >= want && (write || s->rdone >= want))
+			break;
+		n = ib_poll_cq(f->cq, KM_BATCH, f->wc);
+		if (n < 0) {
+			pr_info("# %s, round %u: ib_poll_cq: %d\n", f->name, round, n);
+			s->poll_err = true;
+			break;
+		}
+		for (k = 0; k < n; k++)
+			km_take(f, s, &f->wc[k], round, write);
+		if (n) {
+			last = jiffies;
+			spins = 0;
+		} else if (time_after(jiffies, last + KV_TIMEOUT)) {
+			pr_info("# %s, round %u: no completion for %u s: %u of %u posted, %u send and %u receive completions\n",
+				f->name, round, KV_TIMEOUT / HZ, s->posted, cnt,
+				s->sdone, s->rdone);
+			s->stalled = true;
+			break;
+		} else if (++spins > 100) {
+			usleep_range(20, 100);
+		}
+		cond_resched();
+	}
+}
+
+/* A byte of the receive buffer that is not what it should be. */
+static bool km_bad_byte(struct km_flow *f, size_t off, u8 want, u32 msg,
+			u32 *nbad)
+{
+	u8 got = *km_byte(&f->rbuf, off);
+
+	if (got == want)
+		return false;
+	if ((*nbad)++ < KM_NDIAG)
+		pr_info("# %s: byte %zu (message %u): 0x%02x, want 0x%02x\n",
+			f->name, off, msg, got, want);
+	return true;
+}
+
+/* Each message's bytes in its pieces (or WRITE target), poison elsewhere. */
+static bool km_check_data(struct km_flow *f, unsigned int round, u32 cnt,
+			  bool write)
+{
+	size_t off, end = 0;
+	u32 i, j, b, k, t, len, nbad = 0;
+
+	km_pbuf_sync(f->ibdev, &f->rbuf, true);
+	for (i = 0; i < cnt; i++) {
+		u32 seed = km_seed(round, i);
+
+		t = km_msg_len(f, i);
+		if (write) {
+			off = (size_t)i * f->wslot;
+			for (b = 0; b < f->wslot; b++)
+				km_bad_byte(f, off + b, b < t ? km_pat(seed, b) :
+					    KM_POISON, i, &nbad);
+			end = off + f->wslot;
+			continue;
+		}
+		for (j = 0, k = 0; j < f->nr; j++) {
+			off = ((size_t)i * f->nr + j) * f->rslot;
+			len = km_rlen(f, i, j, t);
+			for (b = 0; b < f->rslot; b++)
+				km_bad_byte(f, off + b, b < len && k < t ?
+					    km_pat(seed, k++) : KM_POISON, i,
+					    &nbad);
+			end = off + f->rslot;
+		}
+	}
+	for (off = end; off < f->rbuf.len; off++)
+		km_bad_byte(f, off, KM_POISON, cnt, &nbad);
+	if (nbad)
+		pr_info("# %s, round %u: %u byte(s) wrong\n", f->name, round, nbad);
+	return !nbad;
+}
+
+/*
+ * One round, as many points whatever happens: 2 for a WRITE round, 4
+ * for a SEND round, one more with @check_full.
+ */
+static void km_round(struct km_flow *f, unsigned int round, u32 cnt,
+		     bool write, bool check_full)
+{
+	const char *q = f->srq ? "SRQ" : "RQ";
+	struct km_state s = {};
+	int posted = -EINVAL, full = 0;
+	bool data = false;
+	u64 t0 = ktime_get_ns();
+
+	if (f->ready) {
+		km_fill(f, round, cnt);
+		posted = write ? 0 : km_post_recvs(f, round, cnt);
+		if (check_full && !posted)
+			full = km_one_more(f, round);
+		if (!posted)
+			km_run(f, &s, round, cnt, write);
+		data = !posted && km_check_data(f, round, cnt, write);
+		pr_info("# %s, round %u: %u %s in %llu ms, %llu completions through the CQ of %d entries so far\n",
+			f->name, round, cnt, write ? "RDMA WRITEs" : "SENDs",
+			div_u64(ktime_get_ns() - t0, NSEC_PER_MSEC), f->cqes,
+			f->cq->cqe);
+	}
+	if (!write)
+		tap(!posted, "%s, round %u: %u receives of %u SGEs posted to the %s (%u WQEs) (%d)",
+		    f->name, round, cnt, f->nr, q, f->nwr, posted);
+	if (check_full)
+		tap(full == -ENOMEM,
+		    "%s, round %u: the %s full, one more receive is refused with -ENOMEM (%d)",
+		    f->name, round, q, full);
+	tap(f->ready && !s.post_err && !s.poll_err && !s.stalled &&
+	    s.posted == cnt && s.sdone == cnt && !s.bad_s &&
+	    (write || s.rdone == cnt) && !ib_poll_cq(f->cq, 1, f->wc),
+	    "%s, round %u: %u %s of %u SGEs, as many in flight as the SQ (%u) and the CQ hold: every send completion in order, successful, nothing else (%u bad)",
+	    f->name, round, cnt, write ? "RDMA WRITEs" : "SENDs", f->ns,
+	    f->sq_room, s.bad_s);
+	if (!write)
+		tap(f->ready && s.rdone == cnt && !s.bad_r,
+		    "%s, round %u: %u receive completions in order, successful, with the message's byte_len and QP (%u bad)",
+		    f->name, round, s.rdone, s.bad_r);
+	if (write)
+		tap(data,
+		    "%s, round %u: each WRITE's %u pieces at its target byte for byte, nothing else written",
+		    f->name, round, f->ns);
+	else
+		tap(data,
+		    "%s, round %u: each message's %u pieces scattered byte for byte over its receive's pieces, nothing else written",
+		    f->name, round, f->ns);
+}
+
+/*
+ * RC pair A -> B, SQ and RQ of @q WQEs of @ns / @nr SGEs each, one CQ of
+ * @cqe entries: @rounds rounds of SENDs filling B's RQ, then with @write
+ * a round of RDMA WRITEs (the CQ must then have wrapped).
+ */
+static void km_rc(struct kv_ctx *c, const char *name, u32 q, u32 ns, u32 nr,
+		  int cqe, unsigned int rounds, bool write)
+{
+	struct km_flow *f = kzalloc(sizeof(*f), GFP_KERNEL);
+	struct ib_qp_cap ca = {}, cb = {};
+	unsigned int r;
+	bool good;
+	int ret = -EINVAL;
+
+	if (!tap(f, "%s: context", name))
+		return;
+	f->name = name;
+	good = km_flow_start(c, f, cqe);
+	if (good) {
+		f->sqp = km_qp(f, NULL, q, ns, q, nr, &ca);
+		f->rqp = km_qp(f, NULL, q, ns, q, nr, &cb);
+	}
+	good = f->sqp && f->rqp && km_caps_cover(&ca, q, ns, q, nr) &&
+	       km_caps_cover(&cb, q, ns, q, nr);
+	tap(good,
+	    "%s: two RC QPs with max_send_wr = max_recv_wr = %u, max_send_sge %u, max_recv_sge %u: the caps cover it (%u/%u WRs, %u/%u SGEs; %u/%u, %u/%u)",
+	    name, q, ns, nr, ca.max_send_wr, ca.max_recv_wr, ca.max_send_sge,
+	    ca.max_recv_sge, cb.max_send_wr, cb.max_recv_wr, cb.max_send_sge,
+	    cb.max_recv_sge);
+	if (good) {
+		f->sq_room = ca.max_send_wr;
+		f->nwr = cb.max_recv_wr;
+		f->ns = ns;
+		f->nr = nr;
+		ret = kv_rc_connect_to(c, f->sqp, &c->gid, f->rqp->qp_num);
+		ret = ret ? : kv_rc_connect_to(c, f->rqp, &c->gid, f->sqp->qp_num);
+		ret = ret ? : km_flow_bufs(f, max(f->nwr, f->sq_room));
+	}
+	f->ready = !ret;
+	tap(f->ready, "%s: the QPs connected (RTS), the buffers mapped (%d)", name,
+	    ret);
+	for (r = 1; r <= rounds; r++)
+		km_round(f, r, f->ready ? f->nwr : q, false, r == 1);
+	if (write) {
+		km_round(f, rounds + 1, f->ready ? f->sq_room : q, true, false);
+		tap(f->ready && f->cqes > (u64)f->cq->cqe,
+		    "%s: %llu completions went through the CQ of %d entries: its ring wrapped",
+		    name, f->cqes, f->cq ? f->cq->cqe : -1);
+	}
+	tap(km_flow_destroy(f), "%s: QPs, CQ and PD destroyed", name);
+	kfree(f);
+}
+
+/*
+ * An SRQ of max_srq_wr WQEs of max_srq_sge SGEs; RC QP E on it, QP F
+ * with an SQ of 256 WQEs sending to it, one CQ of max_cqe entries: two
+ * rounds that fill the SRQ and empty it.
+ */
+static void km_srq(struct kv_ctx *c)
+{
+	struct ib_device_attr *a = &c->ibdev->attrs;
+	struct ib_srq_init_attr si = {
+		.attr = { .max_wr = a->max_srq_wr, .max_sge = a->max_srq_sge },
+		.srq_type = IB_SRQT_BASIC,
+	};
+	u32 fwr = min_t(u32, 256, a->max_qp_wr), ns = a->max_send_sge;
+	struct km_flow *f = kzalloc(sizeof(*f), GFP_KERNEL);
+	struct ib_qp_cap ce = {}, cf = {};
+	struct ib_srq_attr sa = {};
+	struct ib_srq *srq;
+	bool good;
+	int ret = -EINVAL;
+
+	if (!tap(f, "max SRQ: context"))
+		return;
+	f->name = "max SRQ";
+	good = km_flow_start(c, f, a->max_cqe);
+	srq = f->pd ? ib_create_srq(f->pd, &si) : ERR_PTR(-EINVAL);
+	if (!IS_ERR(srq)) {
+		f->srq = srq;
+		ret = ib_query_srq(srq, &sa);
+	}
+	tap(!IS_ERR(srq) && !ret && sa.max_wr >= (u32)a->max_srq_wr &&
+	    sa.max_sge >= (u32)a->max_srq_sge,
+	    "max SRQ: ib_create_srq with max_wr = max_srq_wr %d, max_sge = max_srq_sge %d (%d): ib_query_srq says %u x %u",
+	    a->max_srq_wr, a->max_srq_sge, PTR_ERR_OR_ZERO(srq), sa.max_wr,
+	    sa.max_sge);
+	if (good && f->srq) {
+		f->rqp = km_qp(f, f->srq, 16, 1, 0, 0, &ce);
+		f->sqp = km_qp(f, NULL, fwr, ns, 16, 1, &cf);
+	}
+	ret = -EINVAL;
+	if (f->rqp && f->sqp && !IS_ERR(srq) && km_caps_cover(&cf, fwr, ns, 16, 1)) {
+		f->sq_room = cf.max_send_wr;
+		f->nwr = sa.max_wr;
+		f->ns = ns;
+		f->nr = a->max_srq_sge;
+		ret = kv_rc_connect_to(c, f->sqp, &c->gid, f->rqp->qp_num);
+		ret = ret ? : kv_rc_connect_to(c, f->rqp, &c->gid, f->sqp->qp_num);
+		ret = ret ? : km_flow_bufs(f, max(f->nwr, f->sq_room));
+	}
+	f->ready = !ret;
+	tap(f->ready,
+	    "max SRQ: RC QP E on the SRQ, QP F with an SQ of %u x %u sending to it, connected, buffers mapped (%d)",
+	    fwr, ns, ret);
+	km_round(f, 1, f->ready ? f->nwr : a->max_srq_wr, false, true);
+	km_round(f, 2, f->ready ? f->nwr : a->max_srq_wr, false, false);
+	tap(km_flow_destroy(f), "max SRQ: QPs, SRQ, CQ and PD destroyed");
+	kfree(f);
+}
+
+/* Without paged rings the largest queues are refused with -ENOMEM. */
+static void km_contig(struct kv_ctx *c)
+{
+	struct ib_device_attr *a = &c->ibdev->attrs;
+	struct ib_srq_init_attr si = {
+		.attr = { .max_wr = a->max_srq_wr, .max_sge = a->max_srq_sge },
+		.srq_type = IB_SRQT_BASIC,
+	};
+	struct ib_qp_init_attr init = {
+		.send_cq = c->cq,
+		.recv_cq = c->cq,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.qp_type = IB_QPT_RC,
+		.port_num = 1,
+		.cap = {
+			.max_send_wr = a->max_qp_wr,
+			.max_recv_wr = a->max_qp_wr,
+			.max_send_sge = a->max_send_sge,
+			.max_recv_sge = a->max_recv_sge,
+		},
+	};
+	struct ib_srq *srq;
+	struct ib_qp *qp;
+
+	qp = ib_create_qp(c->pd, &init);
+	tap(PTR_ERR_OR_ZERO(qp) == -ENOMEM,
+	    "contig: an RC QP of max_qp_wr %d x max_send_sge %d / max_recv_sge %d is refused with -ENOMEM (%d)",
+	    a->max_qp_wr, a->max_send_sge, a->max_recv_sge,
+	    PTR_ERR_OR_ZERO(qp));
+	if (!IS_ERR(qp))
+		ib_destroy_qp(qp);
+	srq = ib_create_srq(c->pd, &si);
+	tap(PTR_ERR_OR_ZERO(srq) == -ENOMEM,
+	    "contig: an SRQ of max_srq_wr %d x max_srq_sge %d is refused with -ENOMEM (%d)",
+	    a->max_srq_wr, a->max_srq_sge, PTR_ERR_OR_ZERO(srq));
+	if (!IS_ERR(srq))
+		ib_destroy_srq(srq);
+	km_rc(c, "contig", min_t(u32, KM_SMALL_WR, a->max_qp_wr), 1, 1,
+	      4 * KM_SMALL_WR, 2, false);
+}
+
+static void kv_test_maxq(struct kv_ctx *c)
+{
+	struct ib_device_attr *a = &c->ibdev->attrs;
+
+	pr_info("# max_qp_wr %d, max_send_sge %d, max_recv_sge %d, max_cqe %d, max_srq_wr %d, max_srq_sge %d%s\n",
+		a->max_qp_wr, a->max_send_sge, a->max_recv_sge, a->max_cqe,
+		a->max_srq_wr, a->max_srq_sge,
+		no_ring_pbl ? "; the device has no paged rings" : "");
+	if (no_ring_pbl) {
+		km_contig(c);
+		return;
+	}
+	km_rc(c, "max RC", a->max_qp_wr, a->max_send_sge, a->max_recv_sge,
+	      a->max_cqe, 2, true);
+	km_srq(c);
+}
+
+/* ------------------------------------------------------------------
  * The wire (peer=): RC from QP A on dev to QP B on peer, two functions
  * joined by a link, each addressed by its link-local RoCEv2 GID.
  */
@@ -1952,15 +2722,18 @@ static void kv_run(struct kv_ctx *c)
 		 PTR_ERR_OR_ZERO(c->cq)))
 		goto pd;
 
-	kv_test_pd(c);
-	kv_test_cq(c);
-	kv_test_rc(c);
-	kv_test_ud(c);
-	kv_test_gsi(c);
-	kv_test_srq(c);
-	kv_test_ah(c);
-	kv_test_mr(c);
-	kv_test_dp(c);
+	if (!max_only) {
+		kv_test_pd(c);
+		kv_test_cq(c);
+		kv_test_rc(c);
+		kv_test_ud(c);
+		kv_test_gsi(c);
+		kv_test_srq(c);
+		kv_test_ah(c);
+		kv_test_mr(c);
+		kv_test_dp(c);
+	}
+	kv_test_maxq(c);
 
 	tap(!ib_destroy_cq_user(c->cq, NULL), "ib_destroy_cq of the QPs' CQ");
 pd:
