@@ -149,7 +149,7 @@ static inline void *orca_qmem_ptr(const struct orca_qmem *qmem, size_t off)
 	return qmem->pages[off >> PAGE_SHIFT].va + offset_in_page(off);
 }
 
-/* The device's address of byte @off of @qmem (doorbell records). */
+/* The device's address of byte @off of @qmem. */
 static inline dma_addr_t orca_qmem_dma(const struct orca_qmem *qmem,
 				       size_t off)
 {
@@ -616,6 +616,8 @@ struct orca_qmem *orca_qmem_alloc(struct orca_dev *dev, size_t size,
 void orca_qmem_put(struct orca_qmem *qmem);
 int orca_qmem_ring(struct orca_qmem *qmem, unsigned int idx, size_t off,
 		   size_t bytes, u64 *addr, u8 *levels);
+void orca_qmem_lists_done(struct orca_dev *dev, struct orca_qmem *qmem,
+			  int ret);
 void orca_qmem_destroyed(struct orca_dev *dev, struct orca_qmem *qmem,
 			 bool device_done);
 void orca_zombies_release(struct orca_dev *dev);

@@ -113,6 +113,7 @@ int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 				 cq->log2_depth,
 				 cq->cqe_size == ORCA_CQE64_SIZE, cq->eqn,
 				 &cq->cqn);
+	orca_qmem_lists_done(dev, cq->qmem, ret);
 	if (ret) {
 		/* It may still run, or have made what we cannot name. */
 		orca_qmem_destroyed(dev, cq->qmem,
@@ -226,6 +227,7 @@ int orca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	       ORCA_DB_RECORD_SIZE);
 	ret = orca_cmd_resize_cq(dev, cq->cqn, ring, levels,
 				 orca_qmem_dma(qmem, ring_bytes), ilog2(depth));
+	orca_qmem_lists_done(dev, qmem, ret);
 	if (ret) {
 		spin_lock_irq(&cq->lock);
 		cq->resizing = false;

@@ -17,6 +17,7 @@
 #include <linux/module.h>
 
 #include "orca.h"
+#include "orca_ring.h"
 
 /* The oldest interface minor version the driver works with. */
 #define ORCA_DRV_MIN_MINOR	2
@@ -240,6 +241,23 @@ static const struct ib_device_ops orca_lifetime_ops = {
 	.enable_driver = orca_enable_driver,
 };
 
+/*
+ * No ring of the interface holds more than 2^ORCA_RING_MAX_LOG2_DEPTH
+ * entries: a device reporting larger queues is taken at that size, so
+ * queue sizes and offsets stay within what the driver and its user
+ * ABI can express.
+ */
+static void orca_clamp_ring_limits(struct orca_hw_device_attr *hw)
+{
+	__le32 *limits[] = { &hw->max_qp_wr, &hw->max_srq_wr, &hw->max_cqe };
+	u32 max = orca_ring_depth(ORCA_RING_MAX_LOG2_DEPTH);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(limits); i++)
+		if (le32_to_cpu(*limits[i]) > max)
+			*limits[i] = cpu_to_le32(max);
+}
+
 static int orca_register(struct orca_dev *dev)
 {
 	struct orca_bus_device *bdev = dev->bdev;
@@ -254,6 +272,7 @@ static int orca_register(struct orca_dev *dev)
 		dev_err(orca_device(dev), "QUERY_DEVICE failed: %d\n", ret);
 		return ret;
 	}
+	orca_clamp_ring_limits(&dev->hw_attr);
 	if (le32_to_cpu(dev->hw_attr.num_ports) != 1) {
 		dev_err(orca_device(dev), "unsupported port count %u\n",
 			le32_to_cpu(dev->hw_attr.num_ports));

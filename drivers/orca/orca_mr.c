@@ -137,8 +137,9 @@ static int orca_pbl_buf_alloc(struct device *dmadev, struct orca_pbl_buf *b,
  * @pbl: the list; its entries are then written with orca_pbl_set()
  *
  * Up to 512 entries take one level-1 table, more a level-2 list of 4 KiB
- * table pages, so no allocation is larger than a page.  The device reads
- * the list at @pbl->top.dma.
+ * table pages, so no DMA allocation is larger than a page.  The device
+ * reads the list at @pbl->top.dma.  On failure @pbl is left empty (or
+ * with a level-1 table of no memory), which orca_pbl_free() accepts.
  */
 int orca_pbl_alloc(struct device *dmadev, u32 num_pages, struct orca_pbl *pbl)
 {
@@ -152,17 +153,18 @@ int orca_pbl_alloc(struct device *dmadev, u32 num_pages, struct orca_pbl *pbl)
 					  num_pages * sizeof(__le64));
 	}
 
-	pbl->levels = 2;
-	pbl->n_l1 = DIV_ROUND_UP(num_pages, ORCA_PBL_ENTRIES);
 	/*
 	 * Beyond what two levels of page list translate: a resource limit
 	 * of the device (ibv_reg_mr(3) reports those as ENOMEM).
 	 */
-	if (pbl->n_l1 > ORCA_PBL_ENTRIES)
+	if (DIV_ROUND_UP(num_pages, ORCA_PBL_ENTRIES) > ORCA_PBL_ENTRIES)
 		return -ENOMEM;
-	pbl->l1 = kcalloc(pbl->n_l1, sizeof(*pbl->l1), GFP_KERNEL);
+	pbl->l1 = kcalloc(DIV_ROUND_UP(num_pages, ORCA_PBL_ENTRIES),
+			  sizeof(*pbl->l1), GFP_KERNEL);
 	if (!pbl->l1)
 		return -ENOMEM;
+	pbl->levels = 2;
+	pbl->n_l1 = DIV_ROUND_UP(num_pages, ORCA_PBL_ENTRIES);
 	ret = orca_pbl_buf_alloc(dmadev, &pbl->top,
 				 pbl->n_l1 * sizeof(__le64));
 	if (ret)

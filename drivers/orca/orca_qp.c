@@ -2,7 +2,7 @@
 /*
  * Orca HCA driver: queue pairs and shared receive queues.
  *
- * A QP's memory is one allocation: the send ring, the receive ring
+ * A QP's memory (struct orca_qmem) is the send ring, the receive ring
  * (absent with an SRQ), each rounded up to a page, then a doorbell page
  * with the SQ record at 0 and the RQ record at ORCA_DB_RECORD_SIZE.  An
  * SRQ's is its ring then a doorbell page.  The device owns the QP state
@@ -313,6 +313,7 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 						  ORCA_RQ_DB_OFFSET));
 	}
 	ret = orca_cmd_create_qp(dev, &hw, &qp->qpn);
+	orca_qmem_lists_done(dev, qp->qmem, ret);
 	if (ret) {
 		/* It may still run, or have made what we cannot name. */
 		orca_qmem_destroyed(dev, qp->qmem,
@@ -880,6 +881,7 @@ int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 	}
 	hw.db_addr = cpu_to_le64(orca_qmem_dma(srq->qmem, ring_bytes));
 	ret = orca_cmd_create_srq(dev, &hw, &srq->srqn);
+	orca_qmem_lists_done(dev, srq->qmem, ret);
 	if (ret) {
 		/* It may still run, or have made what we cannot name. */
 		orca_qmem_destroyed(dev, srq->qmem,

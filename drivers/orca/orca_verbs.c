@@ -545,7 +545,7 @@ struct orca_qmem *orca_qmem_alloc(struct orca_dev *dev, size_t size,
 	kref_init(&qmem->ref);
 	INIT_LIST_HEAD(&qmem->zombie);
 	qmem->pages = kvcalloc(qmem->npages, sizeof(*qmem->pages),
-			       GFP_KERNEL);
+			       user ? GFP_KERNEL_ACCOUNT : GFP_KERNEL);
 	if (!qmem->pages) {
 		ret = -ENOMEM;
 		goto err_free;
@@ -580,6 +580,23 @@ static void orca_qmem_release(struct kref *ref)
 	kfree(qmem);
 }
 
+/*
+ * The command that took @qmem's page lists was answered: the device has
+ * copied them (or refused them) and never reads them again.  A command
+ * without an answer leaves them, with the rest of @qmem, to the zombie
+ * list.
+ */
+void orca_qmem_lists_done(struct orca_dev *dev, struct orca_qmem *qmem,
+			  int ret)
+{
+	unsigned int i;
+
+	if (orca_admin_effect_unknown(dev, ret))
+		return;
+	for (i = 0; i < ORCA_QMEM_RINGS; i++)
+		orca_pbl_free(qmem->dmadev, &qmem->pbl[i]);
+}
+
 /**
  * orca_qmem_ring - describe a ring of @qmem to the device
  * @qmem: the queue memory
@@ -590,9 +607,8 @@ static void orca_qmem_release(struct kref *ref)
  * @levels: the PBL_LEVELS for the ring's cfg word
  *
  * Contiguous memory is named directly (level 0).  Paged memory gets a page
- * list of 4 KiB device pages, which stays with @qmem until it is freed:
- * the device has copied it once the command completes, but a command
- * that never completes leaves it to the device.
+ * list of 4 KiB device pages, which stays with @qmem until the command
+ * has been answered (orca_qmem_lists_done()) or @qmem is freed.
  */
 int orca_qmem_ring(struct orca_qmem *qmem, unsigned int idx, size_t off,
 		   size_t bytes, u64 *addr, u8 *levels)
