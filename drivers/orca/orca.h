@@ -122,7 +122,8 @@ struct orca_qpage {
 
 /*
  * Queue memory of a CQ, QP or SRQ: a zeroed run of pages holding its rings
- * and its doorbell page.  On a device with paged rings (RING_PBL) each page
+ * and its doorbell page (or the doorbell page alone, with the rings in a
+ * buffer of the process: @umem below).  On a device with paged rings (RING_PBL) each page
  * is allocated on its own and every ring is handed to the device as a page
  * list, which is kept here until the memory is freed; otherwise the run is
  * one physically contiguous allocation (@contig).  A user object's pages
@@ -141,6 +142,21 @@ struct orca_qmem {
 	size_t size;
 	struct orca_qpage *pages;
 	struct orca_pbl pbl[ORCA_QMEM_RINGS];
+	/*
+	 * Rings in the process's own buffer (ORCA_QUEUE_REQ_USER_BUF): then
+	 * the pages above are the doorbell page alone, the buffer is pinned
+	 * in @umem, and @ublk holds the DMA address of each of its 4 KiB
+	 * blocks.
+	 */
+	struct ib_umem *umem;
+	dma_addr_t *ublk;
+	u32 nublk;
+};
+
+/* A ring buffer named by a queue-creating request; len 0: none. */
+struct orca_ubuf {
+	u64 addr;
+	u64 len;
 };
 
 /* The CPU's address of byte @off of @qmem. */
@@ -609,7 +625,6 @@ int orca_cmd_mcast(struct orca_dev *dev, u8 opcode, const u8 *gid, u32 qpn);
 /* orca_verbs.c */
 int orca_udata_get_req(struct ib_udata *udata, void *req, size_t len);
 int orca_udata_no_req(struct ib_udata *udata);
-int orca_udata_basic_req(struct ib_udata *udata, size_t resp_len);
 int orca_udata_put_resp(struct ib_udata *udata, void *resp, size_t len);
 struct orca_qmem *orca_qmem_alloc(struct orca_dev *dev, size_t size,
 				  bool user);
@@ -618,6 +633,11 @@ int orca_qmem_ring(struct orca_qmem *qmem, unsigned int idx, size_t off,
 		   size_t bytes, u64 *addr, u8 *levels);
 void orca_qmem_lists_done(struct orca_dev *dev, struct orca_qmem *qmem,
 			  int ret);
+struct orca_qmem *orca_qmem_create(struct orca_dev *dev, size_t ring_bytes,
+				   bool user, const struct orca_ubuf *ubuf,
+				   size_t *db_off);
+int orca_udata_queue_req(struct orca_dev *dev, struct ib_udata *udata,
+			 size_t resp_len, struct orca_ubuf *ubuf);
 void orca_qmem_destroyed(struct orca_dev *dev, struct orca_qmem *qmem,
 			 bool device_done);
 void orca_zombies_release(struct orca_dev *dev);

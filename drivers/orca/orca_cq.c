@@ -4,7 +4,8 @@
  *
  * A CQ's memory (struct orca_qmem) is the ring of depth * cqe_size bytes
  * rounded up to a page, then a page whose first 64 bytes are the CQ's
- * doorbell record.  User CQs map all of it.
+ * doorbell record.  User CQs map all of it; with rings in the process's
+ * own buffer (ORCA_QUEUE_REQ_USER_BUF) the memory is that page alone.
  */
 
 #include <linux/bitfield.h>
@@ -59,15 +60,16 @@ int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	struct orca_dev *dev = to_odev(ibcq->device);
 	struct orca_cq *cq = to_ocq(ibcq);
 	struct orca_create_cq_resp resp = {};
+	struct orca_ubuf ubuf = {};
 	struct orca_ucontext *uctx;
-	size_t ring_bytes;
+	size_t ring_bytes, db_off;
 	u64 key = 0, ring;
 	u8 levels;
 	u32 depth;
 	int ret;
 
 	if (udata) {
-		ret = orca_udata_basic_req(udata, sizeof(resp));
+		ret = orca_udata_queue_req(dev, udata, sizeof(resp), &ubuf);
 		if (ret)
 			return ret;
 	}
@@ -95,10 +97,10 @@ int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	cq->cqe_size = attr->flags ? ORCA_CQE64_SIZE : ORCA_CQE_SIZE;
 	cq->eqn = dev->ceqs[attr->comp_vector].eqn;
 	ring_bytes = orca_cq_ring_bytes(depth, cq->cqe_size);
-	cq->qmem = orca_qmem_alloc(dev, ring_bytes + PAGE_SIZE, cq->user);
+	cq->qmem = orca_qmem_create(dev, ring_bytes, cq->user, &ubuf, &db_off);
 	if (IS_ERR(cq->qmem))
 		return PTR_ERR(cq->qmem);
-	cq->db = orca_qmem_ptr(cq->qmem, ring_bytes);
+	cq->db = orca_qmem_ptr(cq->qmem, db_off);
 	cq->cons = 0;
 	cq->arm_seq = 0;
 
@@ -109,7 +111,7 @@ int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		return ret;
 	}
 	ret = orca_cmd_create_cq(dev, ring, levels,
-				 orca_qmem_dma(cq->qmem, ring_bytes),
+				 orca_qmem_dma(cq->qmem, db_off),
 				 cq->log2_depth,
 				 cq->cqe_size == ORCA_CQE64_SIZE, cq->eqn,
 				 &cq->cqn);
@@ -137,7 +139,7 @@ int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		resp.cqe_size = cq->cqe_size;
 		resp.mmap_key = key;
 		resp.mmap_len = cq->qmem->size;
-		resp.db_offset = ring_bytes;
+		resp.db_offset = db_off;
 		ret = orca_udata_put_resp(udata, &resp, sizeof(resp));
 		if (ret)
 			goto err_unexpose;
@@ -165,15 +167,16 @@ int orca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	struct orca_resize_cq_resp resp = {};
 	struct orca_mmap_entry *mentry = NULL;
 	struct orca_ucontext *uctx;
+	struct orca_ubuf ubuf = {};
 	struct orca_qmem *qmem;
-	size_t ring_bytes;
+	size_t ring_bytes, db_off;
 	u64 key = 0, ring;
 	u8 levels;
 	u32 depth;
 	int ret;
 
 	if (udata) {
-		ret = orca_udata_basic_req(udata, sizeof(resp));
+		ret = orca_udata_queue_req(dev, udata, sizeof(resp), &ubuf);
 		if (ret)
 			return ret;
 	}
@@ -183,7 +186,7 @@ int orca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 
 	/* The device keeps the CQ's entry size. */
 	ring_bytes = orca_cq_ring_bytes(depth, cq->cqe_size);
-	qmem = orca_qmem_alloc(dev, ring_bytes + PAGE_SIZE, cq->user);
+	qmem = orca_qmem_create(dev, ring_bytes, cq->user, &ubuf, &db_off);
 	if (IS_ERR(qmem))
 		return PTR_ERR(qmem);
 	ret = orca_qmem_ring(qmem, 0, 0, (size_t)depth * cq->cqe_size, &ring,
@@ -205,7 +208,7 @@ int orca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 		resp.cqe_count = depth;
 		resp.mmap_key = key;
 		resp.mmap_len = qmem->size;
-		resp.db_offset = ring_bytes;
+		resp.db_offset = db_off;
 		ret = orca_udata_put_resp(udata, &resp, sizeof(resp));
 		if (ret)
 			goto err_unexpose;
@@ -220,13 +223,9 @@ int orca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	cq->resizing = true;
 	spin_unlock_irq(&cq->lock);
 	/* The new record starts where the old one is. */
-	memcpy(orca_qmem_ptr(qmem, ring_bytes),
-	       orca_qmem_ptr(cq->qmem,
-			     orca_cq_ring_bytes(1U << cq->log2_depth,
-						cq->cqe_size)),
-	       ORCA_DB_RECORD_SIZE);
+	memcpy(orca_qmem_ptr(qmem, db_off), cq->db, ORCA_DB_RECORD_SIZE);
 	ret = orca_cmd_resize_cq(dev, cq->cqn, ring, levels,
-				 orca_qmem_dma(qmem, ring_bytes), ilog2(depth));
+				 orca_qmem_dma(qmem, db_off), ilog2(depth));
 	orca_qmem_lists_done(dev, qmem, ret);
 	if (ret) {
 		spin_lock_irq(&cq->lock);
@@ -242,7 +241,7 @@ int orca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 		orca_qmem_unexpose(cq->mentry);
 	spin_lock_irq(&cq->lock);
 	cq->qmem = qmem;
-	cq->db = orca_qmem_ptr(qmem, ring_bytes);
+	cq->db = orca_qmem_ptr(qmem, db_off);
 	cq->log2_depth = ilog2(depth);
 	cq->resizing = false;
 	orca_cq_rearm_locked(dev, cq);

@@ -234,22 +234,27 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	struct orca_create_qp_resp resp = {};
 	struct orca_hw_create_qp hw = {};
 	struct orca_ucontext *uctx;
-	size_t sq_bytes, rq_bytes;
+	struct orca_ubuf ubuf = {};
+	size_t sq_bytes, rq_bytes, db_off;
 	u64 key = 0;
 	bool is_gsi;
 	u32 info;
 	int ret;
 
 	if (udata) {
-		ret = orca_udata_basic_req(udata, sizeof(resp));
+		ret = orca_udata_queue_req(dev, udata, sizeof(resp), &ubuf);
 		if (ret)
 			return ret;
 	}
 	ret = orca_qp_type(attr, !!udata, &qp->hw_type);
 	if (ret)
 		return ret;
-	if (qp->hw_type == ORCA_QPT_XRC_TGT)
+	if (qp->hw_type == ORCA_QPT_XRC_TGT) {
+		/* It has no rings. */
+		if (ubuf.len)
+			return -EINVAL;
 		return orca_create_xrc_tgt(dev, qp, attr);
+	}
 	if (attr->create_flags)
 		return -EOPNOTSUPP;
 	if (attr->srq) {
@@ -273,12 +278,13 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	rq_bytes = qp->has_rq ? orca_wq_bytes(&qp->rq) : 0;
 	qp->sq.offset = 0;
 	qp->rq.offset = sq_bytes;
-	qp->db_offset = sq_bytes + rq_bytes;
 	qp->user = !!udata;
 	qp->in_reset = true;
-	qp->qmem = orca_qmem_alloc(dev, qp->db_offset + PAGE_SIZE, qp->user);
+	qp->qmem = orca_qmem_create(dev, sq_bytes + rq_bytes, qp->user, &ubuf,
+				    &db_off);
 	if (IS_ERR(qp->qmem))
 		return PTR_ERR(qp->qmem);
+	qp->db_offset = db_off;
 	orca_kwq_init(&qp->ksq, qp->qmem, &qp->sq, qp->db_offset,
 		      attr->cap.max_send_wr);
 	if (qp->has_rq)
@@ -826,14 +832,15 @@ int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 	struct orca_srq *srq = to_osrq(ibsrq);
 	struct orca_create_srq_resp resp = {};
 	struct orca_hw_srq hw = {};
+	struct orca_ubuf ubuf = {};
 	struct orca_ucontext *uctx;
-	size_t ring_bytes;
+	size_t ring_bytes, db_off;
 	u64 key = 0;
 	u32 depth;
 	int ret;
 
 	if (udata) {
-		ret = orca_udata_basic_req(udata, sizeof(resp));
+		ret = orca_udata_queue_req(dev, udata, sizeof(resp), &ubuf);
 		if (ret)
 			return ret;
 	}
@@ -859,14 +866,15 @@ int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 	depth = 1U << srq->wq.log2_depth;
 
 	ring_bytes = orca_wq_bytes(&srq->wq);
-	srq->db_offset = ring_bytes;
 	srq->max_sge = srq->wq.max_sge;
 	srq->user = !!udata;
 	srq->wq.offset = 0;
-	srq->qmem = orca_qmem_alloc(dev, ring_bytes + PAGE_SIZE, srq->user);
+	srq->qmem = orca_qmem_create(dev, ring_bytes, srq->user, &ubuf,
+				     &db_off);
 	if (IS_ERR(srq->qmem))
 		return PTR_ERR(srq->qmem);
-	orca_kwq_init(&srq->kwq, srq->qmem, &srq->wq, ring_bytes, depth);
+	srq->db_offset = db_off;
+	orca_kwq_init(&srq->kwq, srq->qmem, &srq->wq, db_off, depth);
 
 	hw.pdn = cpu_to_le32(to_opd(ibsrq->pd)->pdn);
 	/*
@@ -879,7 +887,7 @@ int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 		orca_qmem_put(srq->qmem);
 		return ret;
 	}
-	hw.db_addr = cpu_to_le64(orca_qmem_dma(srq->qmem, ring_bytes));
+	hw.db_addr = cpu_to_le64(orca_qmem_dma(srq->qmem, db_off));
 	ret = orca_cmd_create_srq(dev, &hw, &srq->srqn);
 	orca_qmem_lists_done(dev, srq->qmem, ret);
 	if (ret) {
@@ -909,7 +917,7 @@ int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 		resp.stride = 1U << srq->wq.log2_stride;
 		resp.mmap_key = key;
 		resp.mmap_len = srq->qmem->size;
-		resp.db_offset = ring_bytes;
+		resp.db_offset = db_off;
 		ret = orca_udata_put_resp(udata, &resp, sizeof(resp));
 		if (ret)
 			goto err_unexpose;

@@ -15,7 +15,9 @@
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_mad.h>
+#include <rdma/ib_umem.h>
 #include <rdma/ib_user_verbs.h>
+#include <rdma/iter.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include "orca.h"
@@ -36,10 +38,9 @@ int orca_udata_get_req(struct ib_udata *udata, void *req, size_t len)
 }
 
 /*
- * The driver requests of ALLOC_UCONTEXT, CREATE_CQ, RESIZE_CQ, CREATE_QP
- * and CREATE_SRQ share one form: a comp_mask with no bits defined yet and
- * a reserved word, both zero.  Check it, and that userspace offered room
- * for a response of @resp_len bytes.
+ * The driver request of ALLOC_UCONTEXT: a comp_mask with no bits defined
+ * yet and a reserved word, both zero.  Check it, and that userspace
+ * offered room for a response of @resp_len bytes.
  */
 struct orca_basic_req {
 	__u32 comp_mask;
@@ -48,16 +49,8 @@ struct orca_basic_req {
 
 static_assert(sizeof(struct orca_basic_req) ==
 	      sizeof(struct orca_alloc_ucontext_req));
-static_assert(sizeof(struct orca_basic_req) ==
-	      sizeof(struct orca_create_cq_req));
-static_assert(sizeof(struct orca_basic_req) ==
-	      sizeof(struct orca_resize_cq_req));
-static_assert(sizeof(struct orca_basic_req) ==
-	      sizeof(struct orca_create_qp_req));
-static_assert(sizeof(struct orca_basic_req) ==
-	      sizeof(struct orca_create_srq_req));
 
-int orca_udata_basic_req(struct ib_udata *udata, size_t resp_len)
+static int orca_udata_basic_req(struct ib_udata *udata, size_t resp_len)
 {
 	struct orca_basic_req req;
 	int ret;
@@ -69,6 +62,67 @@ int orca_udata_basic_req(struct ib_udata *udata, size_t resp_len)
 		return -EINVAL;
 	if (udata->outlen < resp_len)
 		return -EINVAL;
+	return 0;
+}
+
+/*
+ * The requests of CREATE_CQ, RESIZE_CQ, CREATE_QP and CREATE_SRQ share one
+ * layout: comp_mask, a reserved word, and the process's ring buffer.  A
+ * request of an older provider ends after the reserved word.
+ */
+static_assert(sizeof(struct orca_create_cq_req) ==
+	      sizeof(struct orca_resize_cq_req));
+static_assert(sizeof(struct orca_create_cq_req) ==
+	      sizeof(struct orca_create_qp_req));
+static_assert(sizeof(struct orca_create_cq_req) ==
+	      sizeof(struct orca_create_srq_req));
+static_assert(offsetof(struct orca_create_cq_req, buf_addr) ==
+	      offsetof(struct orca_create_qp_req, buf_addr));
+static_assert(offsetof(struct orca_create_cq_req, buf_addr) ==
+	      offsetof(struct orca_create_srq_req, buf_addr));
+static_assert(offsetof(struct orca_create_cq_req, buf_addr) ==
+	      offsetof(struct orca_resize_cq_req, buf_addr));
+
+/**
+ * orca_udata_queue_req - check the request of a queue-creating command
+ * @dev: the device
+ * @udata: the command's udata
+ * @resp_len: the response userspace must have room for
+ * @ubuf: what the request names: a ring buffer in the process (len 0:
+ *	  none, the kernel allocates the rings)
+ *
+ * A ring buffer needs the whole request, a device with paged rings, a
+ * page-aligned address and a non-zero length; its exact length is checked
+ * by the caller, which knows the rings.  Anything else, and any unknown
+ * bit or non-zero reserved field, is EINVAL; a buffer on a device without
+ * paged rings is EOPNOTSUPP.
+ */
+int orca_udata_queue_req(struct orca_dev *dev, struct ib_udata *udata,
+			 size_t resp_len, struct orca_ubuf *ubuf)
+{
+	struct orca_create_cq_req req = {};
+	size_t len = min(udata->inlen, sizeof(req));
+	int ret;
+
+	memset(ubuf, 0, sizeof(*ubuf));
+	if (len < offsetof(struct orca_create_cq_req, buf_addr))
+		return -EINVAL;
+	ret = orca_udata_get_req(udata, &req, len);
+	if (ret)
+		return ret;
+	if ((req.comp_mask & ~ORCA_QUEUE_REQ_USER_BUF) || req.reserved)
+		return -EINVAL;
+	if (udata->outlen < resp_len)
+		return -EINVAL;
+	if (!(req.comp_mask & ORCA_QUEUE_REQ_USER_BUF))
+		return req.buf_addr || req.buf_len ? -EINVAL : 0;
+	if (len < sizeof(req) || !req.buf_len || !PAGE_ALIGNED(req.buf_addr) ||
+	    req.buf_addr != (unsigned long)req.buf_addr)
+		return -EINVAL;
+	if (!(le32_to_cpu(dev->hw_attr.cap_flags) & ORCA_HW_DEV_CAP_RING_PBL))
+		return -EOPNOTSUPP;
+	ubuf->addr = req.buf_addr;
+	ubuf->len = req.buf_len;
 	return 0;
 }
 
@@ -266,6 +320,9 @@ static void orca_ucontext_resp(struct orca_dev *dev,
 	memset(resp, 0, sizeof(*resp));
 	resp->abi_version = ORCA_UVERBS_ABI_VERSION;
 	resp->hw_version = dev->hw_version;
+	/* Ring buffers of the process are described by page lists. */
+	if (le32_to_cpu(dev->hw_attr.cap_flags) & ORCA_HW_DEV_CAP_RING_PBL)
+		resp->comp_mask |= ORCA_UCTX_RESP_USER_BUF;
 }
 
 static int orca_alloc_ucontext(struct ib_ucontext *ibuctx,
@@ -572,12 +629,101 @@ static void orca_qmem_release(struct kref *ref)
 
 	for (i = 0; i < ORCA_QMEM_RINGS; i++)
 		orca_pbl_free(qmem->dmadev, &qmem->pbl[i]);
+	kvfree(qmem->ublk);
+	if (qmem->umem)
+		ib_umem_release(qmem->umem);
 	if (qmem->contig)
 		orca_qmem_free_contig(qmem);
 	else
 		orca_qmem_free_pages(qmem, qmem->npages);
 	kvfree(qmem->pages);
 	kfree(qmem);
+}
+
+/**
+ * orca_qmem_attach_ubuf - take a queue's rings from the process's buffer
+ * @dev: the device
+ * @qmem: the queue's memory, holding only its doorbell page
+ * @ubuf: the buffer, as orca_udata_queue_req() checked it
+ *
+ * The buffer is pinned writable (ib_umem_get() counts it against
+ * RLIMIT_MEMLOCK and fails for memory the process cannot write) until
+ * @qmem is freed, which is after the device is done with it.  The
+ * process may unmap or reuse its virtual range meanwhile: the device
+ * keeps writing the pinned pages.
+ */
+static int orca_qmem_attach_ubuf(struct orca_dev *dev,
+				 struct orca_qmem *qmem,
+				 const struct orca_ubuf *ubuf)
+{
+	struct ib_block_iter biter;
+	struct ib_umem *umem;
+	u32 i = 0, n;
+
+	if (ubuf->len > U32_MAX || !IS_ALIGNED(ubuf->len, PAGE_SIZE))
+		return -EINVAL;
+	n = ubuf->len / ORCA_RING_PAGE_SIZE;
+	umem = ib_umem_get(&dev->ibdev, ubuf->addr, ubuf->len,
+			   IB_ACCESS_LOCAL_WRITE);
+	if (IS_ERR(umem))
+		return PTR_ERR(umem);
+	qmem->ublk = kvcalloc(n, sizeof(*qmem->ublk), GFP_KERNEL);
+	if (!qmem->ublk) {
+		ib_umem_release(umem);
+		return -ENOMEM;
+	}
+	rdma_umem_for_each_dma_block(umem, &biter, ORCA_RING_PAGE_SIZE) {
+		if (WARN_ON_ONCE(i >= n))
+			break;
+		qmem->ublk[i++] = rdma_block_iter_dma_address(&biter);
+	}
+	qmem->umem = umem;
+	qmem->nublk = n;
+	return 0;
+}
+
+/**
+ * orca_qmem_create - the memory of a new CQ, QP or SRQ
+ * @dev: the device
+ * @ring_bytes: what its rings take, each rounded up to a page
+ * @user: a user object
+ * @ubuf: the process's ring buffer (len 0: none), or NULL
+ * @db_off: where the doorbell page is in the result
+ *
+ * The rings and then a doorbell page, or with a buffer of the process
+ * (which must hold exactly the rings) the doorbell page alone.
+ */
+struct orca_qmem *orca_qmem_create(struct orca_dev *dev, size_t ring_bytes,
+				   bool user, const struct orca_ubuf *ubuf,
+				   size_t *db_off)
+{
+	struct orca_qmem *qmem;
+	int ret;
+
+	if (!ubuf || !ubuf->len) {
+		*db_off = ring_bytes;
+		return orca_qmem_alloc(dev, ring_bytes + PAGE_SIZE, user);
+	}
+	if (ubuf->len != ring_bytes)
+		return ERR_PTR(-EINVAL);
+	qmem = orca_qmem_alloc(dev, PAGE_SIZE, true);
+	if (IS_ERR(qmem))
+		return qmem;
+	ret = orca_qmem_attach_ubuf(dev, qmem, ubuf);
+	if (ret) {
+		orca_qmem_put(qmem);
+		return ERR_PTR(ret);
+	}
+	*db_off = 0;
+	return qmem;
+}
+
+/* The device's address of the 4 KiB ring block at @off. */
+static dma_addr_t orca_qmem_ring_dma(const struct orca_qmem *qmem, size_t off)
+{
+	if (qmem->umem)
+		return qmem->ublk[off / ORCA_RING_PAGE_SIZE];
+	return orca_qmem_dma(qmem, off);
 }
 
 /*
@@ -608,17 +754,22 @@ void orca_qmem_lists_done(struct orca_dev *dev, struct orca_qmem *qmem,
  *
  * Contiguous memory is named directly (level 0).  Paged memory gets a page
  * list of 4 KiB device pages, which stays with @qmem until the command
- * has been answered (orca_qmem_lists_done()) or @qmem is freed.
+ * has been answered (orca_qmem_lists_done()) or @qmem is freed.  With a
+ * buffer of the process (orca_qmem_attach_ubuf()), @off is an offset in
+ * that buffer.
  */
 int orca_qmem_ring(struct orca_qmem *qmem, unsigned int idx, size_t off,
 		   size_t bytes, u64 *addr, u8 *levels)
 {
 	struct orca_pbl *pbl = &qmem->pbl[idx];
 	u32 i, n = DIV_ROUND_UP(bytes, ORCA_RING_PAGE_SIZE);
+	size_t room = qmem->umem ? (size_t)qmem->nublk * ORCA_RING_PAGE_SIZE :
+				   qmem->size;
 	int ret;
 
 	if (WARN_ON_ONCE(idx >= ORCA_QMEM_RINGS || !PAGE_ALIGNED(off) ||
-			 off + bytes > qmem->size || !bytes || pbl->levels))
+			 off > room || bytes > room - off || !bytes ||
+			 pbl->levels))
 		return -EINVAL;
 	if (qmem->contig) {
 		*addr = orca_qmem_dma(qmem, off);
@@ -630,8 +781,8 @@ int orca_qmem_ring(struct orca_qmem *qmem, unsigned int idx, size_t off,
 		return ret;
 	for (i = 0; i < n; i++)
 		orca_pbl_set(pbl, i,
-			     orca_qmem_dma(qmem,
-					   off + (size_t)i * ORCA_RING_PAGE_SIZE));
+			     orca_qmem_ring_dma(qmem, off + (size_t)i *
+						ORCA_RING_PAGE_SIZE));
 	*addr = pbl->top.dma;
 	*levels = pbl->levels;
 	return 0;

@@ -28,8 +28,14 @@ struct orca_alloc_ucontext_req {
 	__u32 reserved;
 };
 
+/*
+ * ALLOC_UCONTEXT response comp_mask: the queue-creating commands accept
+ * ORCA_QUEUE_REQ_USER_BUF (rings in the process's memory).
+ */
+#define ORCA_UCTX_RESP_USER_BUF		0x00000001U
+
 struct orca_alloc_ucontext_resp {
-	__u32 comp_mask;	/* no bits defined yet */
+	__u32 comp_mask;	/* ORCA_UCTX_RESP_* */
 	__u32 abi_version;	/* ORCA_UVERBS_ABI_VERSION */
 	__u32 hw_version;	/* device ORCA_REG_VERSION */
 	__u32 reserved;
@@ -45,6 +51,34 @@ struct orca_alloc_pd_resp {
  * Queue memory.  Each CQ, QP and SRQ is one mmap: its ring(s) followed by
  * one page of doorbell records.  The response gives the mmap key, the
  * length to map, and the offset of each part within the mapping.
+ *
+ * Rings in the process's own memory (ORCA_QUEUE_REQ_USER_BUF in the
+ * request of CREATE_CQ, RESIZE_CQ, CREATE_QP or CREATE_SRQ; offered
+ * when the ALLOC_UCONTEXT response has ORCA_UCTX_RESP_USER_BUF): the
+ * request names a page-aligned buffer of exactly the bytes the rings
+ * take, laid out as they would be in the mapping, which the process
+ * has zeroed.  The kernel pins it until the object is destroyed (or, for
+ * RESIZE_CQ, replaced; a failed RESIZE_CQ unpins the new buffer at once),
+ * counted against RLIMIT_MEMLOCK.  If the device does not answer the
+ * destroy, the pages stay pinned until the device is disabled.  The
+ * mapping is then the doorbell page alone (db_offset 0), and the
+ * response's ring offsets (sq_offset, rq_offset) are offsets in the
+ * buffer.
+ *
+ * The kernel sizes rings as follows (pow2: round up to a power of two;
+ * page: round up to a whole page of the kernel's page size, which is
+ * sysconf(_SC_PAGESIZE); UD and GSI send WQEs have the
+ * ORCA_UD_SEND_WQE_HDR_SIZE header, other send WQEs
+ * ORCA_SEND_WQE_HDR_SIZE, receive WQEs ORCA_RECV_WQE_HDR_SIZE; an SGE
+ * is 16 bytes):
+ *   CQ:  depth pow2(max(cqe, 2)), entries of 32 bytes (64 with
+ *        completion timestamps); bytes page(depth * entry size).
+ *   SQ:  depth pow2(max(max_send_wr, 1)), stride pow2(max(hdr + 16 *
+ *        max_send_sge, hdr + max_inline_data, 128)).
+ *   RQ, SRQ: depth pow2(max(max_wr, 1)), stride pow2(max(hdr + 16 *
+ *        max_sge, 32)).
+ *   Each work queue ring takes page(depth * stride) bytes; a QP's buffer
+ *   is its SQ ring, then its RQ ring (none with an SRQ or for XRC_SEND).
  */
 
 /*
@@ -331,10 +365,18 @@ enum orca_cqe_status {
 	ORCA_CQE_ST_GENERAL_ERR		= 21,
 };
 
-/* CREATE_CQ and RESIZE_CQ */
+/* Request comp_mask of CREATE_CQ, RESIZE_CQ, CREATE_QP and CREATE_SRQ. */
+#define ORCA_QUEUE_REQ_USER_BUF		0x00000001U
+
+/*
+ * CREATE_CQ and RESIZE_CQ.  An older provider's request ends after
+ * reserved; with ORCA_QUEUE_REQ_USER_BUF it must be whole.
+ */
 struct orca_create_cq_req {
-	__u32 comp_mask;	/* no bits defined yet */
+	__u32 comp_mask;	/* ORCA_QUEUE_REQ_* */
 	__u32 reserved;
+	__aligned_u64 buf_addr;	/* USER_BUF: the rings; else 0 */
+	__aligned_u64 buf_len;	/* USER_BUF: their bytes; else 0 */
 };
 
 struct orca_create_cq_resp {
@@ -350,6 +392,8 @@ struct orca_create_cq_resp {
 struct orca_resize_cq_req {
 	__u32 comp_mask;
 	__u32 reserved;
+	__aligned_u64 buf_addr;
+	__aligned_u64 buf_len;
 };
 
 struct orca_resize_cq_resp {
@@ -362,8 +406,10 @@ struct orca_resize_cq_resp {
 
 /* CREATE_QP */
 struct orca_create_qp_req {
-	__u32 comp_mask;	/* no bits defined yet */
+	__u32 comp_mask;	/* ORCA_QUEUE_REQ_* */
 	__u32 reserved;
+	__aligned_u64 buf_addr;	/* USER_BUF: the SQ ring, then the RQ ring */
+	__aligned_u64 buf_len;
 };
 
 struct orca_create_qp_resp {
@@ -374,7 +420,7 @@ struct orca_create_qp_resp {
 	__u32 rq_depth;		/* 0 with an SRQ */
 	__u32 rq_stride;
 	__u32 max_inline;
-	__u32 sq_offset;	/* offsets within the mapping */
+	__u32 sq_offset;	/* offsets within the mapping (the buffer) */
 	__u32 rq_offset;
 	__u32 db_offset;	/* SQ record; the RQ record follows it */
 	__aligned_u64 mmap_key;
@@ -384,8 +430,10 @@ struct orca_create_qp_resp {
 
 /* CREATE_SRQ */
 struct orca_create_srq_req {
-	__u32 comp_mask;
+	__u32 comp_mask;	/* ORCA_QUEUE_REQ_* */
 	__u32 reserved;
+	__aligned_u64 buf_addr;
+	__aligned_u64 buf_len;
 };
 
 struct orca_create_srq_resp {

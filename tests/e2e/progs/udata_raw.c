@@ -5,8 +5,15 @@
  * ALLOC_PD, CREATE_CQ, CREATE_QP and CREATE_SRQ, a short driver request,
  * a non-zero reserved field, an unknown comp_mask, non-zero bytes past
  * the known request and a response buffer that is too short are each
- * rejected with EINVAL, and the well-formed command works; ALLOC_MW and
- * OPEN_XRCD, which have no driver data, take zeroed input only.
+ * rejected with EINVAL, and the well-formed command works (for the queue
+ * commands, also an older provider's 8-byte request); ALLOC_MW and
+ * OPEN_XRCD, which have no driver data, take zeroed input only.  Rings
+ * in the process's memory (ORCA_QUEUE_REQ_USER_BUF, when GET_CONTEXT
+ * offers ORCA_UCTX_RESP_USER_BUF): a CQ, QP, SRQ and a CQ resize with a
+ * well-formed buffer work, with the doorbell page alone to map; the flag
+ * in a request shorter than the whole struct, buffer fields without the
+ * flag, an unaligned address, a length other than the rings' or 0 are
+ * EINVAL; an unmapped or read-only buffer EFAULT.
  * Prints TAP.  Usage: udata_raw DEVICE
  */
 #include <dirent.h>
@@ -138,29 +145,42 @@ struct drv {
 	size_t len;
 };
 
-/* The five violations every driver request must be rejected for. */
-enum { V_OK, V_SHORT, V_EMPTY, V_RESERVED, V_COMP_MASK, V_COMP_MASK_HI,
-       V_TAIL_DIRTY, V_TAIL_ZERO, V_NR };
+/* The violations every driver request must be rejected for. */
+enum { V_OK, V_OLD, V_SHORT, V_EMPTY, V_RESERVED, V_COMP_MASK,
+       V_COMP_MASK_HI, V_TAIL_DIRTY, V_TAIL_ZERO, V_NR };
 
 static const char *const v_name[] = {
 	[V_OK] = "a well-formed request",
+	[V_OLD] = "an 8-byte request { comp_mask, reserved } (an older provider's)",
 	[V_SHORT] = "a short driver request (4 of 8 bytes)",
 	[V_EMPTY] = "no driver request at all",
 	[V_RESERVED] = "a non-zero reserved field",
-	[V_COMP_MASK] = "an unknown comp_mask bit (0x1)",
+	[V_COMP_MASK] = "an unknown comp_mask bit (0x2)",
 	[V_COMP_MASK_HI] = "an unknown comp_mask bit (0x80000000)",
 	[V_TAIL_DIRTY] = "non-zero bytes past the known request",
 	[V_TAIL_ZERO] = "zeroed bytes past the known request",
 };
 
-/* All the Orca requests are { comp_mask; reserved; }. */
-static struct drv make_req(int v)
+static int v_accepted(int v)
 {
+	return v == V_OK || v == V_OLD || v == V_TAIL_ZERO;
+}
+
+/*
+ * ALLOC_UCONTEXT's request is { comp_mask; reserved; }; the queue
+ * commands' (@queue) add buf_addr and buf_len, 24 bytes.
+ */
+static struct drv make_req_of(int v, int queue)
+{
+	size_t whole = queue ? sizeof(struct orca_create_cq_req) : 8;
 	struct drv d;
 
 	memset(&d, 0, sizeof(d));
-	d.len = 8;
+	d.len = whole;
 	switch (v) {
+	case V_OLD:
+		d.len = 8;
+		break;
 	case V_SHORT:
 		d.len = 4;
 		break;
@@ -171,19 +191,49 @@ static struct drv make_req(int v)
 		d.w[1] = 1;
 		break;
 	case V_COMP_MASK:
-		d.w[0] = 1;
+		d.w[0] = 2;
 		break;
 	case V_COMP_MASK_HI:
 		d.w[0] = 0x80000000U;
 		break;
 	case V_TAIL_DIRTY:
-		d.len = 16;
-		d.w[3] = 0x1000;
+		d.len = whole + 8;
+		d.w[whole / 4 + 1] = 0x1000;
 		break;
 	case V_TAIL_ZERO:
-		d.len = 16;
+		d.len = whole + 8;
 		break;
 	}
+	return d;
+}
+
+static struct drv make_req(int v)
+{
+	return make_req_of(v, 0);
+}
+
+static struct drv make_qreq(int v)
+{
+	return make_req_of(v, 1);
+}
+
+/*
+ * A queue request naming a ring buffer: comp_mask @mask, @addr, @len,
+ * in the first @bytes bytes of the struct.
+ */
+static struct drv ubuf_req(uint32_t mask, const void *addr, uint64_t len,
+			   size_t bytes)
+{
+	struct orca_create_cq_req r = {
+		.comp_mask = mask,
+		.buf_addr = (uintptr_t)addr,
+		.buf_len = len,
+	};
+	struct drv d;
+
+	memset(&d, 0, sizeof(d));
+	memcpy(d.w, &r, sizeof(r));
+	d.len = bytes;
 	return d;
 }
 
@@ -244,12 +294,13 @@ static void test_get_context(void)
 		d = make_req(v);
 		memset(&r, 0xff, sizeof(r));
 		ret = get_context(fd, &d, sizeof(r), &r);
-		if (v == V_OK || v == V_TAIL_ZERO)
-			ok(want(ret, 0, v_name[v]) && r.comp_mask == 0 &&
+		if (v_accepted(v))
+			ok(want(ret, 0, v_name[v]) &&
+			   !(r.comp_mask & ~ORCA_UCTX_RESP_USER_BUF) &&
 			   r.abi_version == ORCA_UVERBS_ABI_VERSION &&
 			   r.reserved == 0,
-			   "GET_CONTEXT with %s: accepted, abi_version %u, comp_mask 0",
-			   v_name[v], r.abi_version);
+			   "GET_CONTEXT with %s: accepted, abi_version %u, comp_mask 0x%x (defined bits only)",
+			   v_name[v], r.abi_version, r.comp_mask);
 		else
 			ok(want(ret, EINVAL, v_name[v]),
 			   "GET_CONTEXT with %s fails with EINVAL", v_name[v]);
@@ -477,10 +528,10 @@ static void test_create_cq(int fd)
 	int v, ret;
 
 	for (v = 0; v < V_NR; v++) {
-		d = make_req(v);
+		d = make_qreq(v);
 		memset(&r, 0, sizeof(r));
 		ret = create_cq(fd, &d, sizeof(r), 10, NULL, &r);
-		if (v == V_OK || v == V_TAIL_ZERO)
+		if (v_accepted(v))
 			ok(want(ret, 0, v_name[v]) && r.cqn && r.comp_mask == 0 &&
 			   r.cqe_count >= 10 && r.cqe_size == ORCA_CQE_SIZE &&
 			   r.mmap_len && r.db_offset + ORCA_DB_RECORD_SIZE <= r.mmap_len,
@@ -511,7 +562,7 @@ static void test_create_cq(int fd)
 		if (map != MAP_FAILED)
 			munmap(map, 4096);
 	}
-	d = make_req(V_OK);
+	d = make_qreq(V_OK);
 	ret = create_cq(fd, &d, sizeof(r) - 8, 10, NULL, NULL);
 	ok(want(ret, EINVAL, "cq short resp"),
 	   "CREATE_CQ with a driver response buffer 8 bytes short fails with EINVAL");
@@ -530,24 +581,33 @@ static void test_create_cq(int fd)
 		memset(&c, 0, sizeof(c));
 		c.cqe = 10;
 		c.comp_channel = -1;
-		d = make_req(V_OK);
+		d = make_qreq(V_OK);
 		ret = cmd_ex(fd, IB_USER_VERBS_EX_CMD_CREATE_CQ, &c, sizeof(c),
-			     d.w, 8, &resp, sizeof(resp.core), sizeof(resp.drv));
+			     d.w, d.len, &resp, sizeof(resp.core),
+			     sizeof(resp.drv));
 		ok(want(ret, 0, "ex create_cq"),
 		   "EX_CREATE_CQ with a well-formed driver request: accepted");
-		d = make_req(V_COMP_MASK);
+		d = make_qreq(V_OLD);
 		ret = cmd_ex(fd, IB_USER_VERBS_EX_CMD_CREATE_CQ, &c, sizeof(c),
-			     d.w, 8, &resp, sizeof(resp.core), sizeof(resp.drv));
+			     d.w, d.len, &resp, sizeof(resp.core),
+			     sizeof(resp.drv));
+		ok(want(ret, 0, "ex create_cq 8 bytes"),
+		   "EX_CREATE_CQ with an older provider's 8-byte request: accepted");
+		d = make_qreq(V_COMP_MASK);
+		ret = cmd_ex(fd, IB_USER_VERBS_EX_CMD_CREATE_CQ, &c, sizeof(c),
+			     d.w, d.len, &resp, sizeof(resp.core),
+			     sizeof(resp.drv));
 		ok(want(ret, EINVAL, "ex create_cq comp_mask"),
 		   "EX_CREATE_CQ with an unknown comp_mask fails with EINVAL");
-		d = make_req(V_RESERVED);
+		d = make_qreq(V_RESERVED);
 		ret = cmd_ex(fd, IB_USER_VERBS_EX_CMD_CREATE_CQ, &c, sizeof(c),
-			     d.w, 8, &resp, sizeof(resp.core), sizeof(resp.drv));
+			     d.w, d.len, &resp, sizeof(resp.core),
+			     sizeof(resp.drv));
 		ok(want(ret, EINVAL, "ex create_cq reserved"),
 		   "EX_CREATE_CQ with a non-zero reserved field fails with EINVAL");
-		d = make_req(V_OK);
+		d = make_qreq(V_OK);
 		ret = cmd_ex(fd, IB_USER_VERBS_EX_CMD_CREATE_CQ, &c, sizeof(c),
-			     d.w, 8, &resp, sizeof(resp.core), 0);
+			     d.w, d.len, &resp, sizeof(resp.core), 0);
 		ok(want(ret, EINVAL, "ex create_cq no resp"),
 		   "EX_CREATE_CQ with no room for the driver response fails with EINVAL");
 	}
@@ -595,10 +655,10 @@ static void test_create_qp(int fd, uint32_t pd, uint32_t cq, uint32_t srq)
 	int v, ret;
 
 	for (v = 0; v < V_NR; v++) {
-		d = make_req(v);
+		d = make_qreq(v);
 		memset(&r, 0, sizeof(r));
 		ret = create_qp(fd, &d, sizeof(r), pd, cq, 0, 0, &r);
-		if (v == V_OK || v == V_TAIL_ZERO)
+		if (v_accepted(v))
 			ok(want(ret, 0, v_name[v]) && r.qpn >= 2 &&
 			   r.comp_mask == 0 && r.reserved == 0 &&
 			   r.sq_depth >= 8 && pow2(r.sq_depth) &&
@@ -612,7 +672,7 @@ static void test_create_qp(int fd, uint32_t pd, uint32_t cq, uint32_t srq)
 			ok(want(ret, EINVAL, v_name[v]),
 			   "CREATE_QP with %s fails with EINVAL", v_name[v]);
 	}
-	d = make_req(V_OK);
+	d = make_qreq(V_OK);
 	ret = create_qp(fd, &d, sizeof(r) - 8, pd, cq, 0, 0, NULL);
 	ok(want(ret, EINVAL, "qp short resp"),
 	   "CREATE_QP with a driver response buffer 8 bytes short fails with EINVAL");
@@ -659,10 +719,10 @@ static void test_create_srq(int fd, uint32_t pd)
 	int v, ret;
 
 	for (v = 0; v < V_NR; v++) {
-		d = make_req(v);
+		d = make_qreq(v);
 		memset(&r, 0, sizeof(r));
 		ret = create_srq(fd, &d, sizeof(r), pd, NULL, &r);
-		if (v == V_OK || v == V_TAIL_ZERO)
+		if (v_accepted(v))
 			ok(want(ret, 0, v_name[v]) && r.srqn && r.comp_mask == 0 &&
 			   r.depth >= 16 && pow2(r.depth) && pow2(r.stride) &&
 			   r.mmap_len && r.db_offset + ORCA_DB_RECORD_SIZE <= r.mmap_len,
@@ -672,7 +732,7 @@ static void test_create_srq(int fd, uint32_t pd)
 			ok(want(ret, EINVAL, v_name[v]),
 			   "CREATE_SRQ with %s fails with EINVAL", v_name[v]);
 	}
-	d = make_req(V_OK);
+	d = make_qreq(V_OK);
 	ret = create_srq(fd, &d, sizeof(r) - 8, pd, NULL, NULL);
 	ok(want(ret, EINVAL, "srq short resp"),
 	   "CREATE_SRQ with a driver response buffer 8 bytes short fails with EINVAL");
@@ -681,10 +741,157 @@ static void test_create_srq(int fd, uint32_t pd)
 	   "CREATE_SRQ with no room for the driver response fails with EINVAL");
 }
 
+/* RESIZE_CQ of @handle to @cqe entries; the response goes to @r. */
+static int resize_cq(int fd, const struct drv *d, uint32_t handle,
+		     uint32_t cqe, struct orca_resize_cq_resp *r)
+{
+	struct {
+		struct ib_uverbs_resize_cq_resp core;
+		struct orca_resize_cq_resp drv;
+	} resp;
+	struct ib_uverbs_resize_cq c;
+	int ret;
+
+	memset(&resp, 0, sizeof(resp));
+	memset(&c, 0, sizeof(c));
+	c.cq_handle = handle;
+	c.cqe = cqe;
+	ret = cmd(fd, IB_USER_VERBS_CMD_RESIZE_CQ, &c, sizeof(c), d->w, d->len,
+		  &resp, sizeof(resp));
+	if (!ret && r)
+		*r = resp.drv;
+	return ret;
+}
+
+/* The doorbell page of a queue whose rings are in the process's memory. */
+static int db_page_ok(int fd, uint64_t key, uint32_t mmap_len,
+		      uint32_t db_offset, long page)
+{
+	void *map;
+
+	if (mmap_len != page || db_offset)
+		return 0;
+	map = mmap(NULL, mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, key);
+	if (map == MAP_FAILED)
+		return 0;
+	munmap(map, mmap_len);
+	return 1;
+}
+
+/*
+ * ORCA_QUEUE_REQ_USER_BUF.  A CQ of 10 entries takes 16 x 32 bytes: one
+ * page; a QP of 8 WRs of one SGE each way one page per ring; an SRQ of
+ * 16 x 1 SGE one page.  Each accepted queue gets pages of its own in
+ * @arena (32 pages), which stay pinned until the fd is closed.
+ */
+static void test_user_buf(int fd, uint32_t pd, uint32_t cq, char *arena,
+			  long page)
+{
+	const size_t whole = sizeof(struct orca_create_cq_req);
+	struct orca_create_srq_resp sr;
+	struct orca_resize_cq_resp rr;
+	struct orca_create_qp_resp qr;
+	struct orca_create_cq_resp r;
+	uint32_t handle = 0;
+	char *gone, *ro;
+	struct drv d;
+	int ret;
+
+	d = ubuf_req(ORCA_QUEUE_REQ_USER_BUF, arena, page, whole);
+	memset(&r, 0, sizeof(r));
+	ret = create_cq(fd, &d, sizeof(r), 10, &handle, &r);
+	ok(want(ret, 0, "user_buf cq") && r.cqe_count == 16 &&
+	   db_page_ok(fd, r.mmap_key, r.mmap_len, r.db_offset, page),
+	   "USER_BUF: CREATE_CQ with a page-aligned buffer of its ring's %ld bytes: accepted, %u entries, the mapping is the doorbell page alone (%u bytes, record at %u)",
+	   page, r.cqe_count, r.mmap_len, r.db_offset);
+
+	d = ubuf_req(ORCA_QUEUE_REQ_USER_BUF, arena + page, page, 8);
+	ok(want(create_cq(fd, &d, sizeof(r), 10, NULL, NULL), EINVAL, "8 bytes"),
+	   "USER_BUF in an 8-byte request (no room for the buffer) fails with EINVAL");
+	d = ubuf_req(ORCA_QUEUE_REQ_USER_BUF, arena + page, page, 16);
+	ok(want(create_cq(fd, &d, sizeof(r), 10, NULL, NULL), EINVAL, "16 bytes"),
+	   "USER_BUF in a 16-byte request (without buf_len) fails with EINVAL");
+	d = ubuf_req(0, arena + page, page, whole);
+	ok(want(create_cq(fd, &d, sizeof(r), 10, NULL, NULL), EINVAL, "no flag"),
+	   "buf_addr and buf_len without USER_BUF fail with EINVAL");
+	d = ubuf_req(ORCA_QUEUE_REQ_USER_BUF | 2, arena + page, page, whole);
+	ok(want(create_cq(fd, &d, sizeof(r), 10, NULL, NULL), EINVAL, "bit 0x2"),
+	   "USER_BUF with an unknown comp_mask bit (0x2) fails with EINVAL");
+	d = ubuf_req(ORCA_QUEUE_REQ_USER_BUF, arena + page + 64, page, whole);
+	ok(want(create_cq(fd, &d, sizeof(r), 10, NULL, NULL), EINVAL, "unaligned"),
+	   "USER_BUF with an address 64 bytes past a page boundary fails with EINVAL");
+	d = ubuf_req(ORCA_QUEUE_REQ_USER_BUF, arena + page, 2 * page, whole);
+	ok(want(create_cq(fd, &d, sizeof(r), 10, NULL, NULL), EINVAL, "2 pages"),
+	   "USER_BUF with a length of 2 pages for a 1-page ring fails with EINVAL");
+	d = ubuf_req(ORCA_QUEUE_REQ_USER_BUF, arena + page, 0, whole);
+	ok(want(create_cq(fd, &d, sizeof(r), 10, NULL, NULL), EINVAL, "0 bytes"),
+	   "USER_BUF with a length of 0 fails with EINVAL");
+
+	gone = mmap(NULL, page, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (gone != MAP_FAILED)
+		munmap(gone, page);
+	d = ubuf_req(ORCA_QUEUE_REQ_USER_BUF, gone, page, whole);
+	ok(gone != MAP_FAILED &&
+	   want(create_cq(fd, &d, sizeof(r), 10, NULL, NULL), EFAULT, "unmapped"),
+	   "USER_BUF with an unmapped buffer fails with EFAULT");
+	ro = mmap(NULL, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	d = ubuf_req(ORCA_QUEUE_REQ_USER_BUF, ro, page, whole);
+	ok(ro != MAP_FAILED &&
+	   want(create_cq(fd, &d, sizeof(r), 10, NULL, NULL), EFAULT, "read-only"),
+	   "USER_BUF with a read-only buffer (the kernel pins it writable) fails with EFAULT");
+	if (ro != MAP_FAILED)
+		munmap(ro, page);
+
+	/* RESIZE_CQ: the CQ's new ring, 64 x 32 bytes. */
+	d = ubuf_req(ORCA_QUEUE_REQ_USER_BUF, arena + page, page, 8);
+	ok(want(resize_cq(fd, &d, handle, 40, NULL), EINVAL, "resize 8 bytes"),
+	   "RESIZE_CQ with USER_BUF in an 8-byte request fails with EINVAL");
+	d = ubuf_req(ORCA_QUEUE_REQ_USER_BUF, arena + page, 2 * page, whole);
+	ok(want(resize_cq(fd, &d, handle, 40, NULL), EINVAL, "resize 2 pages"),
+	   "RESIZE_CQ with a length other than the new ring's fails with EINVAL");
+	d = ubuf_req(ORCA_QUEUE_REQ_USER_BUF, arena + page, page, whole);
+	memset(&rr, 0, sizeof(rr));
+	ret = resize_cq(fd, &d, handle, 40, &rr);
+	ok(want(ret, 0, "resize") && rr.cqe_count == 64 &&
+	   db_page_ok(fd, rr.mmap_key, rr.mmap_len, rr.db_offset, page),
+	   "RESIZE_CQ to 40 with a buffer of the new ring: accepted, %u entries, a new doorbell page",
+	   rr.cqe_count);
+
+	/* A QP: the SQ ring, then the RQ ring. */
+	d = ubuf_req(ORCA_QUEUE_REQ_USER_BUF, arena + 2 * page, page, whole);
+	ok(want(create_qp(fd, &d, sizeof(qr), pd, cq, 0, 0, NULL), EINVAL,
+		"qp 1 page"),
+	   "CREATE_QP with a buffer of the send ring alone (1 of 2 pages) fails with EINVAL");
+	d = ubuf_req(ORCA_QUEUE_REQ_USER_BUF, arena + 2 * page, 2 * page, whole);
+	memset(&qr, 0, sizeof(qr));
+	ret = create_qp(fd, &d, sizeof(qr), pd, cq, 0, 0, &qr);
+	ok(want(ret, 0, "user_buf qp") && qr.sq_offset == 0 &&
+	   qr.rq_offset == page && qr.sq_depth == 8 && qr.rq_depth == 8 &&
+	   db_page_ok(fd, qr.mmap_key, qr.mmap_len, qr.db_offset, page),
+	   "CREATE_QP with a buffer of both rings: accepted, SQ at 0, RQ at %u (its offsets in the buffer), the doorbell page mapped alone",
+	   qr.rq_offset);
+
+	/* An SRQ. */
+	d = ubuf_req(ORCA_QUEUE_REQ_USER_BUF, arena + 4 * page, 4 * page, whole);
+	ok(want(create_srq(fd, &d, sizeof(sr), pd, NULL, NULL), EINVAL,
+		"srq 4 pages"),
+	   "CREATE_SRQ with a length of 4 pages for a 1-page ring fails with EINVAL");
+	d = ubuf_req(ORCA_QUEUE_REQ_USER_BUF, arena + 4 * page, page, whole);
+	memset(&sr, 0, sizeof(sr));
+	ret = create_srq(fd, &d, sizeof(sr), pd, NULL, &sr);
+	ok(want(ret, 0, "user_buf srq") && sr.depth == 16 &&
+	   db_page_ok(fd, sr.mmap_key, sr.mmap_len, sr.db_offset, page),
+	   "CREATE_SRQ with a buffer of its ring: accepted, the doorbell page mapped alone");
+}
+
 int main(int argc, char **argv)
 {
+	struct orca_alloc_ucontext_resp uctx;
 	uint32_t pd = 0, cq = 0, srq = 0;
-	struct drv d = make_req(V_OK);
+	struct drv d = make_qreq(V_OK);
+	long page = sysconf(_SC_PAGESIZE);
+	char *arena;
 	int fd;
 
 	if (argc != 2) {
@@ -712,6 +919,32 @@ int main(int argc, char **argv)
 	test_create_qp(fd, pd, cq, srq);
 	test_create_srq(fd, pd);
 	ok(!close(fd), "close the fd: uverbs destroys everything created on it");
+
+	/* Rings in the process's memory, on a fresh context. */
+	d = make_req(V_OK);
+	fd = open_dev();
+	memset(&uctx, 0, sizeof(uctx));
+	if (!ok(fd >= 0 && !get_context(fd, &d, sizeof(uctx), &uctx),
+		"a user context for the USER_BUF tests"))
+		goto out;
+	if (!(uctx.comp_mask & ORCA_UCTX_RESP_USER_BUF)) {
+		printf("# the device offers no rings in process memory (no ORCA_UCTX_RESP_USER_BUF): skipped\n");
+		close(fd);
+		goto out;
+	}
+	arena = mmap(NULL, 32 * page, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	d = make_qreq(V_OK);
+	if (ok(arena != MAP_FAILED &&
+	       !alloc_pd(fd, NULL, 0, sizeof(struct orca_alloc_pd_resp), &pd,
+			 NULL) &&
+	       !create_cq(fd, &d, sizeof(struct orca_create_cq_resp), 16, &cq,
+			  NULL),
+	       "ORCA_UCTX_RESP_USER_BUF offered; a PD, a CQ and 32 pages of memory for the USER_BUF tests"))
+		test_user_buf(fd, pd, cq, arena, page);
+	ok(!close(fd), "close the fd: the buffers are unpinned with their queues");
+	if (arena != MAP_FAILED)
+		munmap(arena, 32 * page);
 out:
 	printf("1..%d\n", tap_num);
 	return tap_failed ? 1 : 0;
