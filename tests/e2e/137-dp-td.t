@@ -3,8 +3,8 @@
 #
 # Thread domains and parent domains: an RC pair whose QPs and CQs are
 # created through a parent domain with a TD (liborca skips their locks),
-# SEND/WRITE/READ checked byte for byte, the allocator request refused
-# (EOPNOTSUPP) and the dealloc order rules (progs/dp_td.c).
+# SEND/WRITE/READ checked byte for byte, ALLOCATORS without callbacks
+# refused (EINVAL) and the dealloc order rules (progs/dp_td.c).
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-prog.sh"

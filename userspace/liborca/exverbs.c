@@ -193,9 +193,10 @@ static uint64_t orca_read_completion_wallclock_ns(struct ibv_cq_ex *cqx)
  * libibverbs refuses wc_flags outside IBV_CREATE_CQ_SUP_WC_FLAGS itself
  * and initialises the common ibv_cq fields after this returns.  CQ
  * creation flags are not supported.  MASK_PD must name a parent domain
- * of this context (EINVAL otherwise); the kernel does not hear of it,
- * and if the parent domain has a thread domain the CQ is polled and
- * armed without its lock.  Either
+ * of this context (EINVAL otherwise); the kernel does not hear of it.
+ * If the parent domain has a thread domain the CQ is polled and armed
+ * without its lock; if it has allocators, the ring is theirs
+ * (queue.c).  Either
  * completion timestamp flag gives the CQ 64-byte entries; the kernel
  * refuses them (EOPNOTSUPP) on a device without timestamps.  The
  * read_completion_*() callbacks are installed only for the flags asked
@@ -233,12 +234,9 @@ struct ibv_cq_ex *orca_create_cq_ex(struct ibv_context *ibctx,
 	a.channel = attr->channel;
 	a.comp_vector = attr->comp_vector;
 	a.wc_flags = attr->wc_flags;
-	cq = orca_create_cq_common(ibctx, &a);
+	cq = orca_create_cq_common(ibctx, &a, parent);
 	if (!cq)
 		return NULL;
-	cq->parent = parent;
-	cq->no_lock = parent && parent->td;
-	orca_parent_get(parent);
 
 	cqx = &cq->vcq.cq_ex;
 	cqx->start_poll = orca_start_poll;

@@ -186,7 +186,10 @@ static void orca_free_context(struct ibv_context *ibctx)
 /*
  * What a new context takes from the ALLOC_UCONTEXT response (or, for an
  * imported one, QUERY_CONTEXT's copy of it): 0, or EPROTO for an ABI
- * this library does not speak.
+ * this library does not speak.  The response's comp_mask lists what the
+ * kernel offers: ORCA_UCTX_RESP_USER_BUF, rings in the process's memory
+ * (which parent domains' allocators need, verbs.c).  A bit this library
+ * does not know is an offer it does not take, not an error.
  */
 static int orca_context_setup(struct orca_context *ctx,
 			      const struct orca_alloc_ucontext_resp *drv)
@@ -202,6 +205,10 @@ static int orca_context_setup(struct orca_context *ctx,
 	}
 	ctx->hw_version = drv->hw_version;
 	ctx->page_size = sysconf(_SC_PAGESIZE);
+	ctx->user_buf = drv->comp_mask & ORCA_UCTX_RESP_USER_BUF;
+	if (drv->comp_mask & ~ORCA_UCTX_RESP_USER_BUF)
+		orca_dbg("%s: context comp_mask 0x%x, unknown bits ignored\n",
+			 ibdev->name, drv->comp_mask);
 
 	verbs_set_ops(&ctx->vctx, &orca_ctx_ops);
 	return 0;
@@ -234,8 +241,9 @@ static struct verbs_context *orca_alloc_context(struct ibv_device *ibdev,
 	if (err)
 		goto err_uninit;
 
-	orca_dbg("%s: context open, hw version 0x%x\n", ibdev->name,
-		 ctx->hw_version);
+	orca_dbg("%s: context open, hw version 0x%x%s\n", ibdev->name,
+		 ctx->hw_version,
+		 ctx->user_buf ? ", rings in process memory offered" : "");
 	return &ctx->vctx;
 
 err_uninit:
@@ -327,8 +335,9 @@ static struct verbs_context *orca_import_context(struct ibv_device *ibdev,
 	if (err)
 		goto err_uninit;
 
-	orca_dbg("%s: context imported, hw version 0x%x\n", ibdev->name,
-		 ctx->hw_version);
+	orca_dbg("%s: context imported, hw version 0x%x%s\n", ibdev->name,
+		 ctx->hw_version,
+		 ctx->user_buf ? ", rings in process memory offered" : "");
 	return &ctx->vctx;
 
 err_uninit:

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "verbs_abi.h"
+#include "orcadv.h"
 #include <rdma/orca-abi.h>
 
 #define ORCA_PROVIDER_NAME	"orca"
@@ -52,6 +53,8 @@ struct orca_context {
 	struct verbs_context vctx;
 	uint32_t hw_version;		/* the device's ORCA_REG_VERSION */
 	size_t page_size;		/* mmap granule */
+	bool user_buf;			/* ORCA_UCTX_RESP_USER_BUF: rings may
+					 * be in the process's memory */
 };
 
 /*
@@ -68,9 +71,10 @@ struct orca_td {
  * A PD, or a parent domain (ibv_alloc_parent_domain(3)).  A parent
  * domain is a copy of its PD's handle and pdn, so that every command
  * naming a PD sends the real PD's handle without knowing the difference,
- * plus real, the PD it stands for, and its TD, if any.  users counts,
- * for a PD, the parent domains of it; for a parent domain, the QPs and
- * CQs created with it.
+ * plus real, the PD it stands for, its TD, if any, and the application's
+ * ring allocator, if any (orcadv.h).  users counts, for a PD, the parent
+ * domains of it; for a parent domain, the QPs, CQs and SRQs created with
+ * it.
  */
 struct orca_pd {
 	struct ibv_pd ibv_pd;
@@ -78,16 +82,36 @@ struct orca_pd {
 	struct orca_pd *real;		/* parent domain: its PD; PD: NULL */
 	struct orca_td *td;		/* parent domain: its TD, or NULL */
 	void *pd_context;		/* parent domain: PD_CONTEXT's pointer */
+	/* parent domain: ALLOCATORS' functions, both or neither */
+	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size,
+		       size_t alignment, uint64_t resource_type);
+	void (*free)(struct ibv_pd *pd, void *pd_context, void *ptr,
+		     uint64_t resource_type);
 	unsigned int users;		/* atomic */
 };
 
 /*
  * One mmap of a queue's memory, from the key and length of a udata
- * response: the ring(s), then a page of doorbell records.
+ * response: the ring(s), then a page of doorbell records; or, when the
+ * rings are in an orca_ubuf, the page of doorbell records alone.
  */
 struct orca_qmap {
 	void *addr;			/* NULL when not mapped */
 	size_t len;
+};
+
+/*
+ * A queue's rings in the process's own memory (ORCA_QUEUE_REQ_USER_BUF),
+ * from the allocator of the parent domain it was created with: alloc()
+ * gave addr for type, and parent->free() gets it back once the kernel no
+ * longer uses it.  The object holds that parent domain (users) until it
+ * is destroyed, so the buffer never outlives it.
+ */
+struct orca_ubuf {
+	void *addr;			/* NULL: the rings are in the mapping */
+	size_t len;
+	uint64_t type;			/* ORCADV_RES_TYPE_* */
+	struct orca_pd *parent;
 };
 
 /*
@@ -139,6 +163,11 @@ struct orca_cq {
 	struct orca_pd *parent;		/* the parent domain it was created
 					 * with (ibv_create_cq_ex), or NULL */
 	struct orca_qmap map;
+	struct orca_ubuf ubuf;		/* the ring, if the parent domain's
+					 * allocator gave it */
+	struct orca_ubuf orphan;	/* a ring the kernel took in a resize
+					 * liborca could not use (ABI
+					 * disagreement): freed with the CQ */
 };
 
 /* State of the ibv_wr_*() sequence between wr_start and wr_complete. */
@@ -170,6 +199,8 @@ struct orca_qp {
 	struct orca_wq rq;		/* depth 0 when the QP uses an SRQ */
 	struct orca_wr_batch wr;
 	struct orca_qmap map;
+	struct orca_ubuf ubuf;		/* the rings, if the parent domain's
+					 * allocator gave them */
 	struct orca_pd *parent;		/* the parent domain it was created
 					 * with, or NULL */
 };
@@ -184,6 +215,10 @@ struct orca_srq {
 	uint32_t srqn;
 	struct orca_wq wq;
 	struct orca_qmap map;
+	struct orca_ubuf ubuf;		/* the ring, if the parent domain's
+					 * allocator gave it */
+	struct orca_pd *parent;		/* the parent domain it was created
+					 * with, or NULL */
 };
 
 /* An AH is its address vector: UD WQEs carry a copy. */
@@ -369,7 +404,8 @@ struct ibv_mr *orca_reg_dm_mr(struct ibv_pd *ibpd, struct ibv_dm *ibdm,
 
 /* queue.c */
 struct orca_cq *orca_create_cq_common(struct ibv_context *ibctx,
-				      const struct ibv_cq_init_attr_ex *attr);
+				      const struct ibv_cq_init_attr_ex *attr,
+				      struct orca_pd *parent);
 struct ibv_cq *orca_create_cq(struct ibv_context *ibctx, int cqe,
 			      struct ibv_comp_channel *channel,
 			      int comp_vector);

@@ -2,16 +2,24 @@
 /*
  * liborca: the queue objects of the control path (CQ, QP, SRQ).
  *
- * Each is one uverbs command carrying the zeroed Orca request, whose
+ * Each is one uverbs command carrying the whole Orca request, whose
  * response describes one mapping of the queue's memory: its ring(s) and a
  * page of doorbell records (uapi/rdma/orca-abi.h).  The response is
  * checked before anything is mapped, the mapping is made on the command
  * fd with the key and length from the response, and the ring and
  * doorbell pointers are kept for the data path (datapath.c).
  *
- * A response that does not describe a usable layout means the kernel and
- * liborca disagree about the ABI: the object is destroyed again and the
- * verb fails with EPROTO.
+ * Through a parent domain with allocators (orcadv.h), the rings are the
+ * application's instead: liborca sizes them as the kernel will, asks the
+ * allocator for that many bytes, zeroes them and names them in the
+ * request (ORCA_QUEUE_REQ_USER_BUF); the kernel pins them and maps the
+ * doorbell page alone.  The allocator gets each buffer back once the
+ * kernel no longer uses it.
+ *
+ * A response that does not describe a usable layout (with a buffer of
+ * the process: not exactly the layout liborca sized it for) means the
+ * kernel and liborca disagree about the ABI: the object is destroyed
+ * again and the verb fails with EPROTO.
  *
  * XRC (interface 1.4): an XRC SRQ is a basic SRQ's ring, created with
  * the same udata; an XRC_SEND QP is an RC QP without a receive queue; an
@@ -142,29 +150,24 @@ static bool orca_regions_overlap(const struct orca_region *a,
 }
 
 /*
- * The mapping as a whole: page granular, and every region inside it,
- * 64-byte aligned and disjoint from the others.
+ * Regions of one piece of memory of @len bytes (the mapping, or the
+ * process's ring buffer, as @where says): every one inside it, 64-byte
+ * aligned and disjoint from the others.
  */
-static int orca_check_map(struct orca_context *ctx, const char *obj,
-			  uint64_t key, uint32_t map_len,
-			  const struct orca_region *regions, unsigned int n)
+static int orca_check_regions(const char *obj, const char *where,
+			      uint64_t len, const struct orca_region *regions,
+			      unsigned int n)
 {
 	unsigned int i, j;
 
-	if (!map_len || map_len % ctx->page_size || key % ctx->page_size ||
-	    key > (uint64_t)INT64_MAX) {
-		orca_err("%s: bad mapping: key 0x%llx length %u\n", obj,
-			 (unsigned long long)key, map_len);
-		return EPROTO;
-	}
-
 	for (i = 0; i < n; i++) {
-		if (!orca_region_inside(&regions[i], map_len) ||
+		if (!orca_region_inside(&regions[i], len) ||
 		    regions[i].off % ORCA_DB_RECORD_SIZE) {
-			orca_err("%s: %s at %llu+%llu does not fit a %u byte mapping\n",
+			orca_err("%s: %s at %llu+%llu does not fit a %llu byte %s\n",
 				 obj, regions[i].what,
 				 (unsigned long long)regions[i].off,
-				 (unsigned long long)regions[i].len, map_len);
+				 (unsigned long long)regions[i].len,
+				 (unsigned long long)len, where);
 			return EPROTO;
 		}
 		for (j = 0; j < i; j++) {
@@ -176,6 +179,20 @@ static int orca_check_map(struct orca_context *ctx, const char *obj,
 		}
 	}
 	return 0;
+}
+
+/* The mapping: page granular, and the regions in it (as above). */
+static int orca_check_map(struct orca_context *ctx, const char *obj,
+			  uint64_t key, uint32_t map_len,
+			  const struct orca_region *regions, unsigned int n)
+{
+	if (!map_len || map_len % ctx->page_size || key % ctx->page_size ||
+	    key > (uint64_t)INT64_MAX) {
+		orca_err("%s: bad mapping: key 0x%llx length %u\n", obj,
+			 (unsigned long long)key, map_len);
+		return EPROTO;
+	}
+	return orca_check_regions(obj, "mapping", map_len, regions, n);
 }
 
 /*
@@ -229,6 +246,176 @@ static void *orca_qmap_at(const struct orca_qmap *map, uint32_t off)
 	return (char *)map->addr + off;
 }
 
+/* --- rings in the process's memory ----------------------------------- */
+
+/*
+ * A ring as the kernel sizes it (orca-abi.h, "Queue memory"): depth
+ * entries of stride bytes, both powers of two, taking bytes, the product
+ * rounded up to a page.
+ */
+struct orca_ring_geom {
+	uint64_t depth;
+	uint64_t stride;
+	uint64_t bytes;
+};
+
+/* The power of two at or above @v, for 1 <= @v <= 2^63. */
+static uint64_t orca_pow2(uint64_t v)
+{
+	return v <= 1 ? 1 : (uint64_t)1 << (64 - __builtin_clzll(v - 1));
+}
+
+/*
+ * A ring of at least max(@entries, @min_entries) entries of @stride (a
+ * power of two) bytes.  The kernel takes no buffer of 4 GiB or more
+ * (buf_len is 32 bits to it): EINVAL for such a ring, before anything is
+ * allocated.  Any queue of the sizes the device advertises is far below.
+ */
+static int orca_ring_geom(const struct orca_context *ctx, uint64_t entries,
+			  uint64_t min_entries, uint64_t stride,
+			  struct orca_ring_geom *g)
+{
+	g->depth = orca_pow2(entries > min_entries ? entries : min_entries);
+	g->stride = stride;
+	if (g->stride > UINT32_MAX || g->depth > UINT32_MAX / g->stride)
+		return EINVAL;
+	g->bytes = (g->depth * g->stride + ctx->page_size - 1) &
+		   ~(uint64_t)(ctx->page_size - 1);
+	return g->bytes > UINT32_MAX ? EINVAL : 0;
+}
+
+/*
+ * A work queue ring (SQ, RQ, SRQ): WQEs of @hdr bytes, then @max_sge
+ * SGEs or @inline_len bytes of inline data, at least @min_stride bytes.
+ */
+static int orca_wq_ring_geom(const struct orca_context *ctx, uint32_t max_wr,
+			     uint32_t hdr, uint32_t max_sge,
+			     uint32_t inline_len, uint32_t min_stride,
+			     struct orca_ring_geom *g)
+{
+	uint64_t stride = hdr + (uint64_t)max_sge * sizeof(struct orca_sge);
+
+	if ((uint64_t)hdr + inline_len > stride)
+		stride = (uint64_t)hdr + inline_len;
+	if (min_stride > stride)
+		stride = min_stride;
+	return orca_ring_geom(ctx, max_wr, 1, orca_pow2(stride), g);
+}
+
+/*
+ * Clears the buffer, page by page, writing only the pages that are not
+ * zero already: a page the allocator has just mapped is left as it is,
+ * and memory the process cannot write reaches the kernel, which refuses
+ * to pin it (EFAULT), instead of faulting here.
+ */
+static void orca_ubuf_clear(void *addr, size_t len, size_t page_size)
+{
+	unsigned char *p;
+	size_t off;
+
+	for (off = 0; off < len; off += page_size) {
+		p = (unsigned char *)addr + off;
+		if (p[0] || memcmp(p, p + 1, page_size - 1))
+			memset(p, 0, page_size);
+	}
+}
+
+/*
+ * The rings of a new object of @type, @len bytes (a whole number of
+ * pages), from @parent's allocator, which may be absent: 0 with
+ * ubuf->addr set, the buffer page aligned and zeroed; 0 with ubuf->addr
+ * NULL when there is no allocator or it answered
+ * IBV_ALLOCATOR_USE_DEFAULT (the kernel's memory, as without one);
+ * ENOMEM when it returned NULL; EINVAL when it returned a misaligned
+ * buffer, which it gets back first.
+ */
+static int orca_ubuf_alloc(const struct orca_context *ctx,
+			   struct orca_pd *parent, uint64_t type, uint64_t len,
+			   struct orca_ubuf *ubuf)
+{
+	void *addr;
+
+	memset(ubuf, 0, sizeof(*ubuf));
+	if (!parent || !parent->alloc)
+		return 0;
+
+	addr = parent->alloc(&parent->ibv_pd, parent->pd_context, len,
+			     ctx->page_size, type);
+	if (addr == IBV_ALLOCATOR_USE_DEFAULT) {
+		orca_dbg("ring allocator: the default for %llu bytes of type 0x%llx\n",
+			 (unsigned long long)len, (unsigned long long)type);
+		return 0;
+	}
+	if (!addr) {
+		orca_dbg("ring allocator: no %llu bytes of type 0x%llx\n",
+			 (unsigned long long)len, (unsigned long long)type);
+		return ENOMEM;
+	}
+	if ((uintptr_t)addr % ctx->page_size) {
+		orca_err("ring allocator: %p for type 0x%llx is not aligned to %zu bytes\n",
+			 addr, (unsigned long long)type, ctx->page_size);
+		parent->free(&parent->ibv_pd, parent->pd_context, addr, type);
+		return EINVAL;
+	}
+
+	orca_ubuf_clear(addr, len, ctx->page_size);
+	*ubuf = (struct orca_ubuf){
+		.addr = addr,
+		.len = len,
+		.type = type,
+		.parent = parent,
+	};
+	return 0;
+}
+
+/* Gives a buffer back to its allocator (nothing without one). */
+static void orca_ubuf_free(struct orca_ubuf *ubuf)
+{
+	struct orca_pd *parent = ubuf->parent;
+
+	if (ubuf->addr)
+		parent->free(&parent->ibv_pd, parent->pd_context, ubuf->addr,
+			     ubuf->type);
+	memset(ubuf, 0, sizeof(*ubuf));
+}
+
+/*
+ * Names @ubuf, if it has a buffer, in @req, any of the four queue
+ * requests (which share comp_mask, buf_addr and buf_len); without one
+ * they stay 0.
+ */
+#define orca_ubuf_req(ubuf, req)					\
+	do {								\
+		if ((ubuf)->addr) {					\
+			(req)->comp_mask |= ORCA_QUEUE_REQ_USER_BUF;	\
+			(req)->buf_addr = (uintptr_t)(ubuf)->addr;	\
+			(req)->buf_len = (ubuf)->len;			\
+		}							\
+	} while (0)
+
+/*
+ * With the rings in a buffer of the process, the mapping is the doorbell
+ * page alone, with the record(s) (@db) at its start.
+ */
+static int orca_check_db_map(struct orca_context *ctx, const char *obj,
+			     uint64_t key, uint32_t map_len,
+			     const struct orca_region *db)
+{
+	if (map_len != ctx->page_size || db->off) {
+		orca_err("%s: a mapping of %u bytes with the %s at %llu; the doorbell page alone expected\n",
+			 obj, map_len, db->what, (unsigned long long)db->off);
+		return EPROTO;
+	}
+	return orca_check_map(ctx, obj, key, map_len, db, 1);
+}
+
+/* Where the rings start: the process's buffer, or the mapping. */
+static void *orca_ring_base(const struct orca_qmap *map,
+			    const struct orca_ubuf *ubuf)
+{
+	return ubuf->addr ? ubuf->addr : map->addr;
+}
+
 /* --- completion queues ----------------------------------------------- */
 
 struct orca_cq_layout {
@@ -239,19 +426,31 @@ struct orca_cq_layout {
 	uint32_t db_offset;
 };
 
+/* The ring of a CQ asked for @cqe entries of @cqe_size bytes. */
+static int orca_cq_ring_geom(const struct orca_context *ctx, uint32_t cqe,
+			     uint32_t cqe_size, struct orca_ring_geom *g)
+{
+	return orca_ring_geom(ctx, cqe, 2, cqe_size, g);
+}
+
 /*
  * CQ = [ring: cqe_count entries][...][doorbell record at db_offset].
  * The entries are of the size the CQ was created for: 64 bytes exactly
- * when completion timestamps were asked for, 32 otherwise.
+ * when completion timestamps were asked for, 32 otherwise.  With the
+ * ring in @ubuf (which has the bytes of @want), the ring must be exactly
+ * @want and the mapping the doorbell page alone.
  */
 static int orca_check_cq(struct orca_context *ctx, const struct ibv_cq *ibcq,
 			 uint32_t comp_mask, uint32_t cqe_size,
-			 const struct orca_cq_layout *l)
+			 const struct orca_cq_layout *l,
+			 const struct orca_ubuf *ubuf,
+			 const struct orca_ring_geom *want)
 {
 	struct orca_region regions[] = {
 		{ 0, (uint64_t)l->cqe_count * l->cqe_size, "ring" },
 		{ l->db_offset, ORCA_DB_RECORD_SIZE, "doorbell record" },
 	};
+	int err;
 
 	if (comp_mask) {
 		orca_err("cq: unknown response comp_mask 0x%x\n", comp_mask);
@@ -268,25 +467,40 @@ static int orca_check_cq(struct orca_context *ctx, const struct ibv_cq *ibcq,
 			 l->cqe_count, l->cqe_size, ibcq->cqe);
 		return EPROTO;
 	}
-	return orca_check_map(ctx, "cq", l->mmap_key, l->mmap_len, regions,
-			      sizeof(regions) / sizeof(regions[0]));
+	if (!ubuf->addr)
+		return orca_check_map(ctx, "cq", l->mmap_key, l->mmap_len,
+				      regions,
+				      sizeof(regions) / sizeof(regions[0]));
+
+	if (l->cqe_count != want->depth) {
+		orca_err("cq: %u entries in a buffer sized for %llu\n",
+			 l->cqe_count, (unsigned long long)want->depth);
+		return EPROTO;
+	}
+	err = orca_check_regions("cq", "buffer", ubuf->len, &regions[0], 1);
+	if (err)
+		return err;
+	return orca_check_db_map(ctx, "cq", l->mmap_key, l->mmap_len,
+				 &regions[1]);
 }
 
+/* The ring and record pointers, once cq->map and cq->ubuf are final. */
 static void orca_cq_set_ring(struct orca_cq *cq, const struct orca_cq_layout *l)
 {
 	cq->depth = l->cqe_count;
 	cq->log2_depth = __builtin_ctz(l->cqe_count);
 	cq->cqe_size = l->cqe_size;
-	cq->ring = orca_qmap_at(&cq->map, 0);
+	cq->ring = orca_ring_base(&cq->map, &cq->ubuf);
 	cq->db = orca_qmap_at(&cq->map, l->db_offset);
 }
 
 /*
- * Undoes a create whose response was unusable.  ibv_cmd_destroy_cq()
- * waits on the CQ's mutex and condition, which libibverbs only
- * initialises once create_cq has returned the CQ.
+ * Undoes a create whose response was unusable: 0 or the errno of the
+ * destroy, after which the kernel may still hold the CQ's memory.
+ * ibv_cmd_destroy_cq() waits on the CQ's mutex and condition, which
+ * libibverbs only initialises once create_cq has returned the CQ.
  */
-static void orca_cq_undo_create(struct orca_cq *cq)
+static int orca_cq_undo_create(struct orca_cq *cq)
 {
 	struct ibv_cq *ibcq = &cq->vcq.cq;
 	int err;
@@ -295,10 +509,12 @@ static void orca_cq_undo_create(struct orca_cq *cq)
 	pthread_cond_init(&ibcq->cond, NULL);
 	err = ibv_cmd_destroy_cq(ibcq);
 	if (err)
-		orca_err("cq %u: destroy after a failed create: %s\n",
-			 cq->cqn, strerror(err));
+		orca_err("cq %u: destroy after a failed create: %s%s\n",
+			 cq->cqn, strerror(err),
+			 cq->ubuf.addr ? "; its ring buffer is not freed" : "");
 	pthread_cond_destroy(&ibcq->cond);
 	pthread_mutex_destroy(&ibcq->mutex);
+	return err;
 }
 
 /*
@@ -308,13 +524,19 @@ static void orca_cq_undo_create(struct orca_cq *cq)
  * IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION, which gives 64-byte entries
  * (orca_cqe_ext); a kernel that cannot refuses it (EOPNOTSUPP).  Without
  * it, libibverbs sends the same command as for ibv_create_cq().
+ *
+ * @parent is the parent domain of ibv_create_cq_ex()'s MASK_PD, or NULL:
+ * the CQ holds it, skips its lock if it has a TD, and takes its ring
+ * from its allocator if it has one.
  */
 struct orca_cq *orca_create_cq_common(struct ibv_context *ibctx,
-				      const struct ibv_cq_init_attr_ex *attr)
+				      const struct ibv_cq_init_attr_ex *attr,
+				      struct orca_pd *parent)
 {
 	struct orca_context *ctx = to_octx(ibctx);
 	struct orca_create_cq_cmd_resp resp = {};
 	struct orca_create_cq_cmd cmd = {};
+	struct orca_ring_geom want = {};
 	struct orca_cq_layout layout;
 	uint32_t cqe_size;
 	struct orca_cq *cq;
@@ -328,6 +550,16 @@ struct orca_cq *orca_create_cq_common(struct ibv_context *ibctx,
 		return NULL;
 	}
 
+	if (parent && parent->alloc) {
+		err = orca_cq_ring_geom(ctx, attr->cqe, cqe_size, &want);
+		if (!err)
+			err = orca_ubuf_alloc(ctx, parent, ORCADV_RES_TYPE_CQ,
+					      want.bytes, &cq->ubuf);
+		if (err)
+			goto err_free;
+		orca_ubuf_req(&cq->ubuf, &cmd.drv);
+	}
+
 	/*
 	 * No CREATE_CQ_CMD_FLAGS_TS_IGNORED_EX: a kernel that cannot pass
 	 * the flag on must fail the command, not drop the flag.
@@ -335,7 +567,7 @@ struct orca_cq *orca_create_cq_common(struct ibv_context *ibctx,
 	err = ibv_cmd_create_cq_ex(ibctx, attr, &cq->vcq, &cmd.ibv,
 				   sizeof(cmd), &resp.ibv, sizeof(resp), 0);
 	if (err)
-		goto err_free;
+		goto err_ubuf;
 	cq->cqn = resp.drv.cqn;
 
 	layout = (struct orca_cq_layout){
@@ -346,7 +578,7 @@ struct orca_cq *orca_create_cq_common(struct ibv_context *ibctx,
 		.db_offset = resp.drv.db_offset,
 	};
 	err = orca_check_cq(ctx, &cq->vcq.cq, resp.drv.comp_mask, cqe_size,
-			    &layout);
+			    &layout, &cq->ubuf, &want);
 	if (err)
 		goto err_destroy;
 	err = orca_qmap_map(ctx, &cq->map, layout.mmap_key, layout.mmap_len);
@@ -356,16 +588,24 @@ struct orca_cq *orca_create_cq_common(struct ibv_context *ibctx,
 	err = pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
 	if (err)
 		goto err_unmap;
+	cq->parent = parent;
+	cq->no_lock = parent && parent->td;
+	orca_parent_get(parent);
 
-	orca_dbg("cq handle %u cqn %u: %u entries of %u bytes, cqe %d, mapping %u bytes\n",
+	orca_dbg("cq handle %u cqn %u: %u entries of %u bytes, cqe %d, mapping %u bytes%s\n",
 		 cq->vcq.cq.handle, cq->cqn, cq->depth, cq->cqe_size,
-		 cq->vcq.cq.cqe, layout.mmap_len);
+		 cq->vcq.cq.cqe, layout.mmap_len,
+		 cq->ubuf.addr ? ", ring in the allocator's buffer" : "");
 	return cq;
 
 err_unmap:
 	orca_qmap_unmap(&cq->map);
 err_destroy:
-	orca_cq_undo_create(cq);
+	/* The kernel may still hold the ring: then it is never freed. */
+	if (orca_cq_undo_create(cq))
+		goto err_free;
+err_ubuf:
+	orca_ubuf_free(&cq->ubuf);
 err_free:
 	free(cq);
 	errno = err;
@@ -383,7 +623,7 @@ struct ibv_cq *orca_create_cq(struct ibv_context *ibctx, int cqe,
 	};
 	struct orca_cq *cq;
 
-	cq = orca_create_cq_common(ibctx, &attr);
+	cq = orca_create_cq_common(ibctx, &attr, NULL);
 	return cq ? &cq->vcq.cq : NULL;
 }
 
@@ -396,6 +636,14 @@ struct ibv_cq *orca_create_cq(struct ibv_context *ibctx, int cqe,
  * The CQ lock is held across the command: nobody may poll or arm while
  * the device moves entries, and the device reads cons from the record,
  * which the lock keeps current.
+ *
+ * A CQ of a parent domain with allocators asks them for the new ring
+ * (which may be IBV_ALLOCATOR_USE_DEFAULT this time, or the other way
+ * round) before it takes the lock, and gives rings back after: the old
+ * one on success, the new one on failure.  A response liborca cannot
+ * use after the kernel resized leaves the CQ on its old ring (broken:
+ * the kernel and liborca disagree about the ABI); the new one, which
+ * the kernel holds, is kept as cq->orphan until the CQ is destroyed.
  */
 int orca_resize_cq(struct ibv_cq *ibcq, int cqe)
 {
@@ -403,16 +651,33 @@ int orca_resize_cq(struct ibv_cq *ibcq, int cqe)
 	struct orca_resize_cq_cmd_resp resp = {};
 	struct orca_resize_cq_cmd cmd = {};
 	struct orca_cq *cq = to_ocq(ibcq);
+	struct orca_ubuf ubuf = {}, done[2] = {};
+	struct orca_ring_geom want = {};
 	struct orca_cq_layout layout;
 	struct orca_qmap map = {};
 	int old_cqe = ibcq->cqe;
 	int err;
 
+	if (cq->parent && cq->parent->alloc) {
+		/* The kernel takes cqe as a u32: a negative one is huge. */
+		err = orca_cq_ring_geom(ctx, (uint32_t)cqe, cq->cqe_size,
+					&want);
+		if (!err)
+			err = orca_ubuf_alloc(ctx, cq->parent,
+					      ORCADV_RES_TYPE_CQ, want.bytes,
+					      &ubuf);
+		if (err)
+			return err;
+		orca_ubuf_req(&ubuf, &cmd.drv);
+	}
+
 	orca_cq_lock(cq);
 	err = ibv_cmd_resize_cq(ibcq, cqe, &cmd.ibv, sizeof(cmd), &resp.ibv,
 				sizeof(resp));
-	if (err)
+	if (err) {
+		done[0] = ubuf;
 		goto out;
+	}
 
 	layout = (struct orca_cq_layout){
 		.cqe_count = resp.drv.cqe_count,
@@ -422,7 +687,7 @@ int orca_resize_cq(struct ibv_cq *ibcq, int cqe)
 		.db_offset = resp.drv.db_offset,
 	};
 	err = orca_check_cq(ctx, ibcq, resp.drv.comp_mask, cq->cqe_size,
-			    &layout);
+			    &layout, &ubuf, &want);
 	if (!err)
 		err = orca_qmap_map(ctx, &map, layout.mmap_key,
 				    layout.mmap_len);
@@ -431,20 +696,35 @@ int orca_resize_cq(struct ibv_cq *ibcq, int cqe)
 		orca_err("cq %u: resized, but the new ring is unusable\n",
 			 cq->cqn);
 		ibcq->cqe = old_cqe;
+		/* The kernel let go of an earlier orphan, not of ubuf. */
+		done[0] = cq->orphan;
+		cq->orphan = ubuf;
 		goto out;
 	}
 
 	orca_qmap_unmap(&cq->map);
 	cq->map = map;
+	/* The kernel let go of the old ring (and of any orphan). */
+	done[0] = cq->ubuf;
+	done[1] = cq->orphan;
+	memset(&cq->orphan, 0, sizeof(cq->orphan));
+	cq->ubuf = ubuf;
 	orca_cq_set_ring(cq, &layout);
 
-	orca_dbg("cq %u: resized to %u entries of %u bytes, cqe %d\n",
-		 cq->cqn, cq->depth, cq->cqe_size, ibcq->cqe);
+	orca_dbg("cq %u: resized to %u entries of %u bytes, cqe %d%s\n",
+		 cq->cqn, cq->depth, cq->cqe_size, ibcq->cqe,
+		 cq->ubuf.addr ? ", ring in the allocator's buffer" : "");
 out:
 	orca_cq_unlock(cq);
+	orca_ubuf_free(&done[0]);
+	orca_ubuf_free(&done[1]);
 	return err;
 }
 
+/*
+ * The mapping and the ring buffer go once the kernel has destroyed the
+ * CQ; while a QP uses it (EBUSY) everything stays.
+ */
 int orca_destroy_cq(struct ibv_cq *ibcq)
 {
 	struct orca_cq *cq = to_ocq(ibcq);
@@ -456,6 +736,8 @@ int orca_destroy_cq(struct ibv_cq *ibcq)
 
 	pthread_spin_destroy(&cq->lock);
 	orca_qmap_unmap(&cq->map);
+	orca_ubuf_free(&cq->ubuf);
+	orca_ubuf_free(&cq->orphan);
 	orca_parent_put(cq->parent);
 	free(cq);
 	return 0;
@@ -463,13 +745,69 @@ int orca_destroy_cq(struct ibv_cq *ibcq)
 
 /* --- queue pairs ----------------------------------------------------- */
 
+/* The rings of a QP as the kernel sizes them: rq.bytes 0 without an RQ. */
+struct orca_qp_geom {
+	struct orca_ring_geom sq;
+	struct orca_ring_geom rq;
+};
+
 /*
- * QP = [SQ ring][RQ ring, absent with an SRQ][SQ and RQ doorbell records].
- * cap is what the kernel reported in the core response.
+ * From the caps asked for (before the command, which writes the actual
+ * ones back).  The QP's buffer is the SQ ring, then the RQ ring.
+ */
+static int orca_qp_ring_geom(const struct orca_context *ctx,
+			     const struct orca_qp *qp,
+			     const struct ibv_qp_cap *cap, bool has_rq,
+			     struct orca_qp_geom *g)
+{
+	int err;
+
+	memset(g, 0, sizeof(*g));
+	err = orca_wq_ring_geom(ctx, cap->max_send_wr, qp->sq_hdr,
+				cap->max_send_sge, cap->max_inline_data, 128,
+				&g->sq);
+	if (err || !has_rq)
+		return err;
+	err = orca_wq_ring_geom(ctx, cap->max_recv_wr, ORCA_RECV_WQE_HDR_SIZE,
+				cap->max_recv_sge, 0, 32, &g->rq);
+	if (err)
+		return err;
+	return g->sq.bytes + g->rq.bytes > UINT32_MAX ? EINVAL : 0;
+}
+
+/* With the rings in a buffer of the process: exactly as sized. */
+static int orca_check_qp_geom(const struct orca_create_qp_resp *r,
+			      bool has_rq, const struct orca_qp_geom *want)
+{
+	if (r->sq_depth != want->sq.depth || r->sq_stride != want->sq.stride ||
+	    r->sq_offset ||
+	    (has_rq && (r->rq_depth != want->rq.depth ||
+			r->rq_stride != want->rq.stride ||
+			r->rq_offset != want->sq.bytes))) {
+		orca_err("qp: sq %ux%u at %u, rq %ux%u at %u in a buffer sized for sq %llux%llu, rq %llux%llu at %llu\n",
+			 r->sq_depth, r->sq_stride, r->sq_offset, r->rq_depth,
+			 r->rq_stride, r->rq_offset,
+			 (unsigned long long)want->sq.depth,
+			 (unsigned long long)want->sq.stride,
+			 (unsigned long long)want->rq.depth,
+			 (unsigned long long)want->rq.stride,
+			 (unsigned long long)want->sq.bytes);
+		return EPROTO;
+	}
+	return 0;
+}
+
+/*
+ * QP = [SQ ring][RQ ring, absent with an SRQ][SQ and RQ doorbell records];
+ * with a buffer of the process (@ubuf, sized as @want), the rings are in
+ * it and the mapping is the page of doorbell records.  cap is what the
+ * kernel reported in the core response.
  */
 static int orca_check_qp(struct orca_context *ctx, const struct orca_qp *qp,
 			 const struct ibv_qp_cap *cap, bool has_rq,
-			 const struct orca_create_qp_resp *r)
+			 const struct orca_create_qp_resp *r,
+			 const struct orca_ubuf *ubuf,
+			 const struct orca_qp_geom *want)
 {
 	struct orca_region regions[3];
 	unsigned int n = 0;
@@ -518,19 +856,32 @@ static int orca_check_qp(struct orca_context *ctx, const struct orca_qp *qp,
 	regions[n++] = (struct orca_region){
 		r->db_offset, 2 * ORCA_DB_RECORD_SIZE, "doorbell records"
 	};
-	return orca_check_map(ctx, "qp", r->mmap_key, r->mmap_len, regions, n);
+	if (!ubuf->addr)
+		return orca_check_map(ctx, "qp", r->mmap_key, r->mmap_len,
+				      regions, n);
+
+	err = orca_check_qp_geom(r, has_rq, want);
+	if (!err)
+		err = orca_check_regions("qp", "buffer", ubuf->len, regions,
+					 n - 1);
+	if (err)
+		return err;
+	return orca_check_db_map(ctx, "qp", r->mmap_key, r->mmap_len,
+				 &regions[n - 1]);
 }
 
+/* The ring and record pointers, once qp->map and qp->ubuf are final. */
 static void orca_qp_set_rings(struct orca_qp *qp, bool has_rq,
 			      const struct ibv_qp_cap *cap,
 			      const struct orca_create_qp_resp *r)
 {
 	struct orca_db_record *db = orca_qmap_at(&qp->map, r->db_offset);
+	char *base = orca_ring_base(&qp->map, &qp->ubuf);
 
 	qp->qpn = r->qpn;
 	qp->max_inline = cap->max_inline_data;
 	qp->sq = (struct orca_wq){
-		.ring = orca_qmap_at(&qp->map, r->sq_offset),
+		.ring = base + r->sq_offset,
 		.db = &db[0],
 		.depth = r->sq_depth,
 		.stride = r->sq_stride,
@@ -542,7 +893,7 @@ static void orca_qp_set_rings(struct orca_qp *qp, bool has_rq,
 	if (!has_rq)
 		return;
 	qp->rq = (struct orca_wq){
-		.ring = orca_qmap_at(&qp->map, r->rq_offset),
+		.ring = base + r->rq_offset,
 		.db = &db[1],
 		.depth = r->rq_depth,
 		.stride = r->rq_stride,
@@ -567,14 +918,23 @@ static int orca_qp_init_locks(struct orca_qp *qp)
 	return err;
 }
 
-/* Undoes a create (or open) that the kernel did but liborca cannot use. */
-static void orca_qp_undo_create(struct orca_qp *qp)
+/*
+ * Undoes a create (or open) that the kernel did but liborca cannot use:
+ * 0 or the errno of the destroy, after which the kernel may still hold
+ * the QP's memory.
+ */
+static int orca_qp_undo_create(struct orca_qp *qp)
 {
-	if (ibv_cmd_destroy_qp(&qp->vqp.qp))
-		orca_err("qp %u: destroy after a failed create failed\n",
-			 qp->vqp.qp.qp_num);
+	int err;
+
+	err = ibv_cmd_destroy_qp(&qp->vqp.qp);
+	if (err)
+		orca_err("qp %u: destroy after a failed create: %s%s\n",
+			 qp->vqp.qp.qp_num, strerror(err),
+			 qp->ubuf.addr ? "; its ring buffer is not freed" : "");
 	pthread_cond_destroy(&qp->vqp.qp.cond);
 	pthread_mutex_destroy(&qp->vqp.qp.mutex);
+	return err;
 }
 
 /*
@@ -584,7 +944,8 @@ static void orca_qp_undo_create(struct orca_qp *qp)
  * to attr->cap.  attr->pd may be a parent domain, which carries its
  * PD's handle; ibqp->pd stays the parent domain, as
  * ibv_alloc_parent_domain(3) has it.  With a thread domain in it, the
- * SQ and RQ are posted to without their locks.
+ * SQ and RQ are posted to without their locks; with allocators, the
+ * rings are theirs, sized from the caps asked for.
  *
  * An XRC_SEND QP is the sending half of an RC connection: the same
  * command, udata and send queue, but no receive queue, so its recv_cq,
@@ -598,8 +959,10 @@ static struct ibv_qp *orca_create_qp_common(struct ibv_context *ibctx,
 					    struct ibv_qp_init_attr_ex *attr)
 {
 	struct orca_context *ctx = to_octx(ibctx);
+	struct orca_pd *parent = orca_parent_domain(ibctx, attr->pd);
 	struct orca_create_qp_cmd_resp resp = {};
 	struct orca_create_qp_cmd cmd = {};
+	struct orca_qp_geom want = {};
 	struct orca_qp *qp;
 	bool has_rq;
 	int err;
@@ -633,16 +996,28 @@ static struct ibv_qp *orca_create_qp_common(struct ibv_context *ibctx,
 		errno = ENOMEM;
 		return NULL;
 	}
+	/* UD send WQEs carry an address vector after the header. */
+	qp->sq_hdr = attr->qp_type == IBV_QPT_UD ? ORCA_UD_SEND_WQE_HDR_SIZE :
+		     ORCA_SEND_WQE_HDR_SIZE;
+
+	if (parent && parent->alloc) {
+		err = orca_qp_ring_geom(ctx, qp, &attr->cap, has_rq, &want);
+		if (!err)
+			err = orca_ubuf_alloc(ctx, parent, ORCADV_RES_TYPE_QP,
+					      want.sq.bytes + want.rq.bytes,
+					      &qp->ubuf);
+		if (err)
+			goto err_free;
+		orca_ubuf_req(&qp->ubuf, &cmd.drv);
+	}
 
 	err = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, attr, &cmd.ibv,
 				   sizeof(cmd), &resp.ibv, sizeof(resp));
 	if (err)
-		goto err_free;
+		goto err_ubuf;
 
-	/* UD send WQEs carry an address vector after the header. */
-	qp->sq_hdr = attr->qp_type == IBV_QPT_UD ? ORCA_UD_SEND_WQE_HDR_SIZE :
-		     ORCA_SEND_WQE_HDR_SIZE;
-	err = orca_check_qp(ctx, qp, &attr->cap, has_rq, &resp.drv);
+	err = orca_check_qp(ctx, qp, &attr->cap, has_rq, &resp.drv, &qp->ubuf,
+			    &want);
 	if (err)
 		goto err_destroy;
 	err = orca_qmap_map(ctx, &qp->map, resp.drv.mmap_key,
@@ -655,23 +1030,28 @@ static struct ibv_qp *orca_create_qp_common(struct ibv_context *ibctx,
 	err = orca_qp_init_locks(qp);
 	if (err)
 		goto err_unmap;
-	qp->parent = orca_parent_domain(ibctx, attr->pd);
-	if (qp->parent && qp->parent->td) {
+	qp->parent = parent;
+	if (parent && parent->td) {
 		qp->sq.no_lock = true;
 		qp->rq.no_lock = true;
 	}
-	orca_parent_get(qp->parent);
+	orca_parent_get(parent);
 
-	orca_dbg("qp handle %u qpn %u type %d: sq %ux%u rq %ux%u inline %u%s\n",
+	orca_dbg("qp handle %u qpn %u type %d: sq %ux%u rq %ux%u inline %u%s%s\n",
 		 qp->vqp.qp.handle, qp->qpn, attr->qp_type, qp->sq.depth,
 		 qp->sq.stride, qp->rq.depth, qp->rq.stride, qp->max_inline,
-		 qp->sq.no_lock ? ", thread domain: no locks" : "");
+		 qp->sq.no_lock ? ", thread domain: no locks" : "",
+		 qp->ubuf.addr ? ", rings in the allocator's buffer" : "");
 	return &qp->vqp.qp;
 
 err_unmap:
 	orca_qmap_unmap(&qp->map);
 err_destroy:
-	orca_qp_undo_create(qp);
+	/* The kernel may still hold the rings: then they are never freed. */
+	if (orca_qp_undo_create(qp))
+		goto err_free;
+err_ubuf:
+	orca_ubuf_free(&qp->ubuf);
 err_free:
 	free(qp);
 	errno = err;
@@ -912,7 +1292,10 @@ int orca_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 				sizeof(cmd));
 }
 
-/* Fails with EBUSY, keeping the QP and its mapping, while attached. */
+/*
+ * Fails with EBUSY, keeping the QP, its mapping and its ring buffer,
+ * while attached.
+ */
 int orca_destroy_qp(struct ibv_qp *ibqp)
 {
 	struct orca_qp *qp = to_oqp(ibqp);
@@ -925,6 +1308,7 @@ int orca_destroy_qp(struct ibv_qp *ibqp)
 	orca_wq_fini(&qp->rq);
 	orca_wq_fini(&qp->sq);
 	orca_qmap_unmap(&qp->map);
+	orca_ubuf_free(&qp->ubuf);
 	orca_parent_put(qp->parent);
 	free(qp);
 	return 0;
@@ -932,10 +1316,48 @@ int orca_destroy_qp(struct ibv_qp *ibqp)
 
 /* --- shared receive queues ------------------------------------------- */
 
-/* SRQ = [ring][...][doorbell record at db_offset]. */
+/* The ring of an SRQ as the kernel sizes it, from the attrs asked for. */
+static int orca_srq_ring_geom(const struct orca_context *ctx,
+			      const struct ibv_srq_attr *attr,
+			      struct orca_ring_geom *g)
+{
+	return orca_wq_ring_geom(ctx, attr->max_wr, ORCA_RECV_WQE_HDR_SIZE,
+				 attr->max_sge, 0, 32, g);
+}
+
+/*
+ * Before the command: the ring from @parent's allocator, if it has one
+ * (sized as @want, from the attrs asked for), named in @req.
+ */
+static int orca_srq_ubuf_alloc(const struct orca_context *ctx,
+			       struct orca_srq *srq, struct orca_pd *parent,
+			       const struct ibv_srq_attr *attr,
+			       struct orca_ring_geom *want,
+			       struct orca_create_srq_req *req)
+{
+	int err;
+
+	if (!parent || !parent->alloc)
+		return 0;
+	err = orca_srq_ring_geom(ctx, attr, want);
+	if (!err)
+		err = orca_ubuf_alloc(ctx, parent, ORCADV_RES_TYPE_SRQ,
+				      want->bytes, &srq->ubuf);
+	if (!err)
+		orca_ubuf_req(&srq->ubuf, req);
+	return err;
+}
+
+/*
+ * SRQ = [ring][...][doorbell record at db_offset]; with a buffer of the
+ * process (@ubuf, sized as @want), the ring is exactly that buffer's and
+ * the mapping is the doorbell page.
+ */
 static int orca_check_srq(struct orca_context *ctx,
 			  const struct ibv_srq_attr *attr,
-			  const struct orca_create_srq_resp *r)
+			  const struct orca_create_srq_resp *r,
+			  const struct orca_ubuf *ubuf,
+			  const struct orca_ring_geom *want)
 {
 	struct orca_region regions[] = {
 		{ 0, (uint64_t)r->depth * r->stride, "ring" },
@@ -952,29 +1374,46 @@ static int orca_check_srq(struct orca_context *ctx,
 			    ORCA_RECV_WQE_HDR_SIZE, attr->max_wr, attr->max_sge);
 	if (err)
 		return err;
-	return orca_check_map(ctx, "srq", r->mmap_key, r->mmap_len, regions,
-			      sizeof(regions) / sizeof(regions[0]));
+	if (!ubuf->addr)
+		return orca_check_map(ctx, "srq", r->mmap_key, r->mmap_len,
+				      regions,
+				      sizeof(regions) / sizeof(regions[0]));
+
+	if (r->depth != want->depth || r->stride != want->stride) {
+		orca_err("srq: %ux%u in a buffer sized for %llux%llu\n",
+			 r->depth, r->stride,
+			 (unsigned long long)want->depth,
+			 (unsigned long long)want->stride);
+		return EPROTO;
+	}
+	err = orca_check_regions("srq", "buffer", ubuf->len, &regions[0], 1);
+	if (err)
+		return err;
+	return orca_check_db_map(ctx, "srq", r->mmap_key, r->mmap_len,
+				 &regions[1]);
 }
 
 /*
  * Checks the response (attr holds the max_wr and max_sge the kernel
- * answered), maps the ring and sets up posting: the same for a basic
- * and an XRC SRQ.  On failure nothing is left mapped.
+ * answered), maps the ring (or the doorbell page, with the ring in
+ * srq->ubuf) and sets up posting: the same for a basic and an XRC SRQ.
+ * On failure nothing is left mapped.
  */
 static int orca_srq_setup(struct orca_context *ctx, struct orca_srq *srq,
 			  const struct ibv_srq_attr *attr,
-			  const struct orca_create_srq_resp *r)
+			  const struct orca_create_srq_resp *r,
+			  const struct orca_ring_geom *want)
 {
 	int err;
 
-	err = orca_check_srq(ctx, attr, r);
+	err = orca_check_srq(ctx, attr, r, &srq->ubuf, want);
 	if (err)
 		return err;
 	err = orca_qmap_map(ctx, &srq->map, r->mmap_key, r->mmap_len);
 	if (err)
 		return err;
 	srq->wq = (struct orca_wq){
-		.ring = orca_qmap_at(&srq->map, 0),
+		.ring = orca_ring_base(&srq->map, &srq->ubuf),
 		.db = orca_qmap_at(&srq->map, r->db_offset),
 		.depth = r->depth,
 		.stride = r->stride,
@@ -987,21 +1426,48 @@ static int orca_srq_setup(struct orca_context *ctx, struct orca_srq *srq,
 	return err;
 }
 
-static void orca_srq_undo_create(struct orca_srq *srq)
+/*
+ * Undoes a create that the kernel did but liborca cannot use: 0 or the
+ * errno of the destroy, after which the kernel may still hold the
+ * SRQ's memory.
+ */
+static int orca_srq_undo_create(struct orca_srq *srq)
 {
-	if (ibv_cmd_destroy_srq(&srq->vsrq.srq))
-		orca_err("srq %u: destroy after a failed create failed\n",
-			 srq->srqn);
+	int err;
+
+	err = ibv_cmd_destroy_srq(&srq->vsrq.srq);
+	if (err)
+		orca_err("srq %u: destroy after a failed create: %s%s\n",
+			 srq->srqn, strerror(err),
+			 srq->ubuf.addr ? "; its ring buffer is not freed" : "");
 	pthread_cond_destroy(&srq->vsrq.srq.cond);
 	pthread_mutex_destroy(&srq->vsrq.srq.mutex);
+	return err;
 }
 
+/* A created SRQ holds the parent domain it was created with, if any. */
+static void orca_srq_set_parent(struct orca_srq *srq, struct orca_pd *parent)
+{
+	srq->parent = parent;
+	orca_parent_get(parent);
+	orca_dbg("srq handle %u srqn %u type %d: %ux%u%s\n",
+		 srq->vsrq.srq.handle, srq->srqn, srq->vsrq.srq_type,
+		 srq->wq.depth, srq->wq.stride,
+		 srq->ubuf.addr ? ", ring in the allocator's buffer" : "");
+}
+
+/*
+ * ibv_create_srq(3); ibpd may be a parent domain, whose allocators then
+ * give the ring.  SRQs keep their lock under a thread domain.
+ */
 struct ibv_srq *orca_create_srq(struct ibv_pd *ibpd,
 				struct ibv_srq_init_attr *attr)
 {
 	struct orca_context *ctx = to_octx(ibpd->context);
+	struct orca_pd *parent = orca_parent_domain(ibpd->context, ibpd);
 	struct orca_create_srq_cmd_resp resp = {};
 	struct orca_create_srq_cmd cmd = {};
+	struct orca_ring_geom want = {};
 	struct orca_srq *srq;
 	int err;
 
@@ -1011,23 +1477,30 @@ struct ibv_srq *orca_create_srq(struct ibv_pd *ibpd,
 		return NULL;
 	}
 	srq->vsrq.srq_type = IBV_SRQT_BASIC;
+	err = orca_srq_ubuf_alloc(ctx, srq, parent, &attr->attr, &want,
+				  &cmd.drv);
+	if (err)
+		goto err_free;
 
 	err = ibv_cmd_create_srq(ibpd, &srq->vsrq.srq, attr, &cmd.ibv,
 				 sizeof(cmd), &resp.ibv, sizeof(resp));
 	if (err)
-		goto err_free;
+		goto err_ubuf;
 	srq->srqn = resp.drv.srqn;
 
-	err = orca_srq_setup(ctx, srq, &attr->attr, &resp.drv);
+	err = orca_srq_setup(ctx, srq, &attr->attr, &resp.drv, &want);
 	if (err)
 		goto err_destroy;
 
-	orca_dbg("srq handle %u srqn %u: %ux%u\n", srq->vsrq.srq.handle,
-		 srq->srqn, srq->wq.depth, srq->wq.stride);
+	orca_srq_set_parent(srq, parent);
 	return &srq->vsrq.srq;
 
 err_destroy:
-	orca_srq_undo_create(srq);
+	/* The kernel may still hold the ring: then it is never freed. */
+	if (orca_srq_undo_create(srq))
+		goto err_free;
+err_ubuf:
+	orca_ubuf_free(&srq->ubuf);
 err_free:
 	free(srq);
 	errno = err;
@@ -1053,7 +1526,8 @@ err_free:
  * come back as the kernel answered.  The ibv_create_srq_ex() inline
  * sets none of the ibv_srq's fields afterwards, and
  * ibv_cmd_create_srq_ex() only some (verbs_abi.h): srq_context, pd and
- * the verbs_srq fields are set here.
+ * the verbs_srq fields are set here.  attr->pd may be a parent domain,
+ * whose allocators then give the ring, for either type.
  */
 #define ORCA_SRQ_INIT_ATTR_KNOWN	(IBV_SRQ_INIT_ATTR_RESERVED - 1)
 #define ORCA_SRQ_INIT_ATTR_XRC		(IBV_SRQ_INIT_ATTR_TYPE |	\
@@ -1069,6 +1543,7 @@ struct ibv_srq *orca_create_srq_ex(struct ibv_context *ibctx,
 	struct orca_create_xsrq_cmd cmd = {};
 	struct ibv_srq_init_attr_ex a = {};
 	enum ibv_srq_type type = IBV_SRQT_BASIC;
+	struct orca_ring_geom want = {};
 	struct orca_srq *srq;
 	uint32_t need;
 	int err;
@@ -1118,11 +1593,15 @@ struct ibv_srq *orca_create_srq_ex(struct ibv_context *ibctx,
 		errno = ENOMEM;
 		return NULL;
 	}
+	err = orca_srq_ubuf_alloc(ctx, srq, orca_parent_domain(ibctx, a.pd),
+				  &a.attr, &want, &cmd.drv);
+	if (err)
+		goto err_free;
 
 	err = ibv_cmd_create_srq_ex(ibctx, &srq->vsrq, &a, &cmd.ibv,
 				    sizeof(cmd), &resp.ibv, sizeof(resp));
 	if (err)
-		goto err_free;
+		goto err_ubuf;
 	srq->srqn = resp.drv.srqn;
 	srq->vsrq.srq.srq_context = attr->srq_context;
 	srq->vsrq.srq.pd = attr->pd;
@@ -1144,19 +1623,21 @@ struct ibv_srq *orca_create_srq_ex(struct ibv_context *ibctx,
 		}
 	}
 
-	err = orca_srq_setup(ctx, srq, &a.attr, &resp.drv);
+	err = orca_srq_setup(ctx, srq, &a.attr, &resp.drv, &want);
 	if (err)
 		goto err_destroy;
 	attr->attr.max_wr = a.attr.max_wr;
 	attr->attr.max_sge = a.attr.max_sge;
 
-	orca_dbg("srq handle %u srqn %u type %d: %ux%u\n",
-		 srq->vsrq.srq.handle, srq->srqn, type, srq->wq.depth,
-		 srq->wq.stride);
+	orca_srq_set_parent(srq, orca_parent_domain(ibctx, a.pd));
 	return &srq->vsrq.srq;
 
 err_destroy:
-	orca_srq_undo_create(srq);
+	/* The kernel may still hold the ring: then it is never freed. */
+	if (orca_srq_undo_create(srq))
+		goto err_free;
+err_ubuf:
+	orca_ubuf_free(&srq->ubuf);
 err_free:
 	free(srq);
 	errno = err;
@@ -1194,6 +1675,7 @@ int orca_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
 	return ibv_cmd_query_srq(ibsrq, attr, &cmd, sizeof(cmd));
 }
 
+/* The mapping and the ring buffer go once the kernel destroyed the SRQ. */
 int orca_destroy_srq(struct ibv_srq *ibsrq)
 {
 	struct orca_srq *srq = to_osrq(ibsrq);
@@ -1205,6 +1687,8 @@ int orca_destroy_srq(struct ibv_srq *ibsrq)
 
 	orca_wq_fini(&srq->wq);
 	orca_qmap_unmap(&srq->map);
+	orca_ubuf_free(&srq->ubuf);
+	orca_parent_put(srq->parent);
 	free(srq);
 	return 0;
 }

@@ -120,8 +120,9 @@ struct ibv_pd *orca_alloc_pd(struct ibv_context *ibctx)
 /*
  * A PD goes to the kernel, unless a parent domain still stands for it
  * (EBUSY, nothing sent).  A parent domain is liborca's alone: it is
- * freed without a command, unless a QP or CQ created with it is still
- * there (EBUSY); then its PD and TD lose a user.
+ * freed without a command, unless a QP, CQ or SRQ created with it is
+ * still there (EBUSY: its rings may have come from the parent domain's
+ * allocator, whose free() it needs); then its PD and TD lose a user.
  */
 int orca_dealloc_pd(struct ibv_pd *ibpd)
 {
@@ -186,32 +187,40 @@ int orca_dealloc_td(struct ibv_td *ibtd)
 }
 
 /*
- * ibv_alloc_parent_domain(3).  Orca's queue memory is allocated by the
- * kernel and mapped (orca-hw-interface.rst): liborca allocates no
- * buffer that a custom allocator could provide, so ALLOCATORS, and any
- * bit it does not know, is EOPNOTSUPP rather than silently ignored.
- * PD_CONTEXT only stores the pointer (it would be handed to allocators).
+ * ibv_alloc_parent_domain(3).  PD_CONTEXT stores the pointer, which is
+ * handed to the allocators.  ALLOCATORS (alloc and free, both non-NULL:
+ * EINVAL otherwise) gives liborca the application's memory for the rings
+ * of the CQs, QPs and SRQs created through the parent domain (queue.c,
+ * orcadv.h); the kernel must take rings in the process's memory for
+ * that (ORCA_UCTX_RESP_USER_BUF): without it ALLOCATORS is EOPNOTSUPP,
+ * as is any bit liborca does not know, rather than silently ignored.
  * attr->pd must be a PD of this context, not a parent domain, and
  * attr->td, if set, a TD of this context: EINVAL otherwise.
  */
-#define ORCA_PARENT_DOMAIN_SUPPORTED	IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT
+#define ORCA_PARENT_DOMAIN_SUPPORTED	(IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT | \
+					 IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS)
 
 struct ibv_pd *orca_alloc_parent_domain(struct ibv_context *ibctx,
 					struct ibv_parent_domain_init_attr *attr)
 {
+	struct orca_context *ctx = to_octx(ibctx);
 	struct orca_pd *pdom, *real;
+	bool allocators;
 
 	if (!attr) {
 		errno = EINVAL;
 		return NULL;
 	}
-	if (attr->comp_mask & ~(uint32_t)ORCA_PARENT_DOMAIN_SUPPORTED) {
+	allocators = attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS;
+	if (attr->comp_mask & ~(uint32_t)ORCA_PARENT_DOMAIN_SUPPORTED ||
+	    (allocators && !ctx->user_buf)) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
 	if (!attr->pd || attr->pd->context != ibctx ||
 	    to_opd(attr->pd)->real ||
-	    (attr->td && attr->td->context != ibctx)) {
+	    (attr->td && attr->td->context != ibctx) ||
+	    (allocators && (!attr->alloc || !attr->free))) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -232,15 +241,20 @@ struct ibv_pd *orca_alloc_parent_domain(struct ibv_context *ibctx,
 	}
 	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)
 		pdom->pd_context = attr->pd_context;
+	if (allocators) {
+		pdom->alloc = attr->alloc;
+		pdom->free = attr->free;
+	}
 	__atomic_fetch_add(&real->users, 1, __ATOMIC_RELAXED);
 
-	orca_dbg("parent domain of pd handle %u pdn %u%s\n",
+	orca_dbg("parent domain of pd handle %u pdn %u%s%s\n",
 		 real->ibv_pd.handle, real->pdn,
-		 pdom->td ? ", with a thread domain" : "");
+		 pdom->td ? ", with a thread domain" : "",
+		 allocators ? ", with ring allocators" : "");
 	return &pdom->ibv_pd;
 }
 
-/* A QP or CQ was created with (destroyed from) a parent domain. */
+/* A QP, CQ or SRQ was created with (destroyed from) a parent domain. */
 void orca_parent_get(struct orca_pd *parent)
 {
 	if (parent)

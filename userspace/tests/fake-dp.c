@@ -22,7 +22,15 @@
  * refuse every post, and receives on an XRC SRQ; device memory
  * (interface 1.4): max_dm_size, ibv_memcpy_to_dm/from_dm against the
  * memory behind the mapping and their bounds, and a WQE on a region of
- * device memory.  TAP output.
+ * device memory; custom allocators of parent domains (orcadv.h): the
+ * calls (size, alignment, resource type, pd and pd_context), the
+ * buffer named in the request (ORCA_QUEUE_REQ_USER_BUF), zeroed, the
+ * rings and CQEs really in it and the doorbells in the mapped page,
+ * resize, IBV_ALLOCATOR_USE_DEFAULT, NULL, a misaligned or read-only
+ * buffer, failed creates and destroys, and free() exactly once per
+ * buffer, after the kernel let go of it.  The fake kernel takes a
+ * buffer as orca.ko does: the request checked, the exact length, and
+ * memory the process can write.  TAP output.
  */
 #define _GNU_SOURCE
 #include <endian.h>
@@ -38,6 +46,7 @@
 #include "fake-kernel.h"
 /* For the lock-elision checks: the provider's QP and CQ structures. */
 #include "../liborca/orca.h"
+#include "../liborca/orcadv.h"
 
 #define PAGE	4096
 
@@ -104,6 +113,120 @@ static uint64_t last_dm_key;
 static uint32_t next_dm_handle = 1;
 static unsigned int n_dm_free;
 
+/*
+ * Rings in the process's memory.  ALLOC_UCONTEXT offers them
+ * (uctx_comp_mask).  For each queue command the fake kernel keeps the
+ * length of the Orca request, and of a USER_BUF one the buffer, whether
+ * it was zero when the command arrived, and the count of such commands.
+ * create_err fails the next queue command (CREATE_*, RESIZE_CQ) after
+ * its request was checked, destroy_err the next DESTROY_*; ubuf_defect
+ * gives the next USER_BUF answer a ring twice as deep as the buffer was
+ * sized for.  destroy_seq is the fake_seq of the last DESTROY_*.
+ */
+static uint32_t uctx_comp_mask = ORCA_UCTX_RESP_USER_BUF;
+static size_t last_qreq_len;
+static struct {
+	uint64_t addr, len;
+	bool zeroed;
+	unsigned int n;
+} ubuf_seen;
+static int create_err, destroy_err;
+static bool ubuf_defect;
+static unsigned int destroy_seq;
+static int zero_fd = -1;		/* /dev/zero, for take_ubuf() */
+
+static uint64_t pow2_at_least(uint64_t v)
+{
+	uint64_t p = 1;
+
+	while (p < v)
+		p *= 2;
+	return p;
+}
+
+static uint64_t page_up(uint64_t v)
+{
+	return (v + PAGE - 1) / PAGE * PAGE;
+}
+
+/* The Orca request of a legacy write() command with a @core-byte core. */
+static const void *legacy_drv(const void *cmd, size_t len, size_t core,
+			      size_t *drv_len)
+{
+	size_t head = sizeof(struct ib_uverbs_cmd_hdr) + core;
+
+	*drv_len = len > head ? len - head : 0;
+	return (const char *)cmd + head;
+}
+
+/*
+ * A queue command's Orca request, checked as orca.ko checks it: 0 or
+ * EINVAL; r->buf_len is 0 without a buffer.  The four requests share the
+ * layout of orca_create_cq_req.
+ */
+static int parse_qreq(const void *drv, size_t len,
+		      struct orca_create_cq_req *r)
+{
+	memset(r, 0, sizeof(*r));
+	last_qreq_len = len;
+	if (len < offsetof(struct orca_create_cq_req, buf_addr))
+		return EINVAL;
+	memcpy(r, drv, len < sizeof(*r) ? len : sizeof(*r));
+	if (r->comp_mask & ~ORCA_QUEUE_REQ_USER_BUF || r->reserved)
+		return EINVAL;
+	if (!(r->comp_mask & ORCA_QUEUE_REQ_USER_BUF))
+		return r->buf_addr || r->buf_len ? EINVAL : 0;
+	if (len < sizeof(*r) || !r->buf_len || r->buf_addr % PAGE)
+		return EINVAL;
+	return 0;
+}
+
+/*
+ * Takes the buffer of @r for rings of @want bytes, as orca.ko does: the
+ * exact length (EINVAL), pinned writable, which a read() from /dev/zero
+ * into it stands for (EFAULT for memory the process cannot write).
+ * Notes whether liborca had zeroed it.  Then the queue command may still
+ * fail (create_err).
+ */
+static int take_ubuf(const struct orca_create_cq_req *r, uint64_t want)
+{
+	unsigned char *p = (unsigned char *)(uintptr_t)r->buf_addr;
+	bool zeroed = true;
+	int err;
+
+	if (r->buf_len != want)
+		return EINVAL;
+	for (uint64_t i = 0; i < r->buf_len && zeroed; i++)
+		zeroed = !p[i];
+	ubuf_seen.addr = r->buf_addr;
+	ubuf_seen.len = r->buf_len;
+	ubuf_seen.zeroed = zeroed;
+	ubuf_seen.n++;
+	if (read(zero_fd, p, r->buf_len) != (ssize_t)r->buf_len)
+		return errno ? errno : EFAULT;
+	err = create_err;
+	create_err = 0;
+	return err;
+}
+
+/* A queue command without a buffer may fail too (create_err). */
+static int queue_cmd_err(void)
+{
+	int err = create_err;
+
+	create_err = 0;
+	return err;
+}
+
+static int destroy_cmd(void)
+{
+	int err = destroy_err;
+
+	destroy_err = 0;
+	destroy_seq = ++fake_seq;
+	return err;
+}
+
 static uint32_t cq_depth_for(uint32_t cqe)
 {
 	uint32_t depth = 2;
@@ -121,29 +244,50 @@ static uint32_t cq_db_offset(uint32_t depth, uint32_t cqe_size)
 
 /*
  * CREATE_CQ, legacy or extended (ex): 64-byte entries with the
- * timestamp flag, which a device without timestamps refuses.
+ * timestamp flag, which a device without timestamps refuses; the ring
+ * in the process's buffer with USER_BUF in the Orca request at @drv.
  */
 static int create_cq(uint64_t resp, size_t out_len, uint32_t cqe,
-		     uint32_t flags, bool ex)
+		     uint32_t flags, bool ex, const void *drv, size_t drv_len)
 {
-	uint32_t depth = cq_depth_for(cqe), handle = next_cq_handle++;
+	uint32_t depth = cq_depth_for(cqe), handle;
 	uint32_t size = flags ? ORCA_CQE64_SIZE : ORCA_CQE_SIZE;
-	struct ib_uverbs_ex_create_cq_resp c = {
-		.base = { .cq_handle = handle, .cqe = depth },
-		.response_length = sizeof(c),
-	};
-	struct orca_create_cq_resp d = {
-		.cqn = 7, .cqe_count = depth, .cqe_size = size,
-		.mmap_key = next_key,
-	};
+	struct ib_uverbs_ex_create_cq_resp c;
+	struct orca_create_cq_resp d;
+	struct orca_create_cq_req r;
+	int err;
 
 	last_cq_flags = flags;
 	if (flags & ~IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION)
 		return EINVAL;
 	if (flags && !dev_has_ts)
 		return EOPNOTSUPP;
-	d.db_offset = cq_db_offset(depth, size);
+	err = parse_qreq(drv, drv_len, &r);
+	if (!err)
+		err = r.buf_len ? take_ubuf(&r, page_up((uint64_t)depth * size)) :
+				  queue_cmd_err();
+	if (err)
+		return err;
+
+	handle = next_cq_handle++;
+	c = (struct ib_uverbs_ex_create_cq_resp){
+		.base = { .cq_handle = handle, .cqe = depth },
+		.response_length = sizeof(c),
+	};
+	d = (struct orca_create_cq_resp){
+		.cqn = 7, .cqe_count = depth, .cqe_size = size,
+		.mmap_key = next_key,
+		.db_offset = cq_db_offset(depth, size),
+	};
 	d.mmap_len = d.db_offset + PAGE;
+	if (r.buf_len) {
+		/* The ring is the buffer; the mapping the doorbell page. */
+		d.db_offset = 0;
+		d.mmap_len = PAGE;
+		if (ubuf_defect)
+			d.cqe_count = depth * 2;
+		ubuf_defect = false;
+	}
 	cq_cqe_size[handle % 64] = size;
 	last_key = next_key;
 	next_key += 64 * PAGE;
@@ -151,6 +295,94 @@ static int create_cq(uint64_t resp, size_t out_len, uint32_t cqe,
 		put(resp, &c, sizeof(c), &d, sizeof(d), out_len);
 	else
 		put(resp, &c.base, sizeof(c.base), &d, sizeof(d), out_len);
+	return 0;
+}
+
+/*
+ * CREATE_QP with its rings in the process's buffer: sized from the caps
+ * asked for as orca.ko sizes them (orca-abi.h), the SQ ring then the RQ
+ * ring in the buffer, the caps reported as asked, the doorbell records
+ * at the start of a one-page mapping.
+ */
+static int ubuf_qp(const struct ib_uverbs_create_qp *req,
+		   const struct orca_create_qp_req *r,
+		   struct ib_uverbs_create_qp_resp *c,
+		   struct orca_create_qp_resp *d)
+{
+	bool no_rq = req->is_srq || req->qp_type == IBV_QPT_XRC_SEND;
+	uint32_t hdr = req->qp_type == IBV_QPT_UD ? ORCA_UD_SEND_WQE_HDR_SIZE :
+		       ORCA_SEND_WQE_HDR_SIZE;
+	uint64_t sq_stride, sq_depth, rq_stride = 0, rq_depth = 0;
+	uint64_t sq_bytes, rq_bytes = 0;
+	int err;
+
+	sq_stride = hdr + 16ULL * req->max_send_sge;
+	if (hdr + (uint64_t)req->max_inline_data > sq_stride)
+		sq_stride = hdr + (uint64_t)req->max_inline_data;
+	sq_stride = pow2_at_least(sq_stride < 128 ? 128 : sq_stride);
+	sq_depth = pow2_at_least(req->max_send_wr ? req->max_send_wr : 1);
+	sq_bytes = page_up(sq_depth * sq_stride);
+	if (!no_rq) {
+		rq_stride = ORCA_RECV_WQE_HDR_SIZE + 16ULL * req->max_recv_sge;
+		rq_stride = pow2_at_least(rq_stride < 32 ? 32 : rq_stride);
+		rq_depth = pow2_at_least(req->max_recv_wr ? req->max_recv_wr : 1);
+		rq_bytes = page_up(rq_depth * rq_stride);
+	}
+	err = take_ubuf((const struct orca_create_cq_req *)r,
+			sq_bytes + rq_bytes);
+	if (err)
+		return err;
+
+	c->max_send_wr = req->max_send_wr;
+	c->max_recv_wr = no_rq ? 0 : req->max_recv_wr;
+	c->max_send_sge = req->max_send_sge;
+	c->max_recv_sge = no_rq ? 0 : req->max_recv_sge;
+	c->max_inline_data = req->max_inline_data;
+	d->sq_depth = sq_depth;
+	d->sq_stride = sq_stride;
+	d->rq_depth = rq_depth;
+	d->rq_stride = rq_stride;
+	d->max_inline = req->max_inline_data;
+	d->sq_offset = 0;
+	d->rq_offset = no_rq ? 0 : sq_bytes;
+	d->db_offset = 0;
+	d->mmap_len = PAGE;
+	if (ubuf_defect)
+		d->sq_depth *= 2;
+	ubuf_defect = false;
+	return 0;
+}
+
+/*
+ * CREATE_SRQ and CREATE_XSRQ: the Orca request at @drv checked, and with
+ * USER_BUF the ring sized from max_wr and max_sge, in the buffer, the
+ * caps reported as asked, the doorbell record in a one-page mapping.
+ */
+static int ubuf_srq(const void *drv, size_t drv_len, uint32_t max_wr,
+		    uint32_t max_sge, struct ib_uverbs_create_srq_resp *c,
+		    struct orca_create_srq_resp *d)
+{
+	struct orca_create_srq_req r;
+	uint64_t stride, depth;
+	int err;
+
+	err = parse_qreq(drv, drv_len, (struct orca_create_cq_req *)&r);
+	if (err || !r.buf_len)
+		return err ? err : queue_cmd_err();
+	stride = ORCA_RECV_WQE_HDR_SIZE + 16ULL * max_sge;
+	stride = pow2_at_least(stride < 32 ? 32 : stride);
+	depth = pow2_at_least(max_wr ? max_wr : 1);
+	err = take_ubuf((const struct orca_create_cq_req *)&r,
+			page_up(depth * stride));
+	if (err)
+		return err;
+	c->max_wr = max_wr;
+	c->max_sge = max_sge;
+	d->depth = ubuf_defect ? depth * 2 : depth;
+	d->stride = stride;
+	d->db_offset = 0;
+	d->mmap_len = PAGE;
+	ubuf_defect = false;
 	return 0;
 }
 
@@ -171,6 +403,7 @@ static int answer(const void *cmd, size_t len)
 			.num_comp_vectors = 1,
 		};
 		struct orca_alloc_ucontext_resp d = {
+			.comp_mask = uctx_comp_mask,
 			.abi_version = ORCA_UVERBS_ABI_VERSION,
 		};
 		put(resp, &c, sizeof(c), &d, sizeof(d), out_len);
@@ -187,15 +420,18 @@ static int answer(const void *cmd, size_t len)
 	}
 	case IB_USER_VERBS_CMD_CREATE_CQ: {
 		const struct ib_uverbs_create_cq *req = (const void *)core;
+		size_t n;
+		const void *drv = legacy_drv(cmd, len, sizeof(*req), &n);
 
-		return create_cq(resp, out_len, req->cqe, 0, false);
+		return create_cq(resp, out_len, req->cqe, 0, false, drv, n);
 	}
 	case FAKE_EX(IB_USER_VERBS_EX_CMD_CREATE_CQ): {
 		const struct ib_uverbs_ex_create_cq *req = ex_req_of(hdr);
 
 		n_create_cq_ex++;
 		return create_cq(resp, ex_out_len(hdr), req->cqe, req->flags,
-				 true);
+				 true, (const char *)req + hdr->in_words * 8,
+				 ex_hdr_of(hdr)->provider_in_words * 8);
 	}
 	case FAKE_EX(IB_USER_VERBS_EX_CMD_QUERY_DEVICE): {
 		struct ib_uverbs_ex_query_device_resp c = {
@@ -218,10 +454,25 @@ static int answer(const void *cmd, size_t len)
 		struct orca_resize_cq_resp d = {
 			.cqe_count = depth, .mmap_key = next_key,
 		};
+		struct orca_create_cq_req r;
+		size_t n;
+		const void *drv = legacy_drv(cmd, len, sizeof(*req), &n);
+		int err;
 
+		err = parse_qreq(drv, n, &r);
+		if (!err)
+			err = r.buf_len ?
+			      take_ubuf(&r, page_up((uint64_t)depth * size)) :
+			      queue_cmd_err();
+		if (err)
+			return err;
 		/* The new ring has the CQ's entry size. */
 		d.db_offset = cq_db_offset(depth, size);
 		d.mmap_len = d.db_offset + PAGE;
+		if (r.buf_len) {
+			d.db_offset = 0;
+			d.mmap_len = PAGE;
+		}
 		last_key = next_key;
 		next_key += 64 * PAGE;
 		put(resp, &c, sizeof(c), &d, sizeof(d), out_len);
@@ -249,6 +500,11 @@ static int answer(const void *cmd, size_t len)
 			.mmap_key = next_key, .mmap_len = 3 * PAGE,
 		};
 
+		struct orca_create_qp_req r;
+		size_t n;
+		const void *drv = legacy_drv(cmd, len, sizeof(*req), &n);
+		int err;
+
 		last_qp_pd = req->pd_handle;
 		if (req->qp_type == IBV_QPT_XRC_RECV) {
 			/* No udata: the core response alone, no memory. */
@@ -258,12 +514,20 @@ static int answer(const void *cmd, size_t len)
 			put(resp, &c, sizeof(c), NULL, 0, out_len);
 			return 0;
 		}
+		err = parse_qreq(drv, n, (struct orca_create_cq_req *)&r);
+		if (!err && r.buf_len)
+			err = ubuf_qp(req, &r, &c, &d);
+		else if (!err)
+			err = queue_cmd_err();
+		if (err)
+			return err;
 		last_key = next_key;
 		next_key += 64 * PAGE;
 		put(resp, &c, sizeof(c), &d, sizeof(d), out_len);
 		return 0;
 	}
 	case IB_USER_VERBS_CMD_CREATE_SRQ: {
+		const struct ib_uverbs_create_srq *req = (const void *)core;
 		struct ib_uverbs_create_srq_resp c = {
 			.srq_handle = 5, .max_wr = SRQ_MAX_WR,
 			.max_sge = RQ_MAX_SGE,
@@ -273,7 +537,13 @@ static int answer(const void *cmd, size_t len)
 			.mmap_key = next_key, .mmap_len = 2 * PAGE,
 			.db_offset = PAGE,
 		};
+		size_t n;
+		const void *drv = legacy_drv(cmd, len, sizeof(*req), &n);
+		int err;
 
+		err = ubuf_srq(drv, n, req->max_wr, req->max_sge, &c, &d);
+		if (err)
+			return err;
 		last_key = next_key;
 		next_key += 64 * PAGE;
 		put(resp, &c, sizeof(c), &d, sizeof(d), out_len);
@@ -281,6 +551,7 @@ static int answer(const void *cmd, size_t len)
 	}
 	case IB_USER_VERBS_CMD_CREATE_XSRQ: {
 		/* An XRC SRQ: a basic SRQ's ring, and its number. */
+		const struct ib_uverbs_create_xsrq *req = (const void *)core;
 		struct ib_uverbs_create_srq_resp c = {
 			.srq_handle = 6, .max_wr = SRQ_MAX_WR,
 			.max_sge = RQ_MAX_SGE, .srqn = XSRQN,
@@ -290,7 +561,13 @@ static int answer(const void *cmd, size_t len)
 			.mmap_key = next_key, .mmap_len = 2 * PAGE,
 			.db_offset = PAGE,
 		};
+		size_t n;
+		const void *drv = legacy_drv(cmd, len, sizeof(*req), &n);
+		int err;
 
+		err = ubuf_srq(drv, n, req->max_wr, req->max_sge, &c, &d);
+		if (err)
+			return err;
 		last_key = next_key;
 		next_key += 64 * PAGE;
 		put(resp, &c, sizeof(c), &d, sizeof(d), out_len);
@@ -356,19 +633,19 @@ static int answer(const void *cmd, size_t len)
 		struct ib_uverbs_destroy_cq_resp c = {};
 
 		put(resp, &c, sizeof(c), NULL, 0, out_len);
-		return 0;
+		return destroy_cmd();
 	}
 	case IB_USER_VERBS_CMD_DESTROY_QP: {
 		struct ib_uverbs_destroy_qp_resp c = {};
 
 		put(resp, &c, sizeof(c), NULL, 0, out_len);
-		return 0;
+		return destroy_cmd();
 	}
 	case IB_USER_VERBS_CMD_DESTROY_SRQ: {
 		struct ib_uverbs_destroy_srq_resp c = {};
 
 		put(resp, &c, sizeof(c), NULL, 0, out_len);
-		return 0;
+		return destroy_cmd();
 	}
 	case IB_USER_VERBS_CMD_REG_MR: {
 		struct ib_uverbs_reg_mr_resp c = {
@@ -3345,8 +3622,8 @@ static void test_td_alloc(struct ibv_td **td, struct ibv_pd **pdx,
 	pa.td = *td;
 	pa.comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS;
 	errno = 0;
-	ok(!ibv_alloc_parent_domain(ctx, &pa) && errno == EOPNOTSUPP,
-	   "alloc_parent_domain with custom allocators: EOPNOTSUPP (rings are the kernel's)");
+	ok(!ibv_alloc_parent_domain(ctx, &pa) && errno == EINVAL,
+	   "alloc_parent_domain with ALLOCATORS but no alloc and free: EINVAL");
 	pa.comp_mask = 1 << 7;
 	errno = 0;
 	ok(!ibv_alloc_parent_domain(ctx, &pa) && errno == EOPNOTSUPP,
@@ -3512,6 +3789,579 @@ static void test_td(void)
 	   "last parent domain gone: the PD is deallocated with one DEALLOC_PD");
 }
 
+/* --- custom allocators of a parent domain ----------------------------- */
+
+enum al_mode { AL_ARENA, AL_DEFAULT, AL_NULL, AL_MISALIGNED, AL_RDONLY };
+
+#define AL_MAX_LIVE	16
+
+struct al_block {
+	void *ptr;			/* what alloc() returned */
+	void *base;			/* what to release */
+	size_t len;
+	uint64_t type;
+	bool mapped;			/* mmap()ed (AL_RDONLY), else heap */
+};
+
+/*
+ * The allocator under test.  Every call is recorded.  In AL_ARENA mode
+ * it hands out page-aligned heap memory filled with garbage (liborca
+ * must zero it); the other modes answer IBV_ALLOCATOR_USE_DEFAULT, NULL,
+ * a pointer 64 bytes past a page boundary, or a fresh read-only mapping.
+ * Each buffer handed out is tracked until free() gives it back with its
+ * type: anything else counts in bad_free.
+ */
+static struct {
+	enum al_mode mode;
+	unsigned int n_alloc, n_free, bad_free;
+	struct ibv_pd *pd;		/* of the last alloc() */
+	void *pd_context;
+	size_t size, align;
+	uint64_t type;
+	void *ptr;			/* what it returned */
+	struct ibv_pd *free_pd;		/* of the last free() */
+	void *free_ctx;
+	void *freed;
+	uint64_t freed_type;
+	unsigned int free_seq;		/* fake_seq of the last free() */
+	struct al_block live[AL_MAX_LIVE];
+} al;
+
+static int al_pd_cookie;		/* the parent domain's pd_context */
+static struct ibv_pd *al_pdom;		/* pd's parent domain with al */
+
+static void al_release(struct al_block *b)
+{
+	if (b->mapped)
+		munmap(b->base, b->len);
+	else
+		free(b->base);
+	memset(b, 0, sizeof(*b));
+}
+
+static void *al_alloc(struct ibv_pd *p, void *pd_context, size_t size,
+		      size_t align, uint64_t type)
+{
+	struct al_block b = { .len = size, .type = type };
+	unsigned int i;
+
+	al.n_alloc++;
+	al.pd = p;
+	al.pd_context = pd_context;
+	al.size = size;
+	al.align = align;
+	al.type = type;
+	al.ptr = NULL;
+	switch (al.mode) {
+	case AL_DEFAULT:
+		return al.ptr = IBV_ALLOCATOR_USE_DEFAULT;
+	case AL_NULL:
+		return NULL;
+	case AL_RDONLY:
+		b.base = mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
+			      -1, 0);
+		if (b.base == MAP_FAILED)
+			return NULL;
+		b.ptr = b.base;
+		b.mapped = true;
+		break;
+	case AL_ARENA:
+	case AL_MISALIGNED:
+		if (posix_memalign(&b.base, PAGE, size + PAGE))
+			return NULL;
+		memset(b.base, 0x5a, size + PAGE);
+		b.ptr = (char *)b.base + (al.mode == AL_MISALIGNED ? 64 : 0);
+		break;
+	}
+	for (i = 0; i < AL_MAX_LIVE && al.live[i].ptr; i++)
+		;
+	if (i == AL_MAX_LIVE) {
+		al_release(&b);
+		return NULL;
+	}
+	al.live[i] = b;
+	return al.ptr = b.ptr;
+}
+
+static void al_free(struct ibv_pd *p, void *pd_context, void *ptr,
+		    uint64_t type)
+{
+	unsigned int i;
+
+	al.n_free++;
+	al.free_pd = p;
+	al.free_ctx = pd_context;
+	al.freed = ptr;
+	al.freed_type = type;
+	al.free_seq = ++fake_seq;
+	for (i = 0; i < AL_MAX_LIVE && al.live[i].ptr != ptr; i++)
+		;
+	if (!ptr || i == AL_MAX_LIVE || al.live[i].type != type) {
+		al.bad_free++;
+		return;
+	}
+	al_release(&al.live[i]);
+}
+
+static unsigned int al_live(void)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < AL_MAX_LIVE; i++)
+		n += al.live[i].ptr != NULL;
+	return n;
+}
+
+/* The last alloc() was call @n, for @size bytes of @type through al_pdom. */
+static bool al_called(unsigned int n, size_t size, uint64_t type)
+{
+	return al.n_alloc == n && al.pd == al_pdom &&
+	       al.pd_context == &al_pd_cookie && al.size == size &&
+	       al.align == PAGE && al.type == type;
+}
+
+/* The last free() was call @n, of @ptr with @type, through al_pdom. */
+static bool al_freed(unsigned int n, void *ptr, uint64_t type)
+{
+	return al.n_free == n && al.freed == ptr && al.freed_type == type &&
+	       al.free_pd == al_pdom && al.free_ctx == &al_pd_cookie &&
+	       !al.bad_free;
+}
+
+/* The last queue command named @ptr, @len bytes, zeroed, in 24 bytes. */
+static bool ubuf_named(unsigned int n, void *ptr, size_t len)
+{
+	return ubuf_seen.n == n && ubuf_seen.addr == (uintptr_t)ptr &&
+	       ubuf_seen.len == len && ubuf_seen.zeroed &&
+	       last_qreq_len == sizeof(struct orca_create_cq_req);
+}
+
+static struct ibv_cq_ex *al_cq(struct ibv_pd *parent, uint32_t cqe,
+			       uint64_t wc_flags)
+{
+	struct ibv_cq_init_attr_ex a = {
+		.cqe = cqe, .wc_flags = IBV_WC_STANDARD_FLAGS | wc_flags,
+		.comp_mask = IBV_CQ_INIT_ATTR_MASK_PD, .parent_domain = parent,
+	};
+
+	return ibv_create_cq_ex(ctx, &a);
+}
+
+static struct ibv_qp *al_qp(struct ibv_pd *parent, enum ibv_qp_type type,
+			    struct ibv_srq *srq, uint32_t wr, uint32_t sge,
+			    uint32_t inl)
+{
+	struct ibv_qp_init_attr a = {
+		.send_cq = cq, .recv_cq = cq, .srq = srq, .qp_type = type,
+		.cap = { .max_send_wr = wr, .max_recv_wr = srq ? 0 : wr / 2,
+			 .max_send_sge = sge, .max_recv_sge = srq ? 0 : sge - 1,
+			 .max_inline_data = inl },
+	};
+
+	return ibv_create_qp(parent, &a);
+}
+
+static struct ibv_srq *al_srq(struct ibv_pd *parent, uint32_t wr,
+			      uint32_t sge)
+{
+	struct ibv_srq_init_attr a = { .attr = { .max_wr = wr, .max_sge = sge } };
+
+	return ibv_create_srq(parent, &a);
+}
+
+/* A CQ's ring in the buffer: CQEs, polling, resize (CQ ring: 32 B each). */
+static void test_alloc_cq(void)
+{
+	unsigned int na = al.n_alloc, nf = al.n_free, ns = ubuf_seen.n;
+	struct ibv_cq_ex *cqx;
+	struct ibv_cq *c;
+	struct dev_cq d;
+	struct ibv_wc wc;
+	void *old;
+	int ret;
+
+	cqx = al_cq(al_pdom, 100, 0);
+	c = cqx ? ibv_cq_ex_to_cq(cqx) : NULL;
+	ok(c && al_called(na + 1, PAGE, ORCADV_RES_TYPE_CQ),
+	   "alloc: a CQ of 100: alloc(parent domain, pd_context, 4096 bytes = 128 x 32, page alignment, ORCADV_RES_TYPE_CQ)");
+	if (!c)
+		return;
+	ok(ubuf_named(ns + 1, al.ptr, PAGE) && map_len_of(last_key) == PAGE &&
+	   to_ocq(c)->ring == al.ptr,
+	   "alloc: CREATE_CQ names it (USER_BUF, 24-byte request), zeroed over the allocator's garbage; only the doorbell page is mapped");
+	d = (struct dev_cq){ .ring = al.ptr, .db = (void *)map_of(last_key),
+			     .depth = 128, .size = ORCA_CQE_SIZE };
+	dev_cqe(&d, 0xc0ffee, ORCA_CQE_OP_SEND, 0, ORCA_CQE_ST_SUCCESS, 0, 0,
+		1, 0);
+	ok(ibv_poll_cq(c, 1, &wc) == 1 && wc.wr_id == 0xc0ffee &&
+	   ld(&d.db->cons) == 1,
+	   "alloc: a CQE the device writes in the buffer is polled; cons goes to the mapped record");
+
+	/* Resize: a new ring from the allocator, the old one freed after. */
+	old = al.ptr;
+	ret = ibv_resize_cq(c, 1000);
+	ok(!ret && al_called(na + 2, 8 * PAGE, ORCADV_RES_TYPE_CQ) &&
+	   ubuf_named(ns + 2, al.ptr, 8 * PAGE) &&
+	   al_freed(nf + 1, old, ORCADV_RES_TYPE_CQ) &&
+	   al.free_seq > 0 && to_ocq(c)->ring == al.ptr && c->cqe == 1024,
+	   "alloc: resize to 1000: a 32768-byte ring (1024 x 32) named in RESIZE_CQ; then the old ring freed (ret %d)",
+	   ret);
+	d = (struct dev_cq){ .ring = al.ptr, .db = (void *)map_of(last_key),
+			     .depth = 1024, .size = ORCA_CQE_SIZE, .prod = 1 };
+	dev_cqe(&d, 0xc0ffef, ORCA_CQE_OP_SEND, 0, ORCA_CQE_ST_SUCCESS, 0, 0,
+		1, 0);
+	ok(ibv_poll_cq(c, 1, &wc) == 1 && wc.wr_id == 0xc0ffef &&
+	   ld(&d.db->cons) == 2,
+	   "alloc: after the resize, CQEs come from the new ring");
+
+	old = al.ptr;
+	create_err = ENOMEM;
+	ret = ibv_resize_cq(c, 2000);
+	ok(ret == ENOMEM && al_called(na + 3, 16 * PAGE, ORCADV_RES_TYPE_CQ) &&
+	   al_freed(nf + 2, al.ptr, ORCADV_RES_TYPE_CQ) &&
+	   to_ocq(c)->ring == old && c->cqe == 1024,
+	   "alloc: a failed resize: the new ring freed, the CQ keeps the old (ret %d)",
+	   ret);
+	al.mode = AL_MISALIGNED;
+	ret = ibv_resize_cq(c, 2000);
+	ok(ret == EINVAL && al.n_alloc == na + 4 &&
+	   al_freed(nf + 3, al.ptr, ORCADV_RES_TYPE_CQ) &&
+	   to_ocq(c)->ring == old,
+	   "alloc: a misaligned ring for a resize: given back, EINVAL, the CQ unchanged");
+	al.mode = AL_DEFAULT;
+	ret = ibv_resize_cq(c, 50);
+	ok(!ret && al_called(na + 5, PAGE, ORCADV_RES_TYPE_CQ) &&
+	   al_freed(nf + 4, old, ORCADV_RES_TYPE_CQ) &&
+	   !to_ocq(c)->ubuf.addr &&
+	   to_ocq(c)->ring == (void *)map_of(last_key),
+	   "alloc: resize with IBV_ALLOCATOR_USE_DEFAULT: the kernel's ring, mapped; the old one freed");
+	al.mode = AL_ARENA;
+	ok(!ibv_destroy_cq(c) && al.n_free == nf + 4,
+	   "alloc: destroying a CQ on the kernel's ring frees nothing");
+
+	/* 64-byte entries, freed on destroy, after DESTROY_CQ. */
+	cqx = al_cq(al_pdom, 100, IBV_WC_EX_WITH_COMPLETION_TIMESTAMP);
+	c = cqx ? ibv_cq_ex_to_cq(cqx) : NULL;
+	ok(c && al_called(na + 6, 2 * PAGE, ORCADV_RES_TYPE_CQ) &&
+	   ubuf_named(ns + 4, al.ptr, 2 * PAGE),
+	   "alloc: a CQ of 100 with timestamps: 8192 bytes (128 x 64)");
+	old = al.ptr;
+	ok(c && !ibv_destroy_cq(c) && al_freed(nf + 5, old, ORCADV_RES_TYPE_CQ) &&
+	   al.free_seq > destroy_seq,
+	   "alloc: destroy_cq: its ring freed once, with its type, after DESTROY_CQ");
+
+	errno = 0;
+	ok(!al_cq(al_pdom, INT32_MAX, 0) && errno == EINVAL &&
+	   al.n_alloc == na + 6,
+	   "alloc: a CQ whose ring would take 2^36 bytes: EINVAL, the allocator not called");
+}
+
+/* QPs: sizes per type, WQEs in the buffer, doorbells in the page. */
+static void test_alloc_qp(struct ibv_srq *srq)
+{
+	unsigned int na = al.n_alloc, nf = al.n_free, ns = ubuf_seen.n;
+	struct ibv_qp_init_attr_ex xa = {
+		.send_cq = cq, .qp_type = IBV_QPT_XRC_SEND,
+		.cap = { .max_send_wr = 8, .max_send_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.pd = al_pdom, .send_ops_flags = IBV_QP_EX_WITH_SEND,
+	};
+	struct ibv_sge sge = { 0x1000, 8, MR_LKEY };
+	struct ibv_send_wr swr = {
+		.wr_id = 0x5e0d, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND,
+	}, *sbad;
+	struct ibv_recv_wr rwr = {
+		.wr_id = 0x7ec0, .sg_list = &sge, .num_sge = 1,
+	}, *rbad;
+	struct orca_db_record *db;
+	struct ibv_qp *qp;
+	char *ring;
+
+	/* SQ 128 x 256 (64 + 100 inline) = 8 pages; RQ 64 x 64 = 1 page. */
+	qp = al_qp(al_pdom, IBV_QPT_RC, NULL, 100, 3, 100);
+	ok(qp && al_called(na + 1, 9 * PAGE, ORCADV_RES_TYPE_QP),
+	   "alloc: an RC QP (100 x 3 SGEs, 100 inline; 50 x 2 SGEs): alloc of 36864 bytes, 8 pages of 128 x 256 B send WQEs then one of 64 x 64 B receive WQEs, ORCADV_RES_TYPE_QP");
+	if (!qp)
+		return;
+	ring = al.ptr;
+	db = (void *)map_of(last_key);
+	ok(ubuf_named(ns + 1, ring, 9 * PAGE) && map_len_of(last_key) == PAGE &&
+	   to_oqp(qp)->sq.ring == ring && to_oqp(qp)->rq.ring == ring + 8 * PAGE &&
+	   to_oqp(qp)->sq.stride == 256 && to_oqp(qp)->rq.stride == 64 &&
+	   to_oqp(qp)->sq.db == &db[0] && to_oqp(qp)->rq.db == &db[1],
+	   "alloc: CREATE_QP names it, zeroed; the SQ ring at its start, the RQ ring after 32768 bytes, both records in the mapped page");
+	to_state(qp, IBV_QPS_INIT);
+	ok(!ibv_post_send(qp, &swr, &sbad) && !ibv_post_recv(qp, &rwr, &rbad) &&
+	   le64toh(((struct orca_send_wqe *)ring)->wr_id) == 0x5e0d &&
+	   le64toh(((struct orca_recv_wqe *)(ring + 8 * PAGE))->wr_id) == 0x7ec0 &&
+	   ld(&db[0].prod) == 1 && ld(&db[1].prod) == 1,
+	   "alloc: a posted send and receive are WQEs in the buffer; prod in the mapped records");
+
+	destroy_err = EBUSY;
+	ok(ibv_destroy_qp(qp) == EBUSY && al.n_free == nf &&
+	   le64toh(((struct orca_send_wqe *)ring)->wr_id) == 0x5e0d,
+	   "alloc: a destroy the kernel refuses (EBUSY) frees nothing");
+	ok(!ibv_destroy_qp(qp) && al_freed(nf + 1, ring, ORCADV_RES_TYPE_QP) &&
+	   al.free_seq > destroy_seq,
+	   "alloc: destroy_qp: the rings freed once, with the type, after DESTROY_QP");
+
+	/* UD: 96-byte WQE header, through ibv_create_qp_ex. */
+	xa.qp_type = IBV_QPT_UD;
+	xa.recv_cq = cq;
+	xa.cap = (struct ibv_qp_cap){ .max_send_wr = 6, .max_recv_wr = 6,
+				      .max_send_sge = 4, .max_recv_sge = 3,
+				      .max_inline_data = 64 };
+	qp = ibv_create_qp_ex(ctx, &xa);
+	ok(qp && al_called(na + 2, 2 * PAGE, ORCADV_RES_TYPE_QP) &&
+	   ubuf_named(ns + 2, al.ptr, 2 * PAGE) &&
+	   to_oqp(qp)->sq.stride == 256 &&
+	   to_oqp(qp)->rq.ring == (char *)al.ptr + PAGE,
+	   "alloc: a UD QP through ibv_create_qp_ex: 8 x 256 B (96-byte header + 64) and 8 x 64 B, a page each");
+	ring = al.ptr;
+	ok(qp && !ibv_destroy_qp(qp) && al_freed(nf + 2, ring, ORCADV_RES_TYPE_QP),
+	   "alloc: its rings freed on destroy");
+
+	/* With an SRQ, and XRC_SEND: a send ring only. */
+	qp = al_qp(al_pdom, IBV_QPT_RC, srq, 8, 1, 0);
+	ok(qp && al_called(na + 3, PAGE, ORCADV_RES_TYPE_QP) &&
+	   ubuf_named(ns + 3, al.ptr, PAGE) && !to_oqp(qp)->rq.depth,
+	   "alloc: an RC QP with an SRQ: the send ring alone (8 x 128 B: one page)");
+	ring = al.ptr;
+	ok(qp && !ibv_destroy_qp(qp) && al_freed(nf + 3, ring, ORCADV_RES_TYPE_QP),
+	   "alloc: freed on destroy");
+	xa = (struct ibv_qp_init_attr_ex){
+		.send_cq = cq, .qp_type = IBV_QPT_XRC_SEND,
+		.cap = { .max_send_wr = 8, .max_send_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD, .pd = al_pdom,
+	};
+	qp = ibv_create_qp_ex(ctx, &xa);
+	ok(qp && al_called(na + 4, PAGE, ORCADV_RES_TYPE_QP) &&
+	   ubuf_named(ns + 4, al.ptr, PAGE),
+	   "alloc: an XRC_SEND QP: the send ring alone");
+	ring = al.ptr;
+	ok(qp && !ibv_destroy_qp(qp) && al_freed(nf + 4, ring, ORCADV_RES_TYPE_QP),
+	   "alloc: freed on destroy");
+}
+
+/* SRQs, basic and XRC; the parent domain is held while one exists. */
+static void test_alloc_srq(struct ibv_srq **keep)
+{
+	unsigned int na = al.n_alloc, nf = al.n_free, ns = ubuf_seen.n;
+	struct ibv_xrcd_init_attr xi = {
+		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
+		.fd = -1, .oflags = O_CREAT,
+	};
+	struct ibv_sge sge = { 0x1000, 8, MR_LKEY };
+	struct ibv_recv_wr rwr = {
+		.wr_id = 0x5a5a, .sg_list = &sge, .num_sge = 1,
+	}, *bad;
+	struct ibv_srq_init_attr_ex sx;
+	struct orca_db_record *db;
+	struct ibv_xrcd *xrcd;
+	struct ibv_srq *srq;
+	char *ring;
+
+	/* 128 x 64 B (16 + 3 x 16, rounded up): 2 pages. */
+	srq = al_srq(al_pdom, 100, 3);
+	ok(srq && al_called(na + 1, 2 * PAGE, ORCADV_RES_TYPE_SRQ) &&
+	   ubuf_named(ns + 1, al.ptr, 2 * PAGE) && map_len_of(last_key) == PAGE,
+	   "alloc: an SRQ of 100 x 3 SGEs: alloc of 8192 bytes (128 x 64), ORCADV_RES_TYPE_SRQ; named, zeroed; the doorbell page mapped");
+	if (!srq)
+		return;
+	ring = al.ptr;
+	db = (void *)map_of(last_key);
+	ok(!ibv_post_srq_recv(srq, &rwr, &bad) &&
+	   le64toh(((struct orca_recv_wqe *)ring)->wr_id) == 0x5a5a &&
+	   ld(&db->prod) == 1,
+	   "alloc: a receive posted to the SRQ is a WQE in the buffer; prod in the mapped record");
+	*keep = srq;
+
+	xrcd = ibv_open_xrcd(ctx, &xi);
+	sx = (struct ibv_srq_init_attr_ex){
+		.attr = { .max_wr = 16, .max_sge = 2 },
+		.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
+			     IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ,
+		.srq_type = IBV_SRQT_XRC, .pd = al_pdom, .xrcd = xrcd, .cq = cq,
+	};
+	srq = xrcd ? ibv_create_srq_ex(ctx, &sx) : NULL;
+	ok(srq && al_called(na + 2, PAGE, ORCADV_RES_TYPE_SRQ) &&
+	   ubuf_named(ns + 2, al.ptr, PAGE) && to_osrq(srq)->wq.ring == al.ptr,
+	   "alloc: an XRC SRQ through ibv_create_srq_ex: its ring (16 x 64 B) in a buffer, named in CREATE_XSRQ");
+	ring = al.ptr;
+	ok(srq && !ibv_destroy_srq(srq) &&
+	   al_freed(nf + 1, ring, ORCADV_RES_TYPE_SRQ) &&
+	   al.free_seq > destroy_seq,
+	   "alloc: destroy_srq: its ring freed once, with its type, after DESTROY_SRQ");
+	if (xrcd)
+		ibv_close_xrcd(xrcd);
+}
+
+/* What the allocator may answer, and creates that fail. */
+static void test_alloc_answers(void)
+{
+	unsigned int na = al.n_alloc, nf = al.n_free, ns = ubuf_seen.n;
+	unsigned int cqs = n_cmd[IB_USER_VERBS_CMD_CREATE_CQ];
+	unsigned int qps = n_cmd[IB_USER_VERBS_CMD_CREATE_QP];
+	unsigned int srqs = n_cmd[IB_USER_VERBS_CMD_CREATE_SRQ];
+	unsigned int dqp, dcq;
+	int maps = live_maps;
+	struct ibv_cq_ex *cqx;
+	struct ibv_srq *srq;
+	struct ibv_qp *qp;
+	void *ptr;
+
+	/* USE_DEFAULT: the kernel's rings, as without allocators. */
+	al.mode = AL_DEFAULT;
+	cqx = al_cq(al_pdom, 8, 0);
+	ok(cqx && al_called(na + 1, PAGE, ORCADV_RES_TYPE_CQ) &&
+	   ubuf_seen.n == ns && last_qreq_len == 24 &&
+	   map_len_of(last_key) == 2 * PAGE,
+	   "alloc: IBV_ALLOCATOR_USE_DEFAULT for a CQ: no buffer named, the kernel's ring and doorbell page mapped");
+	qp = al_qp(al_pdom, IBV_QPT_RC, NULL, SQ_MAX_WR, SQ_MAX_SGE, 0);
+	ok(qp && al.n_alloc == na + 2 && al.type == ORCADV_RES_TYPE_QP &&
+	   ubuf_seen.n == ns && map_len_of(last_key) == 3 * PAGE,
+	   "alloc: IBV_ALLOCATOR_USE_DEFAULT for a QP: the kernel's rings");
+	srq = al_srq(al_pdom, SRQ_MAX_WR, RQ_MAX_SGE);
+	ok(srq && al.n_alloc == na + 3 && al.type == ORCADV_RES_TYPE_SRQ &&
+	   ubuf_seen.n == ns && map_len_of(last_key) == 2 * PAGE,
+	   "alloc: IBV_ALLOCATOR_USE_DEFAULT for an SRQ: the kernel's ring");
+	ok(qp && !ibv_destroy_qp(qp) && srq && !ibv_destroy_srq(srq) &&
+	   cqx && !ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)) && al.n_free == nf &&
+	   live_maps == maps,
+	   "alloc: destroying them frees nothing");
+
+	/* NULL: ENOMEM, nothing sent, nothing to free. */
+	al.mode = AL_NULL;
+	na = al.n_alloc;
+	errno = 0;
+	ok(!al_cq(al_pdom, 8, 0) && errno == ENOMEM &&
+	   n_cmd[IB_USER_VERBS_CMD_CREATE_CQ] == cqs + 1,
+	   "alloc: NULL for a CQ: ENOMEM, no CREATE_CQ sent");
+	errno = 0;
+	ok(!al_qp(al_pdom, IBV_QPT_RC, NULL, 8, 1, 0) && errno == ENOMEM &&
+	   n_cmd[IB_USER_VERBS_CMD_CREATE_QP] == qps + 1,
+	   "alloc: NULL for a QP: ENOMEM, no CREATE_QP sent");
+	errno = 0;
+	ok(!al_srq(al_pdom, 8, 1) && errno == ENOMEM &&
+	   n_cmd[IB_USER_VERBS_CMD_CREATE_SRQ] == srqs + 1 &&
+	   al.n_alloc == na + 3 && al.n_free == nf && live_maps == maps,
+	   "alloc: NULL for an SRQ: ENOMEM, no CREATE_SRQ sent; nothing freed or mapped");
+
+	/* Misaligned: given back, EINVAL. */
+	al.mode = AL_MISALIGNED;
+	errno = 0;
+	ok(!al_qp(al_pdom, IBV_QPT_RC, NULL, 8, 1, 0) && errno == EINVAL &&
+	   al.n_alloc == na + 4 &&
+	   al_freed(nf + 1, al.ptr, ORCADV_RES_TYPE_QP) &&
+	   (uintptr_t)al.ptr % PAGE == 64 &&
+	   n_cmd[IB_USER_VERBS_CMD_CREATE_QP] == qps + 1,
+	   "alloc: a buffer 64 bytes off a page boundary: free()d with its type, EINVAL, no CREATE_QP sent");
+
+	/* A create the kernel fails: the buffer goes back, no destroy. */
+	al.mode = AL_ARENA;
+	dqp = n_cmd[IB_USER_VERBS_CMD_DESTROY_QP];
+	dcq = n_cmd[IB_USER_VERBS_CMD_DESTROY_CQ];
+	create_err = ENOSPC;
+	errno = 0;
+	ok(!al_cq(al_pdom, 8, 0) && errno == ENOSPC &&
+	   al_freed(nf + 2, al.ptr, ORCADV_RES_TYPE_CQ) &&
+	   n_cmd[IB_USER_VERBS_CMD_DESTROY_CQ] == dcq,
+	   "alloc: CREATE_CQ fails (ENOSPC): its errno; the ring freed, no DESTROY_CQ");
+
+	/* A response liborca refuses: destroyed, then freed. */
+	ubuf_defect = true;
+	errno = 0;
+	ok(!al_qp(al_pdom, IBV_QPT_RC, NULL, 8, 1, 0) && errno == EPROTO &&
+	   n_cmd[IB_USER_VERBS_CMD_DESTROY_QP] == dqp + 1 &&
+	   al_freed(nf + 3, al.ptr, ORCADV_RES_TYPE_QP) &&
+	   al.free_seq > destroy_seq && live_maps == maps,
+	   "alloc: a send ring twice as deep as the buffer was sized for: EPROTO, DESTROY_QP, then the rings freed; nothing mapped");
+	ubuf_defect = true;
+	errno = 0;
+	ok(!al_srq(al_pdom, 8, 1) && errno == EPROTO &&
+	   al_freed(nf + 4, al.ptr, ORCADV_RES_TYPE_SRQ) &&
+	   al.free_seq > destroy_seq && live_maps == maps,
+	   "alloc: an SRQ ring twice as deep as sized: EPROTO, destroyed, then freed");
+	ubuf_defect = true;
+	errno = 0;
+	ok(!al_cq(al_pdom, 8, 0) && errno == EPROTO &&
+	   al_freed(nf + 5, al.ptr, ORCADV_RES_TYPE_CQ) &&
+	   al.free_seq > destroy_seq && live_maps == maps,
+	   "alloc: a CQ ring twice as deep as sized: EPROTO, destroyed, then freed");
+
+	/* Read-only memory: not written by liborca; the kernel cannot pin it. */
+	al.mode = AL_RDONLY;
+	ns = ubuf_seen.n;
+	errno = 0;
+	ok(!al_srq(al_pdom, 8, 1) && errno == EFAULT && ubuf_seen.n == ns + 1 &&
+	   ubuf_seen.zeroed && (ptr = al.ptr) &&
+	   al_freed(nf + 6, ptr, ORCADV_RES_TYPE_SRQ),
+	   "alloc: a read-only (zero) buffer: liborca leaves it alone, the kernel's EFAULT, free()d");
+	al.mode = AL_ARENA;
+}
+
+static void test_alloc(void)
+{
+	struct ibv_parent_domain_init_attr pa = {
+		.pd = pd,
+		.comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
+			     IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT,
+		.alloc = al_alloc, .free = al_free, .pd_context = &al_pd_cookie,
+	};
+	struct ibv_srq *srq = NULL;
+	struct ibv_pd *pdom, *pdom_td;
+	struct ibv_td *td;
+	struct ibv_qp *qp;
+	struct ibv_cq_ex *cqx;
+
+	ok(ORCADV_RES_TYPE_QP == ((uint64_t)1 << 63 | 1) &&
+	   ORCADV_RES_TYPE_SRQ == ((uint64_t)1 << 63 | 2) &&
+	   ORCADV_RES_TYPE_CQ == ((uint64_t)1 << 63 | 3),
+	   "orcadv.h: ORCADV_RES_TYPE_QP, _SRQ, _CQ are 1 << 63 | 1, 2, 3");
+	zero_fd = open("/dev/zero", O_RDONLY | O_CLOEXEC);
+	al_pdom = ibv_alloc_parent_domain(ctx, &pa);
+	ok(al_pdom && !al.n_alloc,
+	   "alloc: a parent domain with allocators on a context with USER_BUF; nothing allocated yet");
+	if (!al_pdom || zero_fd < 0)
+		return;
+
+	test_alloc_cq();
+	test_alloc_srq(&srq);
+	test_alloc_qp(srq);
+	ok(ibv_dealloc_pd(al_pdom) == EBUSY,
+	   "alloc: the parent domain is EBUSY while an SRQ created with it exists");
+	ok(srq && !ibv_destroy_srq(srq), "alloc: destroy the SRQ");
+	test_alloc_answers();
+	ok(!ibv_dealloc_pd(al_pdom), "alloc: then the parent domain goes");
+
+	/* A thread domain as well: lock elision and the allocator's rings. */
+	td = ibv_alloc_td(ctx, &(struct ibv_td_init_attr){});
+	pa.td = td;
+	pdom_td = td ? ibv_alloc_parent_domain(ctx, &pa) : NULL;
+	pdom = al_pdom = pdom_td;
+	cqx = pdom_td ? al_cq(pdom_td, 8, 0) : NULL;
+	qp = pdom_td ? al_qp(pdom_td, IBV_QPT_RC, NULL, 8, 1, 0) : NULL;
+	ok(cqx && qp && to_ocq(ibv_cq_ex_to_cq(cqx))->no_lock &&
+	   to_ocq(ibv_cq_ex_to_cq(cqx))->ubuf.addr &&
+	   to_oqp(qp)->sq.no_lock && to_oqp(qp)->rq.no_lock &&
+	   to_oqp(qp)->sq.ring == al.ptr,
+	   "alloc: with a thread domain too: the CQ and QP skip their locks, their rings are the allocator's");
+	if (qp)
+		ibv_destroy_qp(qp);
+	if (cqx)
+		ibv_destroy_cq(ibv_cq_ex_to_cq(cqx));
+	ok(pdom && !ibv_dealloc_pd(pdom) && td && !ibv_dealloc_td(td),
+	   "alloc: that parent domain and TD go");
+	al_pdom = NULL;
+
+	ok(!al_live() && !al.bad_free && al.n_free > 0,
+	   "alloc: every buffer handed out came back exactly once, with its type (%u allocs, %u frees)",
+	   al.n_alloc, al.n_free);
+	close(zero_fd);
+}
+
 int main(void)
 {
 	struct ibv_device **list;
@@ -3553,6 +4403,7 @@ int main(void)
 	test_mw_dealloc();
 	test_td();
 	test_dm();
+	test_alloc();
 
 	ok(!ibv_destroy_cq(cq), "destroy cq");
 	ibv_dealloc_pd(pd);

@@ -15,7 +15,8 @@
 # itself, checks that liborca validates CQ/QP/SRQ/AH responses before it
 # maps anything, and undoes the object when it refuses one; and fake-dp
 # (tests/fake-dp.c) plays the device behind the mapped rings to check the
-# data path: WQE/CQE formats, posting rules, kicks, CQ arming.
+# data path: WQE/CQE formats, posting rules, kicks, CQ arming, and rings
+# in the application's memory from a parent domain's allocators.
 #
 # usage: fake-sysfs.sh <build/userspace dir>
 

@@ -17,6 +17,13 @@
  * QUERY_DEVICE reaching ibv_query_device_ex, IBV_ACCESS_ON_DEMAND
  * reaching REG_MR, and ibv_advise_mr as the ADVISE_MR ioctl, with the
  * kernel's errno returned unchanged.
+ * Queue requests (ORCA_QUEUE_REQ_USER_BUF's ABI): every CREATE_CQ,
+ * RESIZE_CQ, CREATE_QP, CREATE_SRQ and CREATE_XSRQ carries the whole
+ * 24-byte Orca request, zeroed; custom allocators of a parent domain are
+ * EOPNOTSUPP on a context whose ALLOC_UCONTEXT response lacks
+ * ORCA_UCTX_RESP_USER_BUF, EINVAL without both callbacks on one that has
+ * it (an unknown bit beside it is ignored); an imported context takes
+ * the bit from QUERY_CONTEXT.
  * TAP output.
  */
 #define _GNU_SOURCE
@@ -94,10 +101,48 @@ static int advise_err;
 static struct ib_uverbs_sge advised[4];
 static size_t advised_len;
 
+/*
+ * The Orca request of the last queue command (CREATE_CQ either way,
+ * RESIZE_CQ, CREATE_QP, CREATE_SRQ, CREATE_XSRQ) as it arrived: its
+ * length and bytes.
+ */
+static unsigned char last_qreq[64];
+static size_t last_qreq_len;
+
+/* ALLOC_UCONTEXT's (and QUERY_CONTEXT's) response comp_mask. */
+static uint32_t uctx_comp_mask;
+
 static enum defect defect;
 static unsigned int destroyed[64];	/* DESTROY_* commands seen */
 static uint32_t last_flags;		/* of the last extended CREATE_CQ */
 static struct ibv_context *ctx;
+
+/* Keeps the @len bytes of Orca request at @drv, for sent_zero_qreq(). */
+static void keep_qreq(const void *drv, size_t len)
+{
+	last_qreq_len = len;
+	memset(last_qreq, 0xee, sizeof(last_qreq));
+	memcpy(last_qreq, drv, len < sizeof(last_qreq) ? len : sizeof(last_qreq));
+}
+
+/* The last queue request was a whole one (24 bytes), all zero. */
+static bool sent_zero_qreq(void)
+{
+	static const unsigned char zero[sizeof(struct orca_create_cq_req)];
+
+	return last_qreq_len == sizeof(struct orca_create_cq_req) &&
+	       !memcmp(last_qreq, zero, sizeof(zero));
+}
+
+/* The Orca request of a legacy write() command with a @core-byte core. */
+static const void *legacy_drv(const void *cmd, size_t len, size_t core,
+			      size_t *drv_len)
+{
+	size_t head = sizeof(struct ib_uverbs_cmd_hdr) + core;
+
+	*drv_len = len > head ? len - head : 0;
+	return (const char *)cmd + head;
+}
 
 /* Answers one write() command; returns 0 or an errno. */
 static int answer(const void *cmd, size_t len)
@@ -117,6 +162,7 @@ static int answer(const void *cmd, size_t len)
 			.num_comp_vectors = 1,
 		};
 		struct orca_alloc_ucontext_resp d = {
+			.comp_mask = uctx_comp_mask,
 			.abi_version = ORCA_UVERBS_ABI_VERSION,
 		};
 		put(resp, &c, sizeof(c), &d, sizeof(d), out_len);
@@ -151,6 +197,14 @@ static int answer(const void *cmd, size_t len)
 		if (ex) {
 			out_len = ex_out_len(hdr);
 			last_flags = xreq->flags;
+			keep_qreq((const char *)xreq + hdr->in_words * 8,
+				  ex_hdr_of(hdr)->provider_in_words * 8);
+		} else {
+			size_t n;
+			const void *drv = legacy_drv(cmd, len, resize ?
+				sizeof(*rreq) : sizeof(*req), &n);
+
+			keep_qreq(drv, n);
 		}
 		while (depth < cqe)
 			depth *= 2;
@@ -215,6 +269,12 @@ static int answer(const void *cmd, size_t len)
 
 		last_qp = *req;
 		qp_in = len;
+		{
+			size_t n;
+			const void *drv = legacy_drv(cmd, len, sizeof(*req), &n);
+
+			keep_qreq(drv, n);
+		}
 		qp_out = out_len;
 		if (req->qp_type == IBV_QPT_XRC_RECV) {
 			/* ib_core gives the driver no udata: the core only. */
@@ -242,6 +302,12 @@ static int answer(const void *cmd, size_t len)
 		struct ib_uverbs_create_srq_resp c = {
 			.srq_handle = 5, .max_wr = 16, .max_sge = 2,
 		};
+		size_t n;
+		const void *drv = legacy_drv(cmd, len,
+					     sizeof(struct ib_uverbs_create_srq),
+					     &n);
+
+		keep_qreq(drv, n);
 		struct orca_create_srq_resp d = {
 			.srqn = 9, .depth = 16, .stride = 64,
 			.mmap_key = 48 * PAGE, .mmap_len = 2 * PAGE,
@@ -269,6 +335,12 @@ static int answer(const void *cmd, size_t len)
 
 		last_xsrq = *req;
 		xsrq_in = len;
+		{
+			size_t n;
+			const void *drv = legacy_drv(cmd, len, sizeof(*req), &n);
+
+			keep_qreq(drv, n);
+		}
 		xsrq_out = out_len;
 		if (defect == D_SRQ_STRIDE)
 			d.stride = 48;
@@ -384,7 +456,33 @@ static int put_out(struct ib_uverbs_attr *a, const void *val, size_t len)
 }
 
 /*
- * DM_ALLOC, DM_FREE, DM_MR_REG, ORCA_IB_METHOD_DM_QUERY and ADVISE_MR;
+ * QUERY_CONTEXT, as orca.ko answers it for ibv_import_device(): the two
+ * core outputs and Orca's driver attribute, the ALLOC_UCONTEXT response.
+ */
+static int answer_query_context(struct ib_uverbs_ioctl_hdr *hdr)
+{
+	struct orca_alloc_ucontext_resp d = {
+		.comp_mask = uctx_comp_mask,
+		.abi_version = ORCA_UVERBS_ABI_VERSION,
+	};
+	uint32_t vectors = 1;
+	uint64_t support = 0;
+	int err;
+
+	err = put_out(ioctl_attr(hdr, UVERBS_ATTR_QUERY_CONTEXT_NUM_COMP_VECTORS),
+		      &vectors, sizeof(vectors));
+	if (!err)
+		err = put_out(ioctl_attr(hdr, UVERBS_ATTR_QUERY_CONTEXT_CORE_SUPPORT),
+			      &support, sizeof(support));
+	if (!err)
+		err = put_out(ioctl_attr(hdr, ORCA_IB_ATTR_QUERY_CONTEXT_RESP),
+			      &d, sizeof(d));
+	return err;
+}
+
+/*
+ * DM_ALLOC, DM_FREE, DM_MR_REG, ORCA_IB_METHOD_DM_QUERY, ADVISE_MR, and
+ * for ibv_import_device() QUERY_CONTEXT and ASYNC_EVENT_ALLOC;
  * everything else goes to /dev/null.
  */
 static int answer_ioctl(struct ib_uverbs_ioctl_hdr *hdr)
@@ -397,6 +495,18 @@ static int answer_ioctl(struct ib_uverbs_ioctl_hdr *hdr)
 			  hdr->method_id == UVERBS_METHOD_ADVISE_MR);
 	int err;
 
+	if (hdr->object_id == UVERBS_OBJECT_DEVICE &&
+	    hdr->method_id == UVERBS_METHOD_QUERY_CONTEXT)
+		return answer_query_context(hdr);
+	if (hdr->object_id == UVERBS_OBJECT_ASYNC_EVENT &&
+	    hdr->method_id == UVERBS_METHOD_ASYNC_EVENT_ALLOC) {
+		/* An imported context's own async fd: the kernel's new fd. */
+		a = ioctl_attr(hdr, UVERBS_ATTR_ASYNC_EVENT_ALLOC_FD_HANDLE);
+		if (!a)
+			return EINVAL;
+		a->data = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		return 0;
+	}
 	if (hdr->object_id != UVERBS_OBJECT_DM && !mr_method)
 		return FAKE_IOCTL_PASS;
 	last_ioctl = *hdr;
@@ -569,6 +679,8 @@ static void test_xsrq(struct ibv_pd *pd, struct ibv_xrcd *xrcd,
 		      sizeof(struct ib_uverbs_create_xsrq) + drv_in &&
 	   xsrq_out == sizeof(struct ib_uverbs_create_srq_resp) + drv_out,
 	   "xrc srq: CREATE_XSRQ with PD, XRCD and CQ, the SRQ udata both ways; mapped");
+	ok(srq && sent_zero_qreq(),
+	   "xrc srq: CREATE_XSRQ carries the whole Orca request, zeroed");
 	ok(srq && !ibv_get_srq_num(srq, &num) && num == XSRQN &&
 	   srq->srq_context == &sx && srq->pd == pd && srq->context == ctx &&
 	   sx.attr.max_wr == 16 && sx.attr.max_sge == 2,
@@ -1108,6 +1220,151 @@ static void test_odp(struct ibv_pd *pd)
 	   "odp: the region is deregistered like any MR");
 }
 
+/*
+ * Without a parent domain's allocator, every queue command carries the
+ * whole Orca request (24 bytes, since ORCA_QUEUE_REQ_USER_BUF), zeroed:
+ * comp_mask 0, no buffer.
+ */
+static void test_qreq(struct ibv_pd *pd)
+{
+	struct ibv_cq_init_attr_ex ca = {
+		.cqe = 5, .wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP,
+	};
+	struct ibv_qp_init_attr qa = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 4,
+			 .max_recv_sge = 4, .max_inline_data = 64 },
+	};
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 16, .max_sge = 2 } };
+	struct ibv_cq_ex *cqx;
+	struct ibv_srq *srq;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+
+	last_qreq_len = 0;
+	cq = ibv_create_cq(ctx, 5, NULL, NULL, 0);
+	ok(cq && sent_zero_qreq(),
+	   "request: CREATE_CQ carries the whole 24-byte Orca request, zeroed");
+	last_qreq_len = 0;
+	ok(cq && !ibv_resize_cq(cq, 100) && sent_zero_qreq(),
+	   "request: RESIZE_CQ too");
+	last_qreq_len = 0;
+	cqx = ibv_create_cq_ex(ctx, &ca);
+	ok(cqx && last_flags && sent_zero_qreq(),
+	   "request: the extended CREATE_CQ too (24 bytes: a multiple of 8)");
+	if (cqx)
+		ibv_destroy_cq(ibv_cq_ex_to_cq(cqx));
+
+	qa.send_cq = qa.recv_cq = cq;
+	last_qreq_len = 0;
+	qp = cq ? ibv_create_qp(pd, &qa) : NULL;
+	ok(qp && sent_zero_qreq(), "request: CREATE_QP too");
+	if (qp)
+		ibv_destroy_qp(qp);
+	last_qreq_len = 0;
+	srq = ibv_create_srq(pd, &sa);
+	ok(srq && sent_zero_qreq(), "request: CREATE_SRQ too");
+	if (srq)
+		ibv_destroy_srq(srq);
+	if (cq)
+		ibv_destroy_cq(cq);
+}
+
+static unsigned int n_alloc_calls;
+
+static void *count_alloc(struct ibv_pd *p, void *pd_context, size_t size,
+			 size_t alignment, uint64_t type)
+{
+	(void)p, (void)pd_context, (void)size, (void)alignment, (void)type;
+	n_alloc_calls++;
+	return IBV_ALLOCATOR_USE_DEFAULT;
+}
+
+static void count_free(struct ibv_pd *p, void *pd_context, void *ptr,
+		       uint64_t type)
+{
+	(void)p, (void)pd_context, (void)ptr, (void)type;
+	n_alloc_calls++;
+}
+
+/* ibv_alloc_parent_domain with ALLOCATORS on @pdx: errno, or 0 if made. */
+static int try_allocators(struct ibv_pd *pdx, bool with_alloc, bool with_free)
+{
+	struct ibv_parent_domain_init_attr pa = {
+		.pd = pdx,
+		.comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
+			     IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT,
+		.alloc = with_alloc ? count_alloc : NULL,
+		.free = with_free ? count_free : NULL,
+		.pd_context = &pa,
+	};
+	struct ibv_pd *p;
+
+	errno = 0;
+	p = ibv_alloc_parent_domain(pdx->context, &pa);
+	if (!p)
+		return errno ? errno : -1;
+	return ibv_dealloc_pd(p) ? -1 : 0;
+}
+
+/*
+ * Custom allocators need the kernel's ORCA_UCTX_RESP_USER_BUF, from
+ * ALLOC_UCONTEXT or, for an imported context, QUERY_CONTEXT.
+ */
+static void test_allocators(struct ibv_device *dev, struct ibv_pd *pd)
+{
+	struct ibv_context *ctx2 = NULL, *ctx3 = NULL;
+	struct ibv_pd *pd2 = NULL, *pd3 = NULL;
+	int fd;
+
+	n_alloc_calls = 0;
+	ok(try_allocators(pd, true, true) == EOPNOTSUPP,
+	   "allocators: EOPNOTSUPP on a context without ORCA_UCTX_RESP_USER_BUF");
+	ok(try_allocators(pd, false, false) == EOPNOTSUPP,
+	   "allocators: EOPNOTSUPP there without callbacks too");
+
+	uctx_comp_mask = ORCA_UCTX_RESP_USER_BUF | 0x80000000U;
+	ctx2 = ibv_open_device(dev);
+	pd2 = ctx2 ? ibv_alloc_pd(ctx2) : NULL;
+	ok(pd2 != NULL,
+	   "allocators: a context whose response has USER_BUF and an unknown bit opens");
+	if (!pd2)
+		goto out;
+	ok(try_allocators(pd2, false, true) == EINVAL,
+	   "allocators: without alloc: EINVAL");
+	ok(try_allocators(pd2, true, false) == EINVAL,
+	   "allocators: without free: EINVAL");
+	ok(try_allocators(pd2, true, true) == 0 && !n_alloc_calls,
+	   "allocators: with both, on a context with USER_BUF: a parent domain (neither called)");
+
+	/* An imported context takes the bit from QUERY_CONTEXT. */
+	fd = dup(ctx2->cmd_fd);
+	ctx3 = fd >= 0 ? ibv_import_device(fd) : NULL;
+	pd3 = ctx3 ? ibv_alloc_pd(ctx3) : NULL;
+	ok(pd3 && try_allocators(pd3, true, true) == 0,
+	   "allocators: on a context imported with USER_BUF in QUERY_CONTEXT's answer: accepted");
+	if (pd3)
+		ibv_dealloc_pd(pd3);
+	if (ctx3)
+		ibv_close_device(ctx3);
+	uctx_comp_mask = 0;
+	fd = dup(ctx2->cmd_fd);
+	ctx3 = fd >= 0 ? ibv_import_device(fd) : NULL;
+	pd3 = ctx3 ? ibv_alloc_pd(ctx3) : NULL;
+	ok(pd3 && try_allocators(pd3, true, true) == EOPNOTSUPP,
+	   "allocators: on a context imported without it: EOPNOTSUPP");
+	if (pd3)
+		ibv_dealloc_pd(pd3);
+	if (ctx3)
+		ibv_close_device(ctx3);
+out:
+	uctx_comp_mask = 0;
+	if (pd2)
+		ibv_dealloc_pd(pd2);
+	if (ctx2)
+		ibv_close_device(ctx2);
+}
+
 int main(void)
 {
 	struct ibv_qp_init_attr qattr = {
@@ -1211,6 +1468,8 @@ int main(void)
 	test_xrc(pd, cq);
 	test_dm(list[0], pd);
 	test_odp(pd);
+	test_qreq(pd);
+	test_allocators(list[0], pd);
 
 	ok(cq && !ibv_destroy_cq(cq) && live_maps == 0, "cq: destroy unmaps");
 	ibv_dealloc_pd(pd);
