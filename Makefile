@@ -45,6 +45,7 @@ PROVIDERDIR	?= $(LIBDIR)/libibverbs
 SYSCONFDIR	?= /etc
 MANDIR		?= $(PREFIX)/share/man
 DOCDIR		?= $(PREFIX)/share/doc/orca
+INCLUDEDIR	?= $(PREFIX)/include
 VERBS_PROVIDERDIR := $(shell pkg-config --variable=libdir libibverbs 2>/dev/null)/libibverbs
 # The release modules are built for (Debian's headers carry the upstream
 # version in include/config/kernel.release, the ABI name in UTS_RELEASE).
@@ -104,6 +105,7 @@ install: modules userspace
 	fi >$(DESTDIR)$(SYSCONFDIR)/libibverbs.d/orca.driver
 	install -D -m 644 Documentation/man/orca.7 $(DESTDIR)$(MANDIR)/man7/orca.7
 	install -D -m 644 Documentation/man/orca_soft.4 $(DESTDIR)$(MANDIR)/man4/orca_soft.4
+	install -D -m 644 userspace/liborca/orcadv.h $(DESTDIR)$(INCLUDEDIR)/infiniband/orcadv.h
 	install -d $(DESTDIR)$(DOCDIR)
 	install -m 644 $(INSTALL_DOCS) $(DESTDIR)$(DOCDIR)/
 	if [ -z "$(DESTDIR)" ]; then depmod -a $(KREL); fi
@@ -114,6 +116,7 @@ uninstall:
 	rm -f $(DESTDIR)$(PROVIDERDIR)/$(PROVIDER)
 	rm -f $(DESTDIR)$(SYSCONFDIR)/libibverbs.d/orca.driver
 	rm -f $(DESTDIR)$(MANDIR)/man7/orca.7 $(DESTDIR)$(MANDIR)/man4/orca_soft.4
+	rm -f $(DESTDIR)$(INCLUDEDIR)/infiniband/orcadv.h
 	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(INSTALL_DOCS)))
 	-rmdir $(DESTDIR)$(DOCDIR)
 	if [ -z "$(DESTDIR)" ] && [ -n "$(KREL)" ]; then depmod -a $(KREL); fi

@@ -50,11 +50,16 @@ fi
 # for minutes; man finds pages without it.
 rm -f /var/lib/man-db/auto-update
 
-cp "$DEB_DIR"/orca-dkms_*_all.deb "$DEB_DIR"/liborca_*_amd64.deb /tmp/
+cp "$DEB_DIR"/orca-dkms_*_all.deb "$DEB_DIR"/liborca_*_amd64.deb \
+	"$DEB_DIR"/liborca-dev_*_all.deb /tmp/
 t0=$(date +%s)
 run env DEBIAN_FRONTEND=noninteractive apt-get install -y \
-	/tmp/orca-dkms_*_all.deb /tmp/liborca_*_amd64.deb
-ok $? "apt-get install ./orca-dkms_*.deb ./liborca_*.deb ($(($(date +%s) - t0)) s, DKMS build included)"
+	/tmp/orca-dkms_*_all.deb /tmp/liborca_*_amd64.deb /tmp/liborca-dev_*_all.deb
+ok $? "apt-get install ./orca-dkms_*.deb ./liborca_*.deb ./liborca-dev_*.deb ($(($(date +%s) - t0)) s, DKMS build included)"
+
+printf '#include <infiniband/orcadv.h>\nunsigned long long t = ORCADV_RES_TYPE_QP;\n' |
+	cc -x c -fsyntax-only - 2>&1 | show
+ok "${PIPESTATUS[1]}" "liborca-dev: infiniband/orcadv.h compiles from the installed path"
 
 run dkms status
 dkms status 2>/dev/null | grep -q "^orca/.*, $REL, .*: installed"
@@ -114,16 +119,19 @@ modprobe -r orca orca_soft
 ok $? "rdma link delete $ORCA_DEV; modprobe -r orca orca_soft"
 
 t0=$(date +%s)
-run env DEBIAN_FRONTEND=noninteractive apt-get remove --purge -y orca-dkms liborca
-ok $? "apt-get remove --purge orca-dkms liborca ($(($(date +%s) - t0)) s)"
+run env DEBIAN_FRONTEND=noninteractive apt-get remove --purge -y orca-dkms liborca liborca-dev
+ok $? "apt-get remove --purge orca-dkms liborca liborca-dev ($(($(date +%s) - t0)) s)"
 
 left=$(
 	ls /etc/libibverbs.d/orca.driver /usr/lib/*/libibverbs/liborca-rdmav34.so \
 		"/lib/modules/$REL/updates/dkms/orca.ko" "/lib/modules/$REL/updates/dkms/orca_soft.ko" \
-		/usr/share/man/man7/orca.7.gz /usr/share/man/man4/orca_soft.4.gz 2>/dev/null
-	ls -d /usr/src/orca-* /var/lib/dkms/orca /usr/share/doc/orca-dkms /usr/share/doc/liborca 2>/dev/null
+		/usr/share/man/man7/orca.7.gz /usr/share/man/man4/orca_soft.4.gz \
+		/usr/include/infiniband/orcadv.h 2>/dev/null
+	ls -d /usr/src/orca-* /var/lib/dkms/orca /usr/share/doc/orca-dkms /usr/share/doc/liborca \
+		/usr/share/doc/liborca-dev 2>/dev/null
 	modinfo -F filename orca orca_soft 2>/dev/null
-	dpkg-query -W -f='${Package} ${db:Status-Abbrev}\n' orca-dkms liborca 2>/dev/null | grep -v ' un'
+	dpkg-query -W -f='${Package} ${db:Status-Abbrev}\n' orca-dkms liborca liborca-dev 2>/dev/null |
+		grep -v ' un'
 )
 [ -z "$left" ]
 ok $? "nothing is left behind${left:+: $left}"

@@ -47,6 +47,7 @@ stage=$OUT/destdir
 want="etc/libibverbs.d/orca.driver
 lib/modules/KREL/updates/orca/orca.ko
 lib/modules/KREL/updates/orca/orca_soft.ko
+usr/include/infiniband/orcadv.h
 usr/lib/MULTIARCH/libibverbs/liborca-rdmav34.so
 usr/share/doc/orca/README
 usr/share/doc/orca/index.rst
