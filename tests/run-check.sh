@@ -298,7 +298,7 @@ stage_script() { # stage_script NAME TIMEOUT SCRIPT [ARGS...]
 E2E_DEBUG_TESTS=(45-link-delete 47-link-netdev 50-unload 71-mw 73-mr-rereg
 	74-objects 76-udata-raw 78-kverbs 82-xrc 84-dm 86-odp 110-dp-errors
 	140-dp-threads 180-cm-tools 185-nvmeof 186-nfs-rdma 187-cm-kill
-	212-ev-async-fatal 315-wire-teardown 88-max-queues)
+	212-ev-async-fatal 315-wire-teardown 88-max-queues 138-dp-alloc)
 FAULT_TESTS=(60-admin-timeout 75-admin-faults 77-fail-nth)
 HOSTILE_TESTS=(79-hostile-rings 81-kill-storm 83-map-abuse 85-uverbs-fuzz)
 # debug_e2e STAGE NAME...: the run-e2e.sh command for these .t files on
@@ -371,7 +371,9 @@ fi
 # 71-mw, the memory windows on MRs beside it, and 82-xrc and 84-dm (XRC
 # and device memory, new in interface 1.4, run on both kernels as the
 # memory windows do), and 86-odp (on-demand paging, new in 1.5; its
-# memory-pressure case needs the stock kernel's memory cgroup and zram).
+# memory-pressure case needs the stock kernel's memory cgroup and zram),
+# 88-max-queues (paged rings, new in 1.7) and 138-dp-alloc (rings in the
+# process's memory, pinned by the driver).
 E2E_ARGS=(--timeout 2400 --env ORCA_KILLS=300)
 declare -A DEBUG_LIST=([e2e-debug]=E2E_DEBUG_TESTS [faults]=FAULT_TESTS
 	[hostile]=HOSTILE_TESTS)
@@ -380,7 +382,7 @@ for s in e2e-debug faults hostile; do
 	declare -n list=${DEBUG_LIST[$s]}
 	for t in "${list[@]}"; do
 		case "$t" in
-		71-*|73-*|75-*|81-*|82-*|84-*|86-*|88-*|185-*|186-*|187-*) ;;
+		71-*|73-*|75-*|81-*|82-*|84-*|86-*|88-*|138-*|185-*|186-*|187-*) ;;
 		*) E2E_ARGS+=(--exclude "$t.t") ;;
 		esac
 	done

@@ -77,10 +77,10 @@ tap $? "make uninstall DESTDIR=...: no file left${left:+: $left}"
 n=$((n + 1))
 t0=$(date +%s)
 if "$REPO/scripts/build-deb.sh" >"$OUT/deb.log" 2>&1; then
-	echo "ok $n - make deb: orca-dkms and liborca built, lintian reports no error ($(($(date +%s) - t0)) s)"
+	echo "ok $n - make deb: orca-dkms, liborca and liborca-dev built, lintian reports no error ($(($(date +%s) - t0)) s)"
 	sed 's/^/# /' "$OUT/deb.log"
 else
-	echo "not ok $n - make deb: orca-dkms and liborca built, lintian reports no error"
+	echo "not ok $n - make deb: orca-dkms, liborca and liborca-dev built, lintian reports no error"
 	sed 's/^/# /' "$OUT/deb.log"
 	echo "1..$n"
 	exit 1
