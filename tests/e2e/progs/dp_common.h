@@ -227,10 +227,11 @@ static void DP_UNUSED dp_sges(struct ibv_sge *sge, const struct dp_buf *b,
 
 /*
  * Compare @got with @want over [0, len): on a difference, say where the
- * first one is and how many bytes differ.
+ * first one is and how many bytes differ, and, when the buffer holds
+ * messages of @unit bytes each (0: it does not), which message that is.
  */
-static int DP_UNUSED dp_cmp(const uint8_t *got, const uint8_t *want,
-			    size_t len, const char *what)
+static int DP_UNUSED dp_cmp_units(const uint8_t *got, const uint8_t *want,
+				  size_t len, size_t unit, const char *what)
 {
 	size_t i, first = len, nbad = 0;
 
@@ -243,9 +244,20 @@ static int DP_UNUSED dp_cmp(const uint8_t *got, const uint8_t *want,
 			nbad++;
 		}
 	}
-	diag("%s: %zu byte(s) differ, first at offset %zu: got 0x%02x, want 0x%02x",
-	     what, nbad, first, got[first], want[first]);
+	if (unit)
+		diag("%s: %zu byte(s) differ, first at offset %zu (message %zu, byte %zu of its slots): got 0x%02x, want 0x%02x",
+		     what, nbad, first, first / unit, first % unit,
+		     got[first], want[first]);
+	else
+		diag("%s: %zu byte(s) differ, first at offset %zu: got 0x%02x, want 0x%02x",
+		     what, nbad, first, got[first], want[first]);
 	return 0;
+}
+
+static int DP_UNUSED dp_cmp(const uint8_t *got, const uint8_t *want,
+			    size_t len, const char *what)
+{
+	return dp_cmp_units(got, want, len, 0, what);
 }
 
 /* ---- completions ------------------------------------------------------ */

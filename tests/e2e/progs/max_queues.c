@@ -555,27 +555,6 @@ static void mq_run(struct mq_flow *f, struct mq_state *s, unsigned int round,
 	}
 }
 
-/* The first byte of @got that differs from @want, as a message index. */
-static int mq_cmp(const uint8_t *got, const uint8_t *want, size_t len,
-		  size_t unit, const char *what)
-{
-	size_t i, first = len, nbad = 0;
-
-	if (!memcmp(got, want, len))
-		return 1;
-	for (i = 0; i < len; i++) {
-		if (got[i] != want[i]) {
-			if (first == len)
-				first = i;
-			nbad++;
-		}
-	}
-	diag("%s: %zu byte(s) differ, the first at offset %zu (message %zu, byte %zu "
-	     "of its slots): got 0x%02x, want 0x%02x", what, nbad, first,
-	     first / unit, first % unit, got[first], want[first]);
-	return 0;
-}
-
 /* The GRH area of a UD receive names our GID as source and destination. */
 static int mq_grh_ok(const uint8_t *g)
 {
@@ -630,13 +609,14 @@ static int mq_check_data(struct mq_flow *f, struct mq_state *s,
 		}
 	}
 	if (kind == MQ_WRITE)
-		return mq_cmp(f->rbuf.p, f->want_r, f->rbuf.len, f->wslot,
-			      "RDMA WRITE targets");
-	good = mq_cmp(f->rbuf.p, f->want_r, f->rbuf.len,
-		      (size_t)f->nr * f->rslot, "receive pieces");
+		return dp_cmp_units(f->rbuf.p, f->want_r, f->rbuf.len,
+				    f->wslot, "RDMA WRITE targets");
+	good = dp_cmp_units(f->rbuf.p, f->want_r, f->rbuf.len,
+			    (size_t)f->nr * f->rslot, "receive pieces");
 	if (f->ud)
-		good &= mq_cmp(f->gbuf.p, f->want_g, f->gbuf.len, f->gslot,
-			       "first receive pieces (GRH and payload)");
+		good &= dp_cmp_units(f->gbuf.p, f->want_g, f->gbuf.len,
+				     f->gslot,
+				     "first receive pieces (GRH and payload)");
 	return good && !s->bad_grh;
 }
 
