@@ -14,7 +14,7 @@ busybox ping -c 5 -W 5 -I eth1 "$ORCA_PEER_IP" >/tmp/pair-ping.out 2>&1 &&
 ok $? "ping -I eth1 $ORCA_PEER_IP: 5 of 5 replies"
 tail -n 3 /tmp/pair-ping.out | sed 's/^/# /'
 
-poll_until 30 port_is PORT_ACTIVE
+poll_until 120 port_is PORT_ACTIVE
 ok $? "$ORCA_DEV port 1 is ACTIVE ($(port_state))"
 
 gidx=$(pair_gid_index)

@@ -1,19 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# NVMe over Fabrics across the wire: guest a is the target (nvmet-rdma
-# exports a memory-backed null_blk through configfs on a's eth1 address),
-# guest b the host (nvme-rdma, connected with nvme-cli).  Both ends are
-# kernel consumers of their device: rdma_cm connects the queues (CM MADs
-# on QP1), nvme-rdma registers every I/O buffer with fast registration
-# and the target moves the data with RDMA READ and WRITE.
+# NVMe over Fabrics across the wire: one guest is the target (nvmet-rdma
+# exports a memory-backed null_blk through configfs on its eth1
+# address), the other the host (nvme-rdma, connected with nvme-cli); see
+# pair_storage_server() for which is which.  Both ends are kernel
+# consumers of their device: rdma_cm connects the queues (CM MADs on
+# QP1), nvme-rdma registers every I/O buffer with fast registration and
+# the target moves the data with RDMA READ and WRITE.
 #
-# b writes 32 MiB of random data with O_DIRECT, reads it back and
-# compares; a then finds the same 32 MiB in its null_blk (b sends the
-# SHA-256 through the mailbox); fio verifies 16 MiB of 4 KiB random
-# writes (crc32c) at queue depth 16, past the first 32 MiB.  After the
-# disconnect and the unload of both transports nothing is left on
-# either device.
+# The host writes 32 MiB of random data with O_DIRECT, reads it back and
+# compares; the target then finds the same 32 MiB in its null_blk (the
+# host sends the SHA-256 through the mailbox); fio verifies 16 MiB of
+# 4 KiB random writes (crc32c) at queue depth 16, past the first 32 MiB.
+# After the disconnect and the unload of both transports nothing is left
+# on either device.
 
 # pair-timeout: 900
 
@@ -28,7 +29,7 @@ SVCID=4420
 
 before=$(res_summary)
 
-if is_role a; then
+if is_storage_server; then
 	target_down() {
 		nvmet_down "$NQN" "$PORTID"
 	}
@@ -38,16 +39,16 @@ if is_role a; then
 		2>/tmp/pair-nvmet.err
 	ok $? "nvmet: subsystem $NQN with /dev/nullb0 on an rdma port at $ORCA_SELF_IP:$SVCID"
 	sed 's/^/# /' /tmp/pair-nvmet.err
-	poll_until 30 cm_listening "$SVCID"
+	poll_until 120 cm_listening "$SVCID"
 	rc=$?
 	ok $rc "nvmet-rdma listens on $ORCA_DEV ($ORCA_SELF_IP:$SVCID)"
 	pair_put target-ready "$rc"
 
-	# b's checksum of what it wrote, once it has read it back.
+	# The host's checksum of what it wrote, once it has read it back.
 	want=$(pair_get written 800)
 	have=$(head -c $((32 << 20)) /dev/nullb0 | sha256sum | cut -d' ' -f1)
 	[ -n "$want" ] && [ "$want" = "$have" ]
-	ok $? "the target's null_blk holds the 32 MiB b wrote (sha256 ${have:0:16}..., b's ${want:0:16}...)"
+	ok $? "the target's null_blk holds the 32 MiB the host wrote (sha256 ${have:0:16}..., the host's ${want:0:16}...)"
 	pair_get host-done 800 >/dev/null
 	ok $? "the host is done and disconnected"
 
@@ -63,7 +64,7 @@ else
 	modprobe nvme-rdma
 	ok $? "nvme-rdma is loaded"
 	[ "$(pair_get target-ready 300)" = 0 ]
-	ok $? "the target on a listens"
+	ok $? "the target listens"
 
 	timeout 120 nvme discover -t rdma -a "$ip" -s "$SVCID" --hostnqn="$HOSTNQN" >/tmp/pair-disc.out 2>&1 &&
 		grep -q "subnqn: *$NQN\$" /tmp/pair-disc.out
@@ -73,7 +74,7 @@ else
 	timeout 120 nvme connect -t rdma -n "$NQN" -a "$ip" -s "$SVCID" --hostnqn="$HOSTNQN" >/tmp/pair-conn.out 2>&1
 	rc=$?
 	ctrl=$(nvme_ctrl)
-	[ "$rc" -eq 0 ] && [ -n "$ctrl" ] && poll_until 30 test -b "/dev/${ctrl}n1"
+	[ "$rc" -eq 0 ] && [ -n "$ctrl" ] && poll_until 120 test -b "/dev/${ctrl}n1"
 	ok $? "nvme connect -t rdma -a $ip: controller ${ctrl:-none} with namespace /dev/${ctrl:-none}n1 (status $rc)"
 	sed 's/^/# /' /tmp/pair-conn.out
 	dev=/dev/${ctrl}n1
@@ -106,7 +107,7 @@ else
 		grep -q 'disconnected 1 controller' /tmp/pair-disc2.out
 	ok $? "nvme disconnect -n $NQN: one controller disconnected"
 	no_ctrl() { [ -z "$(nvme_ctrl)" ]; }
-	poll_until 30 no_ctrl
+	poll_until 120 no_ctrl
 	ok $? "the controller is gone"
 	pair_put host-done 0
 	modprobe -r nvme-rdma

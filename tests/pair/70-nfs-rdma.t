@@ -1,18 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# NFS over RDMA across the wire: guest a runs nfsd, exporting a tmpfs
-# (NFSv4 root, fsid=0) with an RPC-over-RDMA listener on port 20049;
-# guest b mounts it with "-o rdma,port=20049".  svcrdma (a) and xprtrdma
-# (b) are kernel consumers of their devices: rdma_cm connects them, the
-# client registers its buffers with fast registration, the server moves
-# the data with RDMA READ and WRITE.
+# NFS over RDMA across the wire: the server guest runs nfsd, exporting a
+# tmpfs (NFSv4 root, fsid=0) with an RPC-over-RDMA listener on port
+# 20049; the client guest mounts it with "-o rdma,port=20049" (see
+# pair_storage_server() for which is which).  svcrdma and xprtrdma are
+# kernel consumers of their devices: rdma_cm connects them, the client
+# registers its buffers with fast registration, the server moves the
+# data with RDMA READ and WRITE.
 #
-# Both directions are checked by SHA-256 sent through the mailbox: b
-# writes a 24 MiB and a 12297-byte file, drops its page cache and reads
-# them back; a finds the same bytes in its export; a writes an 8 MiB file
-# into its export and b reads it through the mount.  After umount and
-# nfsd's stop nothing is left on either device.
+# Both directions are checked by SHA-256 sent through the mailbox: the
+# client writes a 24 MiB and a 12297-byte file, drops its page cache and
+# reads them back; the server finds the same bytes in its export, then
+# writes an 8 MiB file into it, which the client reads through the
+# mount.  After umount and nfsd's stop nothing is left on either
+# device.
 #
 # The guest's root is an overlay on 9p, which nfsd cannot export, hence
 # the tmpfs.  NFSv4 only, with 10 s grace and lease times so that the
@@ -28,7 +30,7 @@ MNT=/tmp/pair-nfs-mnt
 before=$(res_summary)
 sha() { sha256sum <"$1" | cut -d' ' -f1; }
 
-if is_role a; then
+if is_storage_server; then
 	modprobe nfsd && modprobe rpcrdma
 	ok $? "nfsd and rpcrdma are loaded"
 	{
@@ -48,16 +50,16 @@ if is_role a; then
 		rdma resource show cm_id 2>/dev/null |
 			grep -qE "^link $ORCA_DEV/[0-9-]+ .*state LISTEN .*comm \[rpcrdma\] .*:20049 "
 	}
-	poll_until 30 svc_listening
+	poll_until 120 svc_listening
 	rc=$?
 	ok $rc "svcrdma listens on $ORCA_DEV, port 20049"
-	dd if=/dev/urandom of="$EXPORT/from-a" bs=1M count=8 status=none
-	pair_put server-ready "$rc $(sha "$EXPORT/from-a")"
+	dd if=/dev/urandom of="$EXPORT/from-server" bs=1M count=8 status=none
+	pair_put server-ready "$rc $(sha "$EXPORT/from-server")"
 
 	read -r big odd <<<"$(pair_get written 600)"
 	[ -n "$big" ] && [ "$big" = "$(sha "$EXPORT/pair-nfs-big" 2>/dev/null)" ] &&
 		[ "$odd" = "$(sha "$EXPORT/pair-nfs-odd" 2>/dev/null)" ]
-	ok $? "the export holds the two files b wrote, byte for byte"
+	ok $? "the export holds the two files the client wrote, byte for byte"
 	ls -l "$EXPORT" | sed 's/^/# /'
 	pair_get client-done 600 >/dev/null
 	ok $? "the client is done and unmounted"
@@ -73,9 +75,9 @@ if is_role a; then
 else
 	modprobe rpcrdma
 	ok $? "rpcrdma is loaded"
-	read -r rc from_a <<<"$(pair_get server-ready 300)"
+	read -r rc from_server <<<"$(pair_get server-ready 300)"
 	[ "$rc" = 0 ]
-	ok $? "nfsd on a listens for RDMA"
+	ok $? "nfsd on the server listens for RDMA"
 	mkdir -p "$MNT"
 	timeout 180 mount -t nfs4 -o rdma,port=20049,vers=4 "$ORCA_PEER_IP:/" "$MNT" >/tmp/pair-mount.out 2>&1 &&
 		grep -E " $MNT nfs4 " /proc/mounts | grep -q 'proto=rdma'
@@ -94,11 +96,11 @@ else
 			timeout 300 cmp /tmp/pair-nfs-odd "$MNT/pair-nfs-odd"
 		ok $? "read back through the mount (page cache dropped): identical"
 		sums="$(sha /tmp/pair-nfs-big) $(sha /tmp/pair-nfs-odd)"
-		got=$(timeout 300 sha256sum <"$MNT/from-a" | cut -d' ' -f1)
-		[ -n "$from_a" ] && [ "$got" = "$from_a" ]
-		ok $? "the 8 MiB file a wrote into its export reads back identical through the mount"
+		got=$(timeout 300 sha256sum <"$MNT/from-server" | cut -d' ' -f1)
+		[ -n "$from_server" ] && [ "$got" = "$from_server" ]
+		ok $? "the 8 MiB file the server wrote into its export reads back identical through the mount"
 	else
-		for what in write "read back" "a's file"; do
+		for what in write "read back" "the server's file"; do
 			ok 1 "$what: not mounted"
 		done
 	fi

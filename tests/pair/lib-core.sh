@@ -47,13 +47,14 @@ poll_until() {
 	done
 }
 
-# pair_mailbox_start: the listener, in the background, ready within 10 s.
+# pair_mailbox_start: the listener, in the background, ready within 120 s
+# (perl takes over 10 s to start in a TCG guest on a loaded host).
 pair_mailbox_start() {
 	mkdir -p "$PAIR_INBOX"
 	perl "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/pair-mailbox.pl" \
 		"$PAIR_MAILBOX_PORT" "$PAIR_INBOX" </dev/null >/dev/null 2>"$PAIR_INBOX.err" &
 	PAIR_MAILBOX_PID=$!
-	poll_until 10 mailbox_listening
+	poll_until 120 mailbox_listening
 }
 
 mailbox_listening() {

@@ -33,6 +33,7 @@ export ORCA_NETDEV=eth1
 . "$PAIR_DIR/../e2e/lib-tools.sh"
 
 PAIR_ROLE=${PAIR_ROLE:?}
+PAIR_MODE=${PAIR_MODE:?}
 PAIR_PEER_DEV=${PAIR_PEER_DEV:?}
 PAIR_KEY=${PAIR_KEY:?}
 # What this guest is, for the test points: "a orca0".
@@ -75,11 +76,28 @@ pair_sync() {
 
 is_role() { [ "$PAIR_ROLE" = "$1" ]; }
 
+# The guest that serves kernel storage (nvmet, nfsd) in this pairing; the
+# other guest is the client.  It is a, except in orca-rxe, where rxe (b)
+# serves and Orca is the client.  A storage client registers every I/O
+# buffer with a REG_MR work request in front of its SEND, and Linux 6.1's
+# rxe, when it retransmits (after a lost packet or a NAK), runs again the
+# REG_MRs queued behind the SEND it goes back to: rxe_reg_fast_mr() finds
+# the region still valid ("mr->lkey = ... not free"), the QP fails, and
+# the host's reconnected queues fail the same way at the next
+# retransmission.  rxe against rxe does this too (netem loss on both
+# eth1s); a server sends no REG_MR, so a retransmitting rxe server is
+# harmless.  Orca as the client is what this pairing checks: its REG_MRs
+# take effect once, at their first start (orca_soft_wire_req.c).
+pair_storage_server() {
+	if [ "$PAIR_MODE" = orca-rxe ]; then echo b; else echo a; fi
+}
+is_storage_server() { is_role "$(pair_storage_server)"; }
+
 # ---- the device, its counts, files ------------------------------------------------
 
 # The RoCE v2 GID index of eth1's IPv4 address on this guest's device.
 pair_gid_index() {
-	poll_until 30 tools_gid_index "$ORCA_DEV" "$ORCA_NETDEV" &&
+	poll_until 120 tools_gid_index "$ORCA_DEV" "$ORCA_NETDEV" &&
 		tools_gid_index "$ORCA_DEV" "$ORCA_NETDEV"
 }
 

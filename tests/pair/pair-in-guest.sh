@@ -137,8 +137,8 @@ dev_up() {
 		;;
 	esac
 	want=$(gid_of "$ORCA_SELF_IP")
-	poll_until 30 grep -qx "$want" "/sys/class/infiniband/$dev/ports/1/gids/"* && return 0
-	echo "$dev has no GID for eth1's address $ORCA_SELF_IP after 30 s"
+	poll_until 120 grep -qx "$want" "/sys/class/infiniband/$dev/ports/1/gids/"* && return 0
+	echo "$dev has no GID for eth1's address $ORCA_SELF_IP after 120 s"
 	return 1
 }
 
@@ -227,6 +227,7 @@ for mode in $MODES; do
 		[ -n "$own" ] && [ "$own" -gt "$limit" ] && limit=$own
 		sync "$mode: $name: begin" $((limit + 120))
 		start=$EPOCHSECONDS
+		klog_lines=$(dmesg | wc -l)
 		rc=0
 		PAIR_MODE=$mode PAIR_DEV=$dev PAIR_PEER_DEV=$peer_dev \
 			PAIR_KEY="$mode.${name%.t}" \
@@ -267,6 +268,15 @@ for mode in $MODES; do
 			point FAIL "$mode: $name: [$PAIR_ROLE $dev] exited with status $rc although every point passed"
 		fi
 		echo "# $mode: $name took $((end - start)) s on $PAIR_ROLE"
+		# What a failure leaves to go on: the device's non-zero counters
+		# (retransmissions, NAKs, drops) and the kernel's log of the .t.
+		if [ "$failed" -gt "$failed_before" ]; then
+			echo "# $dev's non-zero counters after $name:"
+			rdma statistic show link "$dev/1" 2>&1 | tr ' ' '\n' |
+				paste -d' ' - - | grep -v -e ' 0$' -e '^ *$' | indent
+			echo "# the kernel's log during $name (the last 60 lines):"
+			dmesg | tail -n +"$((klog_lines + 1))" | tail -n 60 | indent
+		fi
 		# A qdisc a .t left on eth1 (netem) would spoil the next ones.
 		if tc qdisc show dev eth1 | grep -q netem; then
 			point FAIL "$mode: $name: [$PAIR_ROLE $dev] left a netem qdisc on eth1 (removed)"
@@ -279,7 +289,7 @@ for mode in $MODES; do
 				have=$(pair_res_summary "$dev")
 				[ "$have" = "$baseline" ]
 			}
-			if poll_until 5 fresh || fresh; then
+			if poll_until 60 fresh || fresh; then
 				point OK "$mode: $name: [$PAIR_ROLE $dev] holds what it held fresh ($have)"
 			else
 				point FAIL "$mode: $name: [$PAIR_ROLE $dev] holds ${have:-nothing (not listed)}, fresh it held $baseline"
