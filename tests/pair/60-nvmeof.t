@@ -13,6 +13,8 @@
 # compares; the target then finds the same 32 MiB in its null_blk (the
 # host sends the SHA-256 through the mailbox); fio verifies 16 MiB of
 # 4 KiB random writes (crc32c) at queue depth 16, past the first 32 MiB.
+# Then the host resets the controller five times while fio writes and
+# verifies 16 MiB more: every reset must succeed and every block verify.
 # After the disconnect and the unload of both transports nothing is left
 # on either device.
 
@@ -26,6 +28,7 @@ NQN=orca-pair-nvmeof
 HOSTNQN=nqn.2014-08.org.nvmexpress:uuid:6f72ca00-0e2e-4e5f-9d00-000000000060
 PORTID=1
 SVCID=4420
+RESETS=5
 
 before=$(res_summary)
 
@@ -101,6 +104,39 @@ else
 		grep -E '^ *(READ|WRITE):' /tmp/pair-fio.out | sed 's/^/# /'
 	else
 		ok 1 "fio verify: no namespace"
+	fi
+
+	# Controller resets under I/O: each one disconnects every queue
+	# with I/O in flight, drains the QPs on both ends and connects new
+	# ones; the I/O is sent again.
+	if [ -n "$ctrl" ] && [ -b "$dev" ]; then
+		timeout 600 fio --name=orca-reset --filename="$dev" --rw=randwrite --bs=4k \
+			--offset=96M --size=16M --ioengine=libaio --iodepth=16 --direct=1 \
+			--verify=crc32c --do_verify=1 --verify_fatal=1 --randseed=61 \
+			>/tmp/pair-fio2.out 2>&1 &
+		fio_pid=$!
+		done_resets=0
+		busy_resets=0
+		failed_resets=0
+		while [ "$((done_resets + failed_resets))" -lt "$RESETS" ]; do
+			kill -0 "$fio_pid" 2>/dev/null && busy_resets=$((busy_resets + 1))
+			if timeout 300 sh -c "echo 1 > /sys/class/nvme/$ctrl/reset_controller"; then
+				done_resets=$((done_resets + 1))
+			else
+				failed_resets=$((failed_resets + 1))
+			fi
+			echo "# reset $((done_resets + failed_resets)): controller $(cat "/sys/class/nvme/$ctrl/state")"
+		done
+		wait "$fio_pid"
+		rc=$?
+		[ "$rc" -eq 0 ] && grep -q 'err= 0' /tmp/pair-fio2.out
+		ok $? "fio: 16 MiB more of 4 KiB random writes at queue depth 16, crc32c-verified across the resets (fio status $rc)"
+		[ "$done_resets" -eq "$RESETS" ]
+		ok $? "$RESETS controller resets, $busy_resets of them with fio running: $done_resets succeeded, $failed_resets failed"
+		grep -E '^ *(READ|WRITE):|err=' /tmp/pair-fio2.out | sed 's/^/# /'
+	else
+		ok 1 "fio across resets: no namespace"
+		ok 1 "resets: no namespace"
 	fi
 
 	timeout 120 nvme disconnect -n "$NQN" >/tmp/pair-disc2.out 2>&1 &&
