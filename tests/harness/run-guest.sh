@@ -447,10 +447,37 @@ else
 	start_guest b 2 "${seg_b[@]}"
 	pid_b=${PIDS[-1]}
 	[ "$VERBOSE" -eq 0 ] || pid_b=${PIDS[-2]}
+	# The segment's sockets when a guest's eth1 stops transmitting
+	# ("NETDEV WATCHDOG"): whose socket holds unread datagrams (Recv-Q)
+	# and how busy each QEMU is say which side stopped (see README).
+	seg_watch() {
+		local g f=$OUT/segment-stall.txt
+		while kill -0 "$pid_a" 2>/dev/null || kill -0 "$pid_b" 2>/dev/null; do
+			for g in a b; do
+				grep -qa 'NETDEV WATCHDOG' "$OUT/$g/console.log" 2>/dev/null || continue
+				{
+					echo "guest $g: eth1's transmit queue timed out; the segment's sockets:"
+					ss -xamnp 2>&1 | grep -A1 -F "$SOCKDIR" || true
+					echo "the QEMUs' CPU over 2 s (a's pid $(pgrep -P "$pid_a" | head -n 1), b's $(pgrep -P "$pid_b" | head -n 1)):"
+					top -b -n 2 -d 2 -p "$(pgrep -P "$pid_a" | head -n 1)" -p "$(pgrep -P "$pid_b" | head -n 1)" 2>&1 |
+						grep qemu | tail -n 2 || true
+				} >"$f"
+				return 0
+			done
+			sleep 10
+		done
+	}
+	seg_watch &
+	watch_pid=$!
 	qa=0
 	qb=0
 	wait "$pid_a" || qa=$?
 	wait "$pid_b" || qb=$?
+	kill "$watch_pid" 2>/dev/null || true
+	wait "$watch_pid" 2>/dev/null || true
+	if [ -s "$OUT/segment-stall.txt" ]; then
+		sed 's/^/harness: /' "$OUT/segment-stall.txt" >&2
+	fi
 	check_guest a "$qa"
 	check_guest b "$qb"
 	status=${STATUS[a]}
