@@ -451,16 +451,18 @@ else
 	# ("NETDEV WATCHDOG"): whose socket holds unread datagrams (Recv-Q)
 	# and how busy each QEMU is say which side stopped (see README).
 	seg_watch() {
-		local g f=$OUT/segment-stall.txt
+		local g qemu_a qemu_b f=$OUT/segment-stall.txt
 		while kill -0 "$pid_a" 2>/dev/null || kill -0 "$pid_b" 2>/dev/null; do
 			for g in a b; do
 				grep -qa 'NETDEV WATCHDOG' "$OUT/$g/console.log" 2>/dev/null || continue
+				# The QEMUs: the children of the timeout processes.
+				qemu_a=$(pgrep -P "$pid_a" | head -n 1)
+				qemu_b=$(pgrep -P "$pid_b" | head -n 1)
 				{
 					echo "guest $g: eth1's transmit queue timed out; the segment's sockets:"
 					ss -xamnp 2>&1 | grep -A1 -F "$SOCKDIR" || true
-					echo "the QEMUs' CPU over 2 s (a's pid $(pgrep -P "$pid_a" | head -n 1), b's $(pgrep -P "$pid_b" | head -n 1)):"
-					top -b -n 2 -d 2 -p "$(pgrep -P "$pid_a" | head -n 1)" -p "$(pgrep -P "$pid_b" | head -n 1)" 2>&1 |
-						grep qemu | tail -n 2 || true
+					echo "the QEMUs' CPU over 2 s (a's pid $qemu_a, b's $qemu_b):"
+					top -b -n 2 -d 2 -p "$qemu_a" -p "$qemu_b" 2>&1 | grep qemu | tail -n 2 || true
 				} >"$f"
 				return 0
 			done

@@ -65,6 +65,8 @@ ORCA_KO=$REPO/drivers/orca/orca.ko
 # lib.sh's TAP helpers are the .t files'; this runner numbers its own.
 # shellcheck source=tests/pair/lib-core.sh
 . "$PAIR_DIR/lib-core.sh"
+# shellcheck source=tests/e2e/lib-stall.sh
+. "$PAIR_DIR/../e2e/lib-stall.sh"
 
 n=0
 failed=0
@@ -227,7 +229,7 @@ for mode in $MODES; do
 		[ -n "$own" ] && [ "$own" -gt "$limit" ] && limit=$own
 		sync "$mode: $name: begin" $((limit + 120))
 		start=$EPOCHSECONDS
-		klog_lines=$(dmesg | wc -l)
+		klog_from=$(($(dmesg_lines) + 1))
 		rc=0
 		PAIR_MODE=$mode PAIR_DEV=$dev PAIR_PEER_DEV=$peer_dev \
 			PAIR_KEY="$mode.${name%.t}" \
@@ -268,14 +270,11 @@ for mode in $MODES; do
 			point FAIL "$mode: $name: [$PAIR_ROLE $dev] exited with status $rc although every point passed"
 		fi
 		echo "# $mode: $name took $((end - start)) s on $PAIR_ROLE"
-		# What a failure leaves to go on: the device's non-zero counters
-		# (retransmissions, NAKs, drops) and the kernel's log of the .t.
+		# What a failure leaves to go on: e2e's stall report (tasks in D
+		# state, the device's queues and counters, the kernel's log of
+		# the .t).
 		if [ "$failed" -gt "$failed_before" ]; then
-			echo "# $dev's non-zero counters after $name:"
-			rdma statistic show link "$dev/1" 2>&1 | tr ' ' '\n' |
-				paste -d' ' - - | grep -v -e ' 0$' -e '^ *$' | indent
-			echo "# the kernel's log during $name (the last 60 lines):"
-			dmesg | tail -n +"$((klog_lines + 1))" | tail -n 60 | indent
+			ORCA_DEV=$dev stall_report "$klog_from"
 		fi
 		# A qdisc a .t left on eth1 (netem) would spoil the next ones.
 		if tc qdisc show dev eth1 | grep -q netem; then
