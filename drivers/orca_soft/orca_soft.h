@@ -164,7 +164,8 @@ static inline void *orca_soft_table_alloc(size_t n, size_t size)
 }
 
 struct orca_soft_dev;
-struct orca_soft_eng_scratch;
+struct orca_soft_req_scratch;
+struct orca_soft_resp_scratch;
 
 struct orca_soft_vector {
 	struct irq_work work;
@@ -443,6 +444,8 @@ struct orca_soft_qp {
 	struct orca_soft_req req;
 	struct orca_soft_resp resp;
 	u8 *srq_wqe;			/* with an SRQ: ORCA_SOFT_SRQ_WQE_MAX bytes */
+	struct orca_soft_req_scratch *req_scr;	/* with an SQ */
+	struct orca_soft_resp_scratch *resp_scr;
 	struct list_head active_node;	/* on eng_active: polled */
 	struct list_head wait_node;	/* on eng_waiting: timer armed */
 	struct list_head timer_node;	/* on eng_timers: wire timers armed */
@@ -529,7 +532,6 @@ struct orca_soft_dev {
 	struct list_head eng_waiting;	/* QPs waiting for a timer */
 	struct list_head eng_timers;	/* QPs with a wire timer armed */
 	struct list_head eng_acks;	/* QPs owing an ACK */
-	struct orca_soft_eng_scratch *scratch;
 	u32 gid_gen;			/* bumped on every GID table change */
 	spinlock_t ceq_lock;		/* completion EQ state, ceq[] */
 	struct orca_soft_eq *ceq[ORCA_SOFT_MAX_EQ + 1];

@@ -195,12 +195,13 @@ void orca_soft_cq_doorbell(struct orca_soft_dev *sdev, u32 cqn)
  * find the requester's slot free (ping-pong with unsignalled sends and
  * one SQ slot, as perftest's latency tests do).
  */
-void orca_soft_cq_hold(struct orca_soft_dev *sdev, struct orca_soft_cq *cq,
+void orca_soft_cq_hold(struct orca_soft_dev *sdev, struct orca_soft_qp *src,
+		       struct orca_soft_cq *cq,
 		       const struct orca_soft_cqe_info *ci)
 {
-	struct orca_soft_eng_scratch *s = sdev->scratch;
+	struct orca_soft_req_scratch *s = src->req_scr;
 
-	if (s->nheld >= ORCA_SOFT_HELD_CQES) {
+	if (s->nheld >= s->max_held) {
 		orca_soft_cq_complete(sdev, cq, ci);
 		return;
 	}
@@ -209,9 +210,10 @@ void orca_soft_cq_hold(struct orca_soft_dev *sdev, struct orca_soft_cq *cq,
 	s->nheld++;
 }
 
-void orca_soft_cq_release_held(struct orca_soft_dev *sdev)
+void orca_soft_cq_release_held(struct orca_soft_dev *sdev,
+			       struct orca_soft_qp *qp)
 {
-	struct orca_soft_eng_scratch *s = sdev->scratch;
+	struct orca_soft_req_scratch *s = qp->req_scr;
 	u32 i;
 
 	for (i = 0; i < s->nheld; i++)

@@ -860,16 +860,10 @@ int orca_soft_engine_start(struct orca_soft_dev *sdev)
 {
 	struct task_struct *task;
 
-	sdev->scratch = kzalloc(sizeof(*sdev->scratch), GFP_KERNEL);
-	if (!sdev->scratch)
-		return -ENOMEM;
 	task = kthread_create(orca_soft_engine_thread, sdev, "orca_soft%u_eng",
 			      sdev->id);
-	if (IS_ERR(task)) {
-		kfree(sdev->scratch);
-		sdev->scratch = NULL;
+	if (IS_ERR(task))
 		return PTR_ERR(task);
-	}
 	spin_lock_irq(&sdev->kick_lock);
 	sdev->eng_task = task;
 	spin_unlock_irq(&sdev->kick_lock);
@@ -888,6 +882,4 @@ void orca_soft_engine_stop(struct orca_soft_dev *sdev)
 	spin_unlock_irq(&sdev->kick_lock);
 	if (task)
 		kthread_stop(task);
-	kfree(sdev->scratch);
-	sdev->scratch = NULL;
 }

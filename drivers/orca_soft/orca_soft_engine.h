@@ -49,17 +49,37 @@ struct orca_soft_held_cqe {
 
 #define ORCA_SOFT_HELD_CQES	(ORCA_SOFT_MAX_MCAST_QP + 1)
 
-/* Per-device scratch space of the engine thread: no allocation per WQE. */
-struct orca_soft_eng_scratch {
-	u32 nheld;
-	struct orca_soft_held_cqe held[ORCA_SOFT_HELD_CQES];
+/* REG_MR page-list entries read per DMA access (fast register). */
+#define ORCA_SOFT_PBL_CHUNK		64
+
+/*
+ * Scratch space of a QP's requester and completer, used only by whoever
+ * runs that QP's send side: the send WQE being executed, copied out of
+ * the ring, the buffer it names, and the receive completions of local
+ * peers held back until it completes (orca_soft_cq_hold()).  A request
+ * handed to a local responder (struct orca_soft_msg) points into it.
+ */
+struct orca_soft_req_scratch {
 	u8 wqe[ORCA_SOFT_WQE_MAX];	/* send WQE, copied from the ring */
+	struct orca_soft_sgl local;	/* its buffer */
+	struct orca_soft_sgl kbuf;	/* kernel bytes (a response's payload) */
+	struct orca_av av;		/* a UD WQE's address vector, copied */
+	__le64 pbl[ORCA_SOFT_PBL_CHUNK];	/* REG_MR: page list, copied */
+	u32 nheld;
+	u32 max_held;			/* UD: a group's members; else 1 */
+	struct orca_soft_held_cqe held[];
+};
+
+/*
+ * Scratch space of a QP's responder, used only by whoever delivers a
+ * request to that QP: the receive WQE, copied, and the buffer it names
+ * or the request's target.
+ */
+struct orca_soft_resp_scratch {
 	u8 rwqe[ORCA_SOFT_WQE_MAX];	/* receive WQE, copied */
-	struct orca_soft_sgl local;	/* requester's buffer */
 	struct orca_soft_sgl remote;	/* responder's buffer */
 	struct orca_soft_sgl kbuf;	/* kernel bytes (GRH, atomic result) */
 	u8 grh[ORCA_SOFT_GRH_LEN];
-	struct orca_av av;		/* a UD WQE's address vector, copied */
 };
 
 /* A request as the requester hands it to a local responder. */
@@ -146,9 +166,11 @@ struct orca_soft_mr *orca_soft_mw_resolve(const struct orca_soft_mr *mw,
 					  u64 *addr, u64 len);
 
 /* orca_soft_comp.c */
-void orca_soft_cq_hold(struct orca_soft_dev *sdev, struct orca_soft_cq *cq,
+void orca_soft_cq_hold(struct orca_soft_dev *sdev, struct orca_soft_qp *src,
+		       struct orca_soft_cq *cq,
 		       const struct orca_soft_cqe_info *ci);
-void orca_soft_cq_release_held(struct orca_soft_dev *sdev);
+void orca_soft_cq_release_held(struct orca_soft_dev *sdev,
+			       struct orca_soft_qp *qp);
 
 /* orca_soft_resp.c */
 enum orca_soft_answer orca_soft_resp_err(struct orca_soft_dev *sdev,

@@ -18,6 +18,7 @@
 
 #include "orca_soft.h"
 #include "orca_soft_dp.h"
+#include "orca_soft_engine.h"
 #include "orca_soft_qp_fsm.h"
 
 #define ORCA_QP_INFO_ALL	(ORCA_QP_INFO_TYPE | ORCA_QP_INFO_SQ_SIG_ALL | \
@@ -40,6 +41,33 @@ static bool orca_soft_wq_addrs_ok(struct orca_soft_dev *sdev,
 {
 	return orca_soft_ring_ok(sdev, &wq->ring, orca_soft_wq_bytes(wq)) &&
 	       wq->db_addr && IS_ALIGNED(wq->db_addr, ORCA_DB_RECORD_SIZE);
+}
+
+/*
+ * A QP's scratch space (CREATE_QP): whoever runs its send side or
+ * delivers to it uses its own, never one shared by the device.
+ */
+static void orca_soft_qp_scratch_free(struct orca_soft_qp *qp)
+{
+	kvfree(qp->req_scr);
+	qp->req_scr = NULL;
+	kvfree(qp->resp_scr);
+	qp->resp_scr = NULL;
+}
+
+static int orca_soft_qp_scratch_alloc(struct orca_soft_qp *qp)
+{
+	u32 held = orca_soft_qp_is_ud(qp) ? ORCA_SOFT_HELD_CQES : 1;
+
+	qp->req_scr = orca_soft_table_alloc(1, struct_size(qp->req_scr, held,
+							   held));
+	qp->resp_scr = orca_soft_table_alloc(1, sizeof(*qp->resp_scr));
+	if (!qp->req_scr || !qp->resp_scr) {
+		orca_soft_qp_scratch_free(qp);
+		return -ENOMEM;
+	}
+	qp->req_scr->max_held = held;
+	return 0;
 }
 
 /* Check everything in @in that does not name another object. */
@@ -205,6 +233,10 @@ u8 orca_soft_create_qp(struct orca_soft_dev *sdev,
 			goto err_free;
 		}
 	}
+	if (orca_soft_qp_scratch_alloc(qp)) {
+		sts = ORCA_AQ_STS_NO_RESOURCES;
+		goto err_free;
+	}
 	sts = orca_soft_create_qp_refs(sdev, &in, qp);
 	if (sts)
 		goto err_free;
@@ -247,6 +279,7 @@ u8 orca_soft_create_qp(struct orca_soft_dev *sdev,
 err_free:
 	orca_soft_qp_rings_release(qp);
 	kfree(qp->srq_wqe);
+	orca_soft_qp_scratch_free(qp);
 	kvfree(qp->req.swqe);
 	kfree(qp);
 	return sts;
@@ -458,6 +491,7 @@ static void orca_soft_qp_free(struct orca_soft_dev *sdev,
 	sdev->counts.qps--;
 	orca_soft_qp_rings_release(qp);
 	kfree(qp->srq_wqe);
+	orca_soft_qp_scratch_free(qp);
 	kvfree(qp->req.swqe);
 	kfree(qp);
 }

@@ -113,8 +113,8 @@ static u8 orca_soft_fast_reg(struct orca_soft_dev *sdev,
 			     struct orca_soft_qp *qp,
 			     const struct orca_wqe_reg_mr *r)
 {
-	__le64 *bounce = (__le64 *)sdev->scratch->rwqe;
-	u32 per = ORCA_SOFT_WQE_MAX / sizeof(*bounce);
+	__le64 *bounce = qp->req_scr->pbl;
+	u32 per = ARRAY_SIZE(qp->req_scr->pbl);
 	u32 key = le32_to_cpu(r->key);
 	u32 info = le32_to_cpu(r->info);
 	u32 access = FIELD_GET(ORCA_WQE_REG_MR_ACCESS, info);
@@ -271,9 +271,9 @@ static u8 orca_soft_req_connected(struct orca_soft_dev *sdev,
  * none, reserved bytes 0.
  */
 static const struct orca_av *orca_soft_req_av(struct orca_soft_dev *sdev,
-					      u64 addr)
+					      struct orca_soft_qp *qp, u64 addr)
 {
-	struct orca_av *av = &sdev->scratch->av;
+	struct orca_av *av = &qp->req_scr->av;
 	u16 vlan;
 
 	if (orca_soft_dma_read(sdev, addr + ORCA_SEND_WQE_HDR_SIZE, av,
@@ -299,7 +299,7 @@ static u8 orca_soft_req_ud(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 
 	if (wqe->seg.ud.reserved0)
 		return ORCA_CQE_ST_LOC_QP_OP_ERR;
-	av = orca_soft_req_av(sdev, addr);
+	av = orca_soft_req_av(sdev, qp, addr);
 	if (!av)
 		return ORCA_CQE_ST_LOC_QP_OP_ERR;
 	if (msg->len > orca_soft_active_mtu(sdev->netdev))
@@ -378,7 +378,7 @@ static bool orca_soft_wqe_rsvd_ok(const struct orca_send_wqe *wqe, u8 op,
 /*
  * Decode the send WQE copied into the scratch buffer (its header; the
  * rest is read from the ring slot at @addr) and check it on the copy:
- * fill @msg and the local buffer it names (scratch->local).  LOCAL_INV,
+ * fill @msg and the local buffer it names (req_scr->local).  LOCAL_INV,
  * REG_MR and BIND_MW are executed here and set *@executed.  Return a CQE
  * status.
  */
@@ -386,7 +386,7 @@ u8 orca_soft_req_decode(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 			u64 addr, struct orca_soft_msg *out,
 			struct orca_soft_cqe_info *ci, bool *executed)
 {
-	struct orca_soft_eng_scratch *s = sdev->scratch;
+	struct orca_soft_req_scratch *s = qp->req_scr;
 	struct orca_send_wqe *wqe = (struct orca_send_wqe *)s->wqe;
 	u32 stride = BIT(qp->sq.log2_stride);
 	u32 hdr = qp->sq_hdr;
@@ -504,7 +504,7 @@ static u8 orca_soft_req_exec(struct orca_soft_dev *sdev,
 			     struct orca_soft_qp *qp, u64 addr,
 			     struct orca_soft_cqe_info *ci)
 {
-	struct orca_send_wqe *wqe = (struct orca_send_wqe *)sdev->scratch->wqe;
+	struct orca_send_wqe *wqe = (struct orca_send_wqe *)qp->req_scr->wqe;
 	struct orca_soft_msg msg;
 	bool executed;
 	u8 st;
@@ -530,7 +530,7 @@ static u8 orca_soft_req_exec(struct orca_soft_dev *sdev,
 static bool orca_soft_req_one(struct orca_soft_dev *sdev,
 			      struct orca_soft_qp *qp)
 {
-	struct orca_send_wqe *wqe = (struct orca_send_wqe *)sdev->scratch->wqe;
+	struct orca_send_wqe *wqe = (struct orca_send_wqe *)qp->req_scr->wqe;
 	struct orca_soft_cqe_info ci = { .qpn = qp->qpn };
 	u64 addr = orca_soft_wq_slot(&qp->sq, qp->sq.cons);
 	bool signaled;
@@ -549,20 +549,20 @@ static bool orca_soft_req_one(struct orca_soft_dev *sdev,
 
 	st = orca_soft_req_exec(sdev, qp, addr, &ci);
 	if (st == ORCA_SOFT_REQ_WAIT) {
-		orca_soft_cq_release_held(sdev);
+		orca_soft_cq_release_held(sdev, qp);
 		return false;
 	}
 	qp->req.wqe_started = false;
 	qp->sq.cons++;
 	ci.status = st;
-	if (signaled || st != ORCA_CQE_ST_SUCCESS || sdev->scratch->nheld)
+	if (signaled || st != ORCA_CQE_ST_SUCCESS || qp->req_scr->nheld)
 		orca_soft_dma_write32(sdev, qp->sq.db_addr +
 				      offsetof(struct orca_db_record, cons),
 				      qp->sq.cons);
 	if (signaled || st != ORCA_CQE_ST_SUCCESS)
 		orca_soft_cq_complete(sdev, qp->send_cq, &ci);
 	/* The responders' receive CQEs, now that the slot is free. */
-	orca_soft_cq_release_held(sdev);
+	orca_soft_cq_release_held(sdev, qp);
 	if (st != ORCA_CQE_ST_SUCCESS)
 		orca_soft_qp_set_err(sdev, qp);
 	return true;

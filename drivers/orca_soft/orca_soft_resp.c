@@ -119,7 +119,7 @@ static enum orca_soft_answer orca_soft_resp_rdma(struct orca_soft_dev *sdev,
 						 struct orca_soft_msg *msg,
 						 u32 access)
 {
-	struct orca_soft_sgl *remote = &sdev->scratch->remote;
+	struct orca_soft_sgl *remote = &dqp->resp_scr->remote;
 	struct orca_soft_mr *mr;
 	u64 va;
 	int err;
@@ -152,7 +152,7 @@ static enum orca_soft_answer orca_soft_resp_atomic(struct orca_soft_dev *sdev,
 						   struct orca_soft_qp *dqp,
 						   struct orca_soft_msg *msg)
 {
-	struct orca_soft_eng_scratch *s = sdev->scratch;
+	struct orca_soft_resp_scratch *s = dqp->resp_scr;
 	bool cmp_swp = msg->opcode == ORCA_WQE_OP_ATOMIC_CMP_SWP;
 	struct orca_soft_mr *mr;
 	u64 orig, va = msg->remote_addr;
@@ -300,14 +300,14 @@ enum orca_soft_answer orca_soft_recv_need(struct orca_soft_dev *sdev,
 }
 
 /*
- * Copy the receive WQE at the queue's cons into scratch->rwqe, then
+ * Copy the receive WQE at the queue's cons into resp_scr->rwqe, then
  * validate the copy: its wr_id goes to @ci.  The number of SGEs, or -EIO
  * when the WQE cannot be read or names more SGEs than the queue allows.
  */
 int orca_soft_rwqe_read(struct orca_soft_dev *sdev, struct orca_soft_qp *dqp,
 			struct orca_soft_cqe_info *ci)
 {
-	struct orca_soft_eng_scratch *s = sdev->scratch;
+	struct orca_soft_resp_scratch *s = dqp->resp_scr;
 	struct orca_soft_wq *wq = dqp->srq ? &dqp->srq->wq : &dqp->rq;
 	struct orca_recv_wqe *rwqe = (struct orca_recv_wqe *)s->rwqe;
 	u64 addr = orca_soft_wq_slot(wq, wq->cons);
@@ -327,13 +327,13 @@ int orca_soft_rwqe_read(struct orca_soft_dev *sdev, struct orca_soft_qp *dqp,
 
 /*
  * Resolve the SGEs of the receive WQE orca_soft_rwqe_read copied into
- * scratch->remote: 0, -EACCES (a key or range the PD does not allow) or
+ * resp_scr->remote: 0, -EACCES (a key or range the PD does not allow) or
  * -EMSGSIZE.
  */
 int orca_soft_rwqe_resolve(struct orca_soft_dev *sdev,
 			   struct orca_soft_qp *dqp, u32 nsge)
 {
-	struct orca_soft_eng_scratch *s = sdev->scratch;
+	struct orca_soft_resp_scratch *s = dqp->resp_scr;
 
 	return orca_soft_sgl_resolve(sdev, &s->remote,
 				     (const struct orca_sge *)(s->rwqe +
@@ -392,7 +392,7 @@ static enum orca_soft_answer orca_soft_resp_recv(struct orca_soft_dev *sdev,
 						 struct orca_soft_qp *dqp,
 						 struct orca_soft_msg *msg)
 {
-	struct orca_soft_eng_scratch *s = sdev->scratch;
+	struct orca_soft_resp_scratch *s = dqp->resp_scr;
 	bool ud = orca_soft_qp_is_ud(dqp);
 	struct orca_soft_cqe_info ci = {
 		.qpn = dqp->qpn,
@@ -522,7 +522,7 @@ done:
 		ci.flags |= ORCA_CQE_FLAG_SOLICITED;
 	ci.status = ORCA_CQE_ST_SUCCESS;
 	orca_soft_recv_consume(sdev, dqp, prod);
-	orca_soft_cq_hold(sdev, dqp->recv_cq, &ci);
+	orca_soft_cq_hold(sdev, msg->src, dqp->recv_cq, &ci);
 	return ORCA_SOFT_ACK;
 }
 

@@ -429,7 +429,7 @@ static void orca_soft_wire_fail(struct orca_soft_qp *qp,
 
 /*
  * Re-read the WQE of @w (SQ index @idx) and resolve its local buffer into
- * scratch->local.  The application may have rewritten the slot: it must
+ * req_scr->local.  The application may have rewritten the slot: it must
  * still describe the same operation and length.  0, or the CQE status
  * to complete the WQE with: its own decoding's (a local key invalidated
  * since it started: LOC_PROT_ERR), else LOC_QP_OP_ERR.
@@ -444,7 +444,7 @@ static u8 orca_soft_wire_load(struct orca_soft_dev *sdev,
 	bool executed;
 	u8 st;
 
-	if (orca_soft_dma_read(sdev, addr, sdev->scratch->wqe,
+	if (orca_soft_dma_read(sdev, addr, qp->req_scr->wqe,
 			       ORCA_SEND_WQE_HDR_SIZE))
 		return ORCA_CQE_ST_LOC_QP_OP_ERR;
 	st = orca_soft_req_decode(sdev, qp, addr, &msg, &ci, &executed);
@@ -461,7 +461,7 @@ static void orca_soft_wire_rd_resp(struct orca_soft_dev *sdev,
 				   const struct orca_wire_pkt *pkt,
 				   const u8 *payload)
 {
-	struct orca_soft_eng_scratch *s = sdev->scratch;
+	struct orca_soft_req_scratch *s = qp->req_scr;
 	u32 mtu = orca_soft_qp_mtu(sdev, qp);
 	struct orca_soft_swqe *w;
 	u32 idx, off, plen;
@@ -704,7 +704,7 @@ static int orca_soft_swqe_fill(struct orca_soft_dev *sdev,
 			       struct orca_soft_swqe *w,
 			       struct orca_soft_cqe_info *ci, bool *executed)
 {
-	struct orca_send_wqe *wqe = (struct orca_send_wqe *)sdev->scratch->wqe;
+	struct orca_send_wqe *wqe = (struct orca_send_wqe *)qp->req_scr->wqe;
 	u64 addr = orca_soft_wq_slot(&qp->sq, idx);
 	struct orca_soft_msg msg = {};
 	u32 ctrl;
@@ -789,7 +789,7 @@ static bool orca_soft_wire_pkt_pages(struct orca_soft_dev *sdev,
 
 /*
  * Send packets of the WQE at next from next_off, its local buffer in
- * scratch->local; return packets sent, up to @budget.  *@st is 0, or the
+ * req_scr->local; return packets sent, up to @budget.  *@st is 0, or the
  * status the WQE fails with (a failed page) and nothing more is sent.
  * The sender also stops short when the QP waits for a page.
  */
@@ -798,7 +798,7 @@ static int orca_soft_wire_send_wqe(struct orca_soft_dev *sdev,
 				   struct orca_soft_swqe *w, int budget,
 				   u8 *st)
 {
-	struct orca_soft_sgl *sgl = &sdev->scratch->local;
+	struct orca_soft_sgl *sgl = &qp->req_scr->local;
 	u32 mtu = orca_soft_qp_mtu(sdev, qp);
 	bool rc = orca_soft_qp_is_rc(qp);
 	struct orca_soft_route rt;

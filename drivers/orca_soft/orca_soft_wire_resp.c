@@ -195,8 +195,8 @@ static void orca_soft_wire_answer(struct orca_soft_dev *sdev,
 /* ------------------------------------------------------------ receives */
 
 /*
- * The receive WQE of the message at hand into scratch->rwqe, its buffer
- * resolved into scratch->remote: an RQ's is read at the RQ's cons each
+ * The receive WQE of the message at hand into resp_scr->rwqe, its buffer
+ * resolved into resp_scr->remote: an RQ's is read at the RQ's cons each
  * time, and so is a UD QP's (a datagram is one packet); an RC QP's SRQ
  * WQE is taken off the SRQ (cons advanced, limit checked, with @prod
  * from orca_soft_recv_need) the first time and held by the QP until the
@@ -206,7 +206,7 @@ static u8 orca_soft_wire_rwqe(struct orca_soft_dev *sdev,
 			      struct orca_soft_qp *dqp,
 			      struct orca_soft_cqe_info *ci, u32 prod)
 {
-	struct orca_soft_eng_scratch *s = sdev->scratch;
+	struct orca_soft_resp_scratch *s = dqp->resp_scr;
 	int nsge;
 	int ret;
 
@@ -273,7 +273,7 @@ static enum orca_soft_answer orca_soft_wire_send(struct orca_soft_dev *sdev,
 						 const struct orca_wire_pkt *pkt,
 						 u16 flags, const u8 *payload)
 {
-	struct orca_soft_eng_scratch *s = sdev->scratch;
+	struct orca_soft_resp_scratch *s = dqp->resp_scr;
 	struct orca_soft_cqe_info ci = {
 		.qpn = dqp->qpn,
 		.opcode = ORCA_CQE_OP_RECV,
@@ -353,7 +353,7 @@ static enum orca_soft_answer orca_soft_wire_write(struct orca_soft_dev *sdev,
 						  const struct orca_wire_pkt *pkt,
 						  u16 flags, const u8 *payload)
 {
-	struct orca_soft_eng_scratch *s = sdev->scratch;
+	struct orca_soft_resp_scratch *s = dqp->resp_scr;
 	bool last = flags & ORCA_WIRE_F_LAST;
 	bool imm = pkt->opcode == ORCA_OP_RC_WRITE_LAST_IMM ||
 		   pkt->opcode == ORCA_OP_RC_WRITE_ONLY_IMM ||
@@ -639,7 +639,7 @@ static void orca_soft_wire_rd_gone(struct orca_soft_dev *sdev,
 }
 
 /*
- * The @plen bytes from byte @off of READ @r, into scratch->remote: 0,
+ * The @plen bytes from byte @off of READ @r, into resp_scr->remote: 0,
  * -EFAULT (the region or its rights went away, or a failed page) or
  * -EAGAIN (a page fault, posted for the pages up to the READ's end).
  */
@@ -658,7 +658,7 @@ static int orca_soft_wire_rd_src(struct orca_soft_dev *sdev,
 	ret = orca_soft_mr_odp_check(sdev, mr, va, plen, va + r->len - off,
 				     false);
 	if (!ret)
-		orca_soft_sgl_one(&sdev->scratch->remote, mr, va, plen);
+		orca_soft_sgl_one(&qp->resp_scr->remote, mr, va, plen);
 	return ret;
 }
 
@@ -681,7 +681,7 @@ static void orca_soft_wire_rd_wait(struct orca_soft_dev *sdev,
 int orca_soft_wire_resp_run(struct orca_soft_dev *sdev,
 			    struct orca_soft_qp *qp, int budget)
 {
-	struct orca_soft_eng_scratch *s = sdev->scratch;
+	struct orca_soft_resp_scratch *s = qp->resp_scr;
 	u32 mtu = orca_soft_qp_mtu(sdev, qp);
 	u8 nres = orca_soft_resp_nres(qp);
 	struct orca_soft_route rt;
@@ -927,7 +927,7 @@ static void orca_soft_wire_ud_deliver(struct orca_soft_dev *sdev,
 				      const struct orca_wire_pkt *pkt,
 				      const u8 *payload)
 {
-	struct orca_soft_eng_scratch *s = sdev->scratch;
+	struct orca_soft_resp_scratch *s = dqp->resp_scr;
 	struct orca_soft_cqe_info ci = {
 		.qpn = dqp->qpn,
 		.src_qp = pkt->deth_sqpn,
