@@ -173,28 +173,44 @@ struct orca_soft_vector {
 	int irq;
 };
 
-/* Live objects and counters, reported by QUERY_STATS. */
+/*
+ * The data path's counters, reported by QUERY_STATS: one copy per CPU,
+ * counted with orca_soft_count() in any context (the receive handler's
+ * softirq included) and summed when read.
+ */
+enum orca_soft_dp_count {
+	ORCA_SOFT_CNT_TX_PACKETS,
+	ORCA_SOFT_CNT_TX_BYTES,
+	ORCA_SOFT_CNT_RX_PACKETS,
+	ORCA_SOFT_CNT_RX_BYTES,
+	ORCA_SOFT_CNT_RX_DROPS,		/* not RoCEv2, queue full, no QP */
+	ORCA_SOFT_CNT_RX_ICRC_ERRORS,
+	ORCA_SOFT_CNT_TX_DROPS,		/* the netdev refused a packet */
+	ORCA_SOFT_CNT_RETRANSMITS,	/* request packets sent again */
+	ORCA_SOFT_CNT_ACK_TIMEOUTS,
+	ORCA_SOFT_CNT_RNR_NAKS_SENT,
+	ORCA_SOFT_CNT_RNR_NAKS_RCVD,
+	/*
+	 * NAKs, four each, by enum orca_aeth_nak: PSN sequence, invalid
+	 * request, access, operational.
+	 */
+	ORCA_SOFT_CNT_NAKS_SENT,
+	ORCA_SOFT_CNT_NAKS_RCVD = ORCA_SOFT_CNT_NAKS_SENT + 4,
+	ORCA_SOFT_CNT_DUPLICATES = ORCA_SOFT_CNT_NAKS_RCVD + 4,
+	ORCA_SOFT_CNT_OUT_OF_SEQUENCE,	/* requests after a PSN gap */
+	ORCA_SOFT_CNT_UD_DROPS,		/* datagrams no receive WQE took */
+	ORCA_SOFT_NR_DP_COUNTS
+};
+
+struct orca_soft_dp_counts {
+	u64 n[ORCA_SOFT_NR_DP_COUNTS];
+};
+
+/* Live objects and the admin queue's counters, reported by QUERY_STATS. */
 struct orca_soft_counts {
 	u64 cmds_completed;
 	u64 cmds_failed;
 	u64 async_events;		/* under orca_soft_dev.lock */
-	u64 tx_packets;			/* data path, under eng_mutex */
-	u64 tx_bytes;
-	u64 rx_packets;
-	u64 rx_bytes;
-	/* The wire (under eng_mutex, but rx_drops: rxq.lock). */
-	u64 rx_drops;			/* not RoCEv2, queue full, no QP */
-	u64 rx_icrc_errors;
-	u64 tx_drops;			/* the netdev refused a packet */
-	u64 retransmits;		/* request packets sent again */
-	u64 ack_timeouts;
-	u64 rnr_naks_sent;
-	u64 rnr_naks_rcvd;
-	u64 naks_sent[4];		/* by enum orca_aeth_nak: PSN sequence, */
-	u64 naks_rcvd[4];		/* invalid request, access, operational */
-	u64 duplicates;			/* duplicate requests received */
-	u64 out_of_sequence;		/* requests after a PSN gap */
-	u64 ud_drops;			/* datagrams no receive WQE took */
 	u32 pds;
 	u32 mrs;
 	u32 mws;
@@ -537,6 +553,8 @@ struct orca_soft_dev {
 	struct orca_soft_eq *ceq[ORCA_SOFT_MAX_EQ + 1];
 	u32 odp_fault_key;		/* region of the last page fault */
 
+	struct orca_soft_dp_counts __percpu *dp_counts;	/* data path */
+
 	spinlock_t lock;		/* enabled, fatal, aeq */
 	bool enabled;
 	bool fatal;
@@ -579,6 +597,12 @@ struct orca_soft_dev {
 	u32 nr_mcgs;
 	struct orca_soft_counts counts;
 };
+
+static inline void orca_soft_count(struct orca_soft_dev *sdev,
+				   enum orca_soft_dp_count c, u64 n)
+{
+	this_cpu_add(sdev->dp_counts->n[c], n);
+}
 
 /* RC transport: RC, and both halves of XRC. */
 static inline bool orca_soft_qp_is_rc(const struct orca_soft_qp *qp)

@@ -194,6 +194,18 @@ static u8 orca_soft_query_port(struct orca_soft_dev *sdev,
 	return orca_soft_put_output(sdev, cmd, &attr, sizeof(attr));
 }
 
+/* The data path's counter @c, summed over the CPUs. */
+static __le64 orca_soft_dp_sum(struct orca_soft_dev *sdev,
+			       enum orca_soft_dp_count c)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(sdev->dp_counts, cpu)->n[c]);
+	return cpu_to_le64(sum);
+}
+
 static u8 orca_soft_query_stats(struct orca_soft_dev *sdev,
 				const union orca_aq_cmd *cmd)
 {
@@ -216,33 +228,36 @@ static u8 orca_soft_query_stats(struct orca_soft_dev *sdev,
 	st.cqs = cpu_to_le64(n->cqs);
 	st.qps = cpu_to_le64(n->qps);
 	st.srqs = cpu_to_le64(n->srqs);
-	st.tx_packets = cpu_to_le64(n->tx_packets);
-	st.tx_bytes = cpu_to_le64(n->tx_bytes);
-	st.rx_packets = cpu_to_le64(n->rx_packets);
-	st.rx_bytes = cpu_to_le64(n->rx_bytes);
-	/* The receive path counts its drops under the rx queue's lock. */
-	spin_lock_bh(&sdev->rxq.lock);
-	st.rx_drops = cpu_to_le64(n->rx_drops);
-	spin_unlock_bh(&sdev->rxq.lock);
-	st.rx_icrc_errors = cpu_to_le64(n->rx_icrc_errors);
-	st.tx_drops = cpu_to_le64(n->tx_drops);
-	st.retransmits = cpu_to_le64(n->retransmits);
-	st.ack_timeouts = cpu_to_le64(n->ack_timeouts);
-	st.rnr_naks_sent = cpu_to_le64(n->rnr_naks_sent);
-	st.rnr_naks_rcvd = cpu_to_le64(n->rnr_naks_rcvd);
-	st.seq_naks_sent = cpu_to_le64(n->naks_sent[ORCA_AETH_NAK_PSN_SEQ]);
-	st.seq_naks_rcvd = cpu_to_le64(n->naks_rcvd[ORCA_AETH_NAK_PSN_SEQ]);
-	st.inv_req_naks_sent = cpu_to_le64(n->naks_sent[ORCA_AETH_NAK_INV_REQ]);
-	st.inv_req_naks_rcvd = cpu_to_le64(n->naks_rcvd[ORCA_AETH_NAK_INV_REQ]);
-	st.access_naks_sent =
-		cpu_to_le64(n->naks_sent[ORCA_AETH_NAK_REM_ACCESS]);
-	st.access_naks_rcvd =
-		cpu_to_le64(n->naks_rcvd[ORCA_AETH_NAK_REM_ACCESS]);
-	st.op_naks_sent = cpu_to_le64(n->naks_sent[ORCA_AETH_NAK_REM_OP]);
-	st.op_naks_rcvd = cpu_to_le64(n->naks_rcvd[ORCA_AETH_NAK_REM_OP]);
-	st.duplicates = cpu_to_le64(n->duplicates);
-	st.out_of_sequence = cpu_to_le64(n->out_of_sequence);
-	st.ud_drops = cpu_to_le64(n->ud_drops);
+	st.tx_packets = orca_soft_dp_sum(sdev, ORCA_SOFT_CNT_TX_PACKETS);
+	st.tx_bytes = orca_soft_dp_sum(sdev, ORCA_SOFT_CNT_TX_BYTES);
+	st.rx_packets = orca_soft_dp_sum(sdev, ORCA_SOFT_CNT_RX_PACKETS);
+	st.rx_bytes = orca_soft_dp_sum(sdev, ORCA_SOFT_CNT_RX_BYTES);
+	st.rx_drops = orca_soft_dp_sum(sdev, ORCA_SOFT_CNT_RX_DROPS);
+	st.rx_icrc_errors = orca_soft_dp_sum(sdev, ORCA_SOFT_CNT_RX_ICRC_ERRORS);
+	st.tx_drops = orca_soft_dp_sum(sdev, ORCA_SOFT_CNT_TX_DROPS);
+	st.retransmits = orca_soft_dp_sum(sdev, ORCA_SOFT_CNT_RETRANSMITS);
+	st.ack_timeouts = orca_soft_dp_sum(sdev, ORCA_SOFT_CNT_ACK_TIMEOUTS);
+	st.rnr_naks_sent = orca_soft_dp_sum(sdev, ORCA_SOFT_CNT_RNR_NAKS_SENT);
+	st.rnr_naks_rcvd = orca_soft_dp_sum(sdev, ORCA_SOFT_CNT_RNR_NAKS_RCVD);
+	st.seq_naks_sent = orca_soft_dp_sum(sdev, ORCA_SOFT_CNT_NAKS_SENT +
+						ORCA_AETH_NAK_PSN_SEQ);
+	st.seq_naks_rcvd = orca_soft_dp_sum(sdev, ORCA_SOFT_CNT_NAKS_RCVD +
+						ORCA_AETH_NAK_PSN_SEQ);
+	st.inv_req_naks_sent = orca_soft_dp_sum(sdev, ORCA_SOFT_CNT_NAKS_SENT +
+						ORCA_AETH_NAK_INV_REQ);
+	st.inv_req_naks_rcvd = orca_soft_dp_sum(sdev, ORCA_SOFT_CNT_NAKS_RCVD +
+						ORCA_AETH_NAK_INV_REQ);
+	st.access_naks_sent = orca_soft_dp_sum(sdev, ORCA_SOFT_CNT_NAKS_SENT +
+						ORCA_AETH_NAK_REM_ACCESS);
+	st.access_naks_rcvd = orca_soft_dp_sum(sdev, ORCA_SOFT_CNT_NAKS_RCVD +
+						ORCA_AETH_NAK_REM_ACCESS);
+	st.op_naks_sent = orca_soft_dp_sum(sdev, ORCA_SOFT_CNT_NAKS_SENT +
+						ORCA_AETH_NAK_REM_OP);
+	st.op_naks_rcvd = orca_soft_dp_sum(sdev, ORCA_SOFT_CNT_NAKS_RCVD +
+						ORCA_AETH_NAK_REM_OP);
+	st.duplicates = orca_soft_dp_sum(sdev, ORCA_SOFT_CNT_DUPLICATES);
+	st.out_of_sequence = orca_soft_dp_sum(sdev, ORCA_SOFT_CNT_OUT_OF_SEQUENCE);
+	st.ud_drops = orca_soft_dp_sum(sdev, ORCA_SOFT_CNT_UD_DROPS);
 	return orca_soft_put_output(sdev, cmd, &st, sizeof(st));
 }
 
@@ -583,6 +598,8 @@ void orca_soft_admin_process(struct orca_soft_dev *sdev)
 
 void orca_soft_admin_init(struct orca_soft_dev *sdev)
 {
+	int cpu;
+
 	xa_init_flags(&sdev->pds, XA_FLAGS_ALLOC1);
 	xa_init_flags(&sdev->eqs, XA_FLAGS_ALLOC1);
 	xa_init_flags(&sdev->mrs, XA_FLAGS_ALLOC1);
@@ -596,6 +613,9 @@ void orca_soft_admin_init(struct orca_soft_dev *sdev)
 	sdev->cqn_next = 1;
 	memset(sdev->gids, 0, sizeof(sdev->gids));
 	memset(&sdev->counts, 0, sizeof(sdev->counts));
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(sdev->dp_counts, cpu), 0,
+		       sizeof(struct orca_soft_dp_counts));
 }
 
 /*

@@ -104,6 +104,7 @@ static void orca_soft_adev_release(struct device *dev)
 	struct auxiliary_device *adev = to_auxiliary_dev(dev);
 	struct orca_soft_dev *sdev = bdev_to_sdev(to_orca_bus_device(adev));
 
+	free_percpu(sdev->dp_counts);
 	kfree(sdev);
 }
 
@@ -157,10 +158,15 @@ static struct orca_soft_dev *orca_soft_create(struct net_device *ndev,
 	sdev = kzalloc(sizeof(*sdev), GFP_KERNEL);
 	if (!sdev)
 		return ERR_PTR(-ENOMEM);
+	sdev->dp_counts = alloc_percpu(struct orca_soft_dp_counts);
+	if (!sdev->dp_counts) {
+		ret = -ENOMEM;
+		goto err_free_sdev;
+	}
 
 	ret = ida_alloc(&orca_soft_ida, GFP_KERNEL);
 	if (ret < 0)
-		goto err_free_sdev;
+		goto err_free_counts;
 	sdev->id = ret;
 
 	pinfo.id = sdev->id;
@@ -259,6 +265,8 @@ err_unregister_pdev:
 	platform_device_unregister(sdev->pdev);
 err_free_id:
 	ida_free(&orca_soft_ida, sdev->id);
+err_free_counts:
+	free_percpu(sdev->dp_counts);
 err_free_sdev:
 	kfree(sdev);
 	return ERR_PTR(ret);

@@ -14,7 +14,7 @@
  * thread, which checks them (orca_soft_net_rx_next()).
  *
  * Locking: sdev->rx_attached and registering the handler are under RTNL;
- * sdev->rxq's own lock covers the queue and counts.rx_drops.
+ * sdev->rxq's own lock covers the queue.
  */
 #include <linux/if_ether.h>
 #include <linux/if_vlan.h>
@@ -102,7 +102,7 @@ int orca_soft_net_xmit(struct orca_soft_dev *sdev, struct sk_buff *skb)
 	if (err > 0)
 		err = -ENOBUFS;
 drop:
-	sdev->counts.tx_drops++;
+	orca_soft_count(sdev, ORCA_SOFT_CNT_TX_DROPS, 1);
 	return err;
 }
 
@@ -178,7 +178,7 @@ static rx_handler_result_t orca_soft_net_rx_handler(struct sk_buff **pskb)
 		__skb_queue_tail(&sdev->rxq, skb);
 		queued = true;
 	} else {
-		sdev->counts.rx_drops++;
+		orca_soft_count(sdev, ORCA_SOFT_CNT_RX_DROPS, 1);
 	}
 	spin_unlock_irqrestore(&sdev->rxq.lock, flags);
 
@@ -276,10 +276,10 @@ bool orca_soft_net_rx_next(struct orca_soft_dev *sdev,
 		if (!err)
 			return true;
 		if (err == -EBADMSG) {
-			sdev->counts.rx_icrc_errors++;
+			orca_soft_count(sdev, ORCA_SOFT_CNT_RX_ICRC_ERRORS, 1);
 		} else {
 			spin_lock_irqsave(&sdev->rxq.lock, flags);
-			sdev->counts.rx_drops++;
+			orca_soft_count(sdev, ORCA_SOFT_CNT_RX_DROPS, 1);
 			spin_unlock_irqrestore(&sdev->rxq.lock, flags);
 		}
 		kfree_skb(skb);

@@ -199,8 +199,8 @@ static struct orca_soft_qp *orca_soft_req_dest(struct orca_soft_dev *sdev,
 static void orca_soft_count_tx(struct orca_soft_dev *sdev,
 			       const struct orca_soft_msg *msg)
 {
-	sdev->counts.tx_packets += msg->packets;
-	sdev->counts.tx_bytes += msg->len;
+	orca_soft_count(sdev, ORCA_SOFT_CNT_TX_PACKETS, msg->packets);
+	orca_soft_count(sdev, ORCA_SOFT_CNT_TX_BYTES, msg->len);
 }
 
 /* RC and UC requests. */
@@ -246,8 +246,8 @@ static u8 orca_soft_req_connected(struct orca_soft_dev *sdev,
 		return ORCA_SOFT_REQ_WAIT;
 	case ORCA_SOFT_RNR_NAK:
 		/* Both ends are this device's: it sent and received one. */
-		sdev->counts.rnr_naks_sent++;
-		sdev->counts.rnr_naks_rcvd++;
+		orca_soft_count(sdev, ORCA_SOFT_CNT_RNR_NAKS_SENT, 1);
+		orca_soft_count(sdev, ORCA_SOFT_CNT_RNR_NAKS_RCVD, 1);
 		if (!qp->req.rnr_retry_left)
 			return ORCA_CQE_ST_RNR_RETRY_EXC_ERR;
 		if (qp->req.rnr_retry_left != ORCA_SOFT_RNR_INFINITE)

@@ -480,7 +480,7 @@ static enum orca_soft_answer orca_soft_resp_recv(struct orca_soft_dev *sdev,
 		if (!ud)
 			return ORCA_SOFT_PAGE_FAULT;
 		/* A datagram is dropped, as one from the wire would be. */
-		sdev->counts.ud_drops++;
+		orca_soft_count(sdev, ORCA_SOFT_CNT_UD_DROPS, 1);
 		return ORCA_SOFT_SILENT;
 	}
 	if (!ret && ud) {
@@ -588,8 +588,8 @@ enum orca_soft_answer orca_soft_resp_deliver(struct orca_soft_dev *sdev,
 		if (!orca_soft_qp_is_ud(dqp))
 			dqp->resp.rq_psn = orca_psn_add(msg->psn, msg->packets);
 		dqp->resp.msn++;
-		sdev->counts.rx_packets += msg->packets;
-		sdev->counts.rx_bytes += msg->len;
+		orca_soft_count(sdev, ORCA_SOFT_CNT_RX_PACKETS, msg->packets);
+		orca_soft_count(sdev, ORCA_SOFT_CNT_RX_BYTES, msg->len);
 	}
 	return ans;
 }

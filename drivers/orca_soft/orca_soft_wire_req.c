@@ -175,7 +175,7 @@ int orca_soft_wire_tx(struct orca_soft_dev *sdev,
 	len = op->hdr_len + pkt->payload_len + pad;
 	skb = orca_soft_net_alloc(sdev, rt, len, &p);
 	if (!skb) {
-		sdev->counts.tx_drops++;
+		orca_soft_count(sdev, ORCA_SOFT_CNT_TX_DROPS, 1);
 		return -ENOMEM;
 	}
 	hl = orca_wire_build(pkt, p, len);
@@ -183,12 +183,12 @@ int orca_soft_wire_tx(struct orca_soft_dev *sdev,
 	    (pkt->payload_len &&
 	     orca_soft_sgl_read(sdev, sgl, off, p + hl, pkt->payload_len))) {
 		kfree_skb(skb);
-		sdev->counts.tx_drops++;
+		orca_soft_count(sdev, ORCA_SOFT_CNT_TX_DROPS, 1);
 		return -EFAULT;
 	}
 	memset(p + hl + pkt->payload_len, 0, pad);
-	sdev->counts.tx_packets++;
-	sdev->counts.tx_bytes += pkt->payload_len;
+	orca_soft_count(sdev, ORCA_SOFT_CNT_TX_PACKETS, 1);
+	orca_soft_count(sdev, ORCA_SOFT_CNT_TX_BYTES, pkt->payload_len);
 	return orca_soft_net_xmit(sdev, skb);
 }
 
@@ -488,7 +488,7 @@ static void orca_soft_wire_rd_resp(struct orca_soft_dev *sdev,
 		if (orca_psn_diff(pkt->psn, qp->req.una_psn) > 0 &&
 		    qp->req.gap_psn != qp->req.una_psn) {
 			qp->req.gap_psn = qp->req.una_psn;
-			sdev->counts.out_of_sequence++;
+			orca_soft_count(sdev, ORCA_SOFT_CNT_OUT_OF_SEQUENCE, 1);
 			orca_soft_wire_seek(sdev, qp, qp->req.una_psn);
 		}
 		return;
@@ -555,7 +555,7 @@ static void orca_soft_wire_rd_resp(struct orca_soft_dev *sdev,
 		orca_soft_wire_complete(sdev, qp, ORCA_CQE_ST_SUCCESS);
 	return;
 drop:
-	sdev->counts.rx_drops++;
+	orca_soft_count(sdev, ORCA_SOFT_CNT_RX_DROPS, 1);
 }
 
 static u8 orca_soft_nak_status(u8 code)
@@ -574,7 +574,7 @@ static u8 orca_soft_nak_status(u8 code)
 static void orca_soft_wire_rnr(struct orca_soft_dev *sdev,
 			       struct orca_soft_qp *qp, u32 psn, u8 timer)
 {
-	sdev->counts.rnr_naks_rcvd++;
+	orca_soft_count(sdev, ORCA_SOFT_CNT_RNR_NAKS_RCVD, 1);
 	if (!orca_soft_wire_ack_before(sdev, qp, psn) ||
 	    qp->state == ORCA_QPS_ERR)
 		return;
@@ -610,7 +610,7 @@ void orca_soft_wire_rx_response(struct orca_soft_dev *sdev,
 
 	if (!orca_soft_qp_is_rc(qp) || !qp->req.swqe ||
 	    (qp->state != ORCA_QPS_RTS && qp->state != ORCA_QPS_SQD)) {
-		sdev->counts.rx_drops++;
+		orca_soft_count(sdev, ORCA_SOFT_CNT_RX_DROPS, 1);
 		return;
 	}
 	/*
@@ -632,7 +632,8 @@ void orca_soft_wire_rx_response(struct orca_soft_dev *sdev,
 	} else if (type == ORCA_AETH_RNR_NAK) {
 		orca_soft_wire_rnr(sdev, qp, pkt->psn, value);
 	} else if (type == ORCA_AETH_NAK) {
-		sdev->counts.naks_rcvd[min_t(u8, value, 3)]++;
+		orca_soft_count(sdev, ORCA_SOFT_CNT_NAKS_RCVD +
+				min_t(u8, value, 3), 1);
 		if (!orca_soft_wire_ack_before(sdev, qp, pkt->psn) ||
 		    qp->state == ORCA_QPS_ERR) {
 			orca_soft_wire_seek(sdev, qp, qp->req.una_psn);
@@ -659,7 +660,7 @@ void orca_soft_wire_rx_response(struct orca_soft_dev *sdev,
 	orca_soft_qp_activate(sdev, qp);
 	return;
 drop:
-	sdev->counts.rx_drops++;
+	orca_soft_count(sdev, ORCA_SOFT_CNT_RX_DROPS, 1);
 }
 
 /*
@@ -680,7 +681,7 @@ void orca_soft_wire_timer(struct orca_soft_dev *sdev, struct orca_soft_qp *qp)
 	qp->req.timer_at = 0;
 	if (orca_psn_diff(qp->req.max_psn, qp->req.una_psn) <= 0)
 		return;
-	sdev->counts.ack_timeouts++;
+	orca_soft_count(sdev, ORCA_SOFT_CNT_ACK_TIMEOUTS, 1);
 	if (!qp->req.retry_left) {
 		if (qp->sq.cons != qp->req.started)
 			orca_soft_wire_complete(sdev, qp,
@@ -857,7 +858,7 @@ static int orca_soft_wire_send_wqe(struct orca_soft_dev *sdev,
 		pkt.opcode = orca_soft_wire_opcode(qp->type, w->op, first, last);
 		pkt.xrc_srqn = w->xrc_srqn;
 		if (rc && orca_psn_diff(psn, qp->req.max_psn) < 0)
-			sdev->counts.retransmits++;
+			orca_soft_count(sdev, ORCA_SOFT_CNT_RETRANSMITS, 1);
 		orca_soft_wire_tx(sdev, &rt, &pkt, sgl, off);
 		qp->req.sq_psn = orca_psn_add(psn, npsn);
 		if (orca_psn_diff(qp->req.sq_psn, qp->req.max_psn) > 0)

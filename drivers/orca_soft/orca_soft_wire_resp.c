@@ -130,10 +130,11 @@ static void orca_soft_wire_nak_out(struct orca_soft_dev *sdev,
 				   struct orca_soft_qp *qp, u8 syn, u32 psn)
 {
 	if (FIELD_GET(ORCA_AETH_SYN_TYPE, syn) == ORCA_AETH_RNR_NAK)
-		sdev->counts.rnr_naks_sent++;
+		orca_soft_count(sdev, ORCA_SOFT_CNT_RNR_NAKS_SENT, 1);
 	else
-		sdev->counts.naks_sent[min_t(u8, FIELD_GET(ORCA_AETH_SYN_VALUE,
-							   syn), 3)]++;
+		orca_soft_count(sdev, ORCA_SOFT_CNT_NAKS_SENT +
+				min_t(u8, FIELD_GET(ORCA_AETH_SYN_VALUE, syn), 3),
+				1);
 	orca_soft_wire_send_aeth(sdev, qp, ORCA_OP_RC_ACK, syn, psn, 0);
 }
 
@@ -779,7 +780,7 @@ static void orca_soft_wire_dup(struct orca_soft_dev *sdev,
 	u8 nres = orca_soft_resp_nres(qp);
 	u8 i;
 
-	sdev->counts.duplicates++;
+	orca_soft_count(sdev, ORCA_SOFT_CNT_DUPLICATES, 1);
 	if (!(flags & (ORCA_WIRE_F_READ | ORCA_WIRE_F_ATOMIC))) {
 		orca_soft_wire_owe_ack(sdev, qp);
 		return;
@@ -861,7 +862,7 @@ static void orca_soft_wire_rc_request(struct orca_soft_dev *sdev,
 		return;
 	}
 	if (d > 0) {
-		sdev->counts.out_of_sequence++;
+		orca_soft_count(sdev, ORCA_SOFT_CNT_OUT_OF_SEQUENCE, 1);
 		if (!qp->resp.nak_sent) {
 			qp->resp.nak_sent = true;
 			orca_soft_wire_nak(sdev, qp,
@@ -901,9 +902,9 @@ static void orca_soft_wire_uc_request(struct orca_soft_dev *sdev,
 	if (pkt->psn != qp->resp.rq_psn) {
 		/* Lost packets: the message in progress is gone. */
 		if (orca_psn_diff(pkt->psn, qp->resp.rq_psn) > 0)
-			sdev->counts.out_of_sequence++;
+			orca_soft_count(sdev, ORCA_SOFT_CNT_OUT_OF_SEQUENCE, 1);
 		else
-			sdev->counts.duplicates++;
+			orca_soft_count(sdev, ORCA_SOFT_CNT_DUPLICATES, 1);
 		qp->resp.cur = 0;
 	}
 	qp->resp.rq_psn = orca_psn_add(pkt->psn, 1);
@@ -983,7 +984,7 @@ static void orca_soft_wire_ud_deliver(struct orca_soft_dev *sdev,
 	orca_soft_wire_recv_done(sdev, dqp, prod, &ci, pkt->se);
 	return;
 drop:
-	sdev->counts.ud_drops++;
+	orca_soft_count(sdev, ORCA_SOFT_CNT_UD_DROPS, 1);
 }
 
 static void orca_soft_wire_rx_ud(struct orca_soft_dev *sdev,
@@ -1000,7 +1001,7 @@ static void orca_soft_wire_rx_ud(struct orca_soft_dev *sdev,
 		if (orca_soft_gid_is_mcast(rx->dgid))
 			mcg = orca_soft_mcg_find(sdev, rx->dgid);
 		if (!mcg) {
-			sdev->counts.rx_drops++;
+			orca_soft_count(sdev, ORCA_SOFT_CNT_RX_DROPS, 1);
 			return;
 		}
 		for (i = 0; i < mcg->nr_qps; i++) {
@@ -1013,7 +1014,7 @@ static void orca_soft_wire_rx_ud(struct orca_soft_dev *sdev,
 	}
 	dqp = orca_soft_qp_find(sdev, pkt->dest_qpn);
 	if (!dqp || !orca_soft_qp_is_ud(dqp)) {
-		sdev->counts.rx_drops++;
+		orca_soft_count(sdev, ORCA_SOFT_CNT_RX_DROPS, 1);
 		return;
 	}
 	orca_soft_wire_ud_deliver(sdev, dqp, rx, pkt, payload);
@@ -1062,13 +1063,13 @@ static void orca_soft_wire_rx_one(struct orca_soft_dev *sdev,
 	if (orca_wire_parse(rx->transport, rx->len + ORCA_WIRE_ICRC_LEN, 0,
 			    &pkt) ||
 	    (pkt.pkey & ORCA_SOFT_PKEY_BASE) != ORCA_SOFT_PKEY_BASE) {
-		sdev->counts.rx_drops++;
+		orca_soft_count(sdev, ORCA_SOFT_CNT_RX_DROPS, 1);
 		return;
 	}
 	op = orca_wire_opinfo(pkt.opcode);
 	payload = rx->transport + pkt.payload_off;
-	sdev->counts.rx_packets++;
-	sdev->counts.rx_bytes += pkt.payload_len;
+	orca_soft_count(sdev, ORCA_SOFT_CNT_RX_PACKETS, 1);
+	orca_soft_count(sdev, ORCA_SOFT_CNT_RX_BYTES, pkt.payload_len);
 
 	transport = FIELD_GET(ORCA_WIRE_OP_TRANSPORT, pkt.opcode);
 	if (transport == ORCA_WIRE_UD) {
@@ -1079,7 +1080,7 @@ static void orca_soft_wire_rx_one(struct orca_soft_dev *sdev,
 	if (!qp || qp->type != orca_soft_wire_qp_type(transport, op->flags) ||
 	    orca_soft_req_local(sdev, qp) ||
 	    !orca_soft_wire_on_path(sdev, qp, rx)) {
-		sdev->counts.rx_drops++;
+		orca_soft_count(sdev, ORCA_SOFT_CNT_RX_DROPS, 1);
 		return;
 	}
 	/* From here on an XRC packet is handled as its RC twin. */
@@ -1090,7 +1091,7 @@ static void orca_soft_wire_rx_one(struct orca_soft_dev *sdev,
 		return;
 	}
 	if (!orca_soft_qp_receives(qp)) {
-		sdev->counts.rx_drops++;
+		orca_soft_count(sdev, ORCA_SOFT_CNT_RX_DROPS, 1);
 		return;
 	}
 	if (orca_soft_qp_is_rc(qp))
