@@ -303,8 +303,9 @@ int orca_soft_sgl_read(struct orca_soft_dev *sdev,
 
 /*
  * An 8-byte atomic at @addr of @mr (8-byte aligned, checked by the
- * caller).  The engine thread executes all of a device's atomics, one
- * at a time; the host CPU sees a single aligned 64-bit store.  The word
+ * caller), executed as one locked compare-and-exchange on the word: it
+ * is atomic against the device's other atomics, whichever context runs
+ * them, and the host CPU sees a single aligned 64-bit store.  The word
  * must be writable even if a compare fails; callers check its on-demand
  * page first, so that an atomic never faults once it has started.
  */
@@ -314,27 +315,29 @@ int orca_soft_mem_atomic(struct orca_soft_dev *sdev, struct orca_soft_mr *mr,
 {
 	struct orca_soft_seg seg = { .mr = mr, .addr = addr, .len = 8 };
 	struct page *page;
+	u64 n, old, cur, want;
 	u32 pgoff;
-	u64 n, old;
-	__le64 *p;
 	void *va;
+	u64 *p;
 	int ret;
 
 	ret = orca_soft_seg_page(sdev, &seg, 0, true, &page, &pgoff, &n);
 	if (ret)
 		return ret;
-	if (n < 8)
+	/* A device-memory region may put the word off its alignment. */
+	if (n < 8 || !IS_ALIGNED(pgoff, sizeof(u64)))
 		return -EFAULT;
 	va = kmap_local_page(page);
 	p = va + pgoff;
 	/* The word is a little-endian integer, whatever the host. */
-	old = le64_to_cpu(READ_ONCE(*p));
-	if (cmp_swp) {
-		if (old == compare_add)
-			WRITE_ONCE(*p, cpu_to_le64(swap));
-	} else {
-		WRITE_ONCE(*p, cpu_to_le64(old + compare_add));
-	}
+	cur = READ_ONCE(*p);
+	do {
+		old = le64_to_cpu((__force __le64)cur);
+		if (cmp_swp && old != compare_add)
+			break;
+		want = (__force u64)cpu_to_le64(cmp_swp ? swap :
+						 old + compare_add);
+	} while (!try_cmpxchg64(p, &cur, want));
 	kunmap_local(va);
 	*orig = old;
 	return 0;
