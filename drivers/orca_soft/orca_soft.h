@@ -276,6 +276,11 @@ struct orca_soft_cq {
 	u8 log2_depth;
 	u8 cqe_size;			/* ORCA_CQE_SIZE or ORCA_CQE64_SIZE */
 	struct orca_soft_eq *eq;
+	/*
+	 * Producing CQEs and judging the arm (orca_soft_comp.c): taken
+	 * inside any QP's context, outside ceq_lock.
+	 */
+	spinlock_t lock;
 	u32 prod;			/* device producer index */
 	u16 fired_seq;			/* ORCA_CQ_ARM_SEQ of the last arm fired */
 	u32 announced;			/* CQEs below this index had an event */

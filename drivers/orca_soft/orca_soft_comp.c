@@ -2,12 +2,11 @@
 /*
  * orca_soft: the CQE writer and CQ arm evaluation.
  *
- * Every CQE of a device is written by its engine thread (or by an admin
- * command), under the engine mutex, so the CQEs of one CQ are serialised
- * even when several QPs share it.  A CQE is written field by field, a
- * store barrier, then status_owner with the owner bit.  Then the device
- * issues a full barrier and reads the CQ record's arm word: one COMP
- * event per arm (uapi/rdma/orca-abi.h).
+ * The CQEs of one CQ are serialised by the CQ's lock, whichever QPs
+ * share it and whichever context runs them.  A CQE is written field by
+ * field, a store barrier, then status_owner with the owner bit.  Then the
+ * device issues a full barrier and reads the CQ record's arm word: one
+ * COMP event per arm (uapi/rdma/orca-abi.h).
  */
 
 #include <linux/bitfield.h>
@@ -29,44 +28,26 @@ static void orca_soft_cq_fire(struct orca_soft_dev *sdev,
 }
 
 /*
- * The CQE for @ci cannot be written: the CQ is in its error state from
- * now on (CQ_ERR, once), and the QP whose completion is lost goes to ERR.
+ * Write one CQE (CQ lock held).  Return false if it cannot be written: a
+ * CQ whose consumer has not made room (or published an impossible
+ * consumer index) has overrun, and the CQE is dropped, and so is every
+ * later one (`CQ overrun` in the interface specification).
  */
-static void orca_soft_cq_overrun(struct orca_soft_dev *sdev,
-				 struct orca_soft_cq *cq,
-				 const struct orca_soft_cqe_info *ci)
-{
-	struct orca_soft_qp *qp = orca_soft_qp_find(sdev, ci->qpn);
-
-	if (!cq->overrun) {
-		cq->overrun = true;
-		orca_soft_post_event(sdev, ORCA_EQE_CQ_ERR, cq->cqn);
-	}
-	if (qp)
-		orca_soft_qp_set_err(sdev, qp);
-}
-
-/*
- * Write one CQE.  A CQ whose consumer has not made room (or published an
- * impossible consumer index) has overrun: the CQE is dropped, and so is
- * every later one (`CQ overrun` in the interface specification).
- */
-void orca_soft_cq_complete(struct orca_soft_dev *sdev,
-			   struct orca_soft_cq *cq,
-			   const struct orca_soft_cqe_info *ci)
+static bool orca_soft_cq_write(struct orca_soft_dev *sdev,
+			       struct orca_soft_cq *cq,
+			       const struct orca_soft_cqe_info *ci)
 {
 	bool ok = ci->status == ORCA_CQE_ST_SUCCESS;
 	struct orca_cqe cqe;
 	u32 cons, arm, word;
 	u64 addr;
 
+	lockdep_assert_held(&cq->lock);
 	if (cq->overrun ||
 	    orca_soft_dma_read32(sdev, cq->db_addr + ORCA_SOFT_REC_CONS,
 				 &cons) ||
-	    cq->prod - cons >= orca_ring_depth(cq->log2_depth)) {
-		orca_soft_cq_overrun(sdev, cq, ci);
-		return;
-	}
+	    cq->prod - cons >= orca_ring_depth(cq->log2_depth))
+		return false;
 
 	/* An error CQE carries wr_id, qpn, opcode and status only. */
 	addr = orca_soft_cqe_addr(cq, cq->prod);
@@ -83,7 +64,7 @@ void orca_soft_cq_complete(struct orca_soft_dev *sdev,
 		word |= ORCA_CQE_OWNER;
 	if (orca_soft_dma_write(sdev, addr, &cqe,
 				offsetof(struct orca_cqe, status_owner)))
-		goto dma_error;
+		return false;
 	if (cq->cqe_size == ORCA_CQE64_SIZE) {
 		/* The device clock is the host's CLOCK_MONOTONIC_RAW. */
 		struct orca_cqe_ext ext = {
@@ -92,37 +73,61 @@ void orca_soft_cq_complete(struct orca_soft_dev *sdev,
 
 		if (orca_soft_dma_write(sdev, addr + ORCA_CQE_SIZE, &ext,
 					sizeof(ext)))
-			goto dma_error;
+			return false;
 	}
 	/* The entry must be complete before its owner bit flips. */
 	wmb();
 	if (orca_soft_dma_write32(sdev,
 				  addr + offsetof(struct orca_cqe, status_owner),
 				  word))
-		goto dma_error;
+		return false;
 	cq->prod++;
 
 	/* Pairs with the consumer's barrier between arm and CQE check. */
 	smp_mb();
 	if (orca_soft_dma_read32(sdev, cq->db_addr + ORCA_SOFT_REC_ARM, &arm))
-		return;
+		return true;
 	if (!orca_arm_fires(arm, cq->fired_seq, ci->flags, ci->status))
-		return;
+		return true;
 	/*
 	 * The consumer writes cons before the arm word: cons read after the
 	 * arm is at least the one that arm was written with.  An arm written
 	 * after this CQE was polled is for a later completion.
 	 */
 	smp_rmb();
-	if (orca_soft_dma_read32(sdev, cq->db_addr + ORCA_SOFT_REC_CONS,
-				 &cons))
-		return;
-	if (orca_arm_cqe_unconsumed(cq->prod, cons, cq->log2_depth))
+	if (!orca_soft_dma_read32(sdev, cq->db_addr + ORCA_SOFT_REC_CONS,
+				  &cons) &&
+	    orca_arm_cqe_unconsumed(cq->prod, cons, cq->log2_depth))
 		orca_soft_cq_fire(sdev, cq, arm);
-	return;
+	return true;
+}
 
-dma_error:
-	orca_soft_cq_overrun(sdev, cq, ci);
+/*
+ * Write the CQE for @ci.  If it cannot be written, the CQ is in its error
+ * state from now on (CQ_ERR, once), and the QP whose completion is lost
+ * goes to ERR.
+ */
+void orca_soft_cq_complete(struct orca_soft_dev *sdev,
+			   struct orca_soft_cq *cq,
+			   const struct orca_soft_cqe_info *ci)
+{
+	bool first = false, written;
+	struct orca_soft_qp *qp;
+
+	spin_lock_bh(&cq->lock);
+	written = orca_soft_cq_write(sdev, cq, ci);
+	if (!written && !cq->overrun) {
+		cq->overrun = true;
+		first = true;
+	}
+	spin_unlock_bh(&cq->lock);
+	if (written)
+		return;
+	if (first)
+		orca_soft_post_event(sdev, ORCA_EQE_CQ_ERR, cq->cqn);
+	qp = orca_soft_qp_find(sdev, ci->qpn);
+	if (qp)
+		orca_soft_qp_set_err(sdev, qp);
 }
 
 /* Does the CQE at @idx satisfy a solicited-only arm? */
@@ -151,13 +156,12 @@ static bool orca_soft_cqe_solicited(struct orca_soft_dev *sdev,
  * caused it gets no second event for that CQE, while one that polled
  * the CQ empty and armed after a CQE slipped in gets its event.
  */
-void orca_soft_cq_doorbell(struct orca_soft_dev *sdev, u32 cqn)
+static void orca_soft_cq_arm(struct orca_soft_dev *sdev,
+			     struct orca_soft_cq *cq)
 {
-	struct orca_soft_cq *cq = orca_soft_cq_find(sdev, cqn);
 	u32 cons, arm, used, skip, i;
 
-	if (!cq)
-		return;
+	lockdep_assert_held(&cq->lock);
 	if (orca_soft_dma_read32(sdev, cq->db_addr + ORCA_SOFT_REC_ARM, &arm))
 		return;
 	/* The arm first: the cons read after it is at least the arm's. */
@@ -186,6 +190,17 @@ void orca_soft_cq_doorbell(struct orca_soft_dev *sdev, u32 cqn)
 			return;
 		}
 	}
+}
+
+void orca_soft_cq_doorbell(struct orca_soft_dev *sdev, u32 cqn)
+{
+	struct orca_soft_cq *cq = orca_soft_cq_find(sdev, cqn);
+
+	if (!cq)
+		return;
+	spin_lock_bh(&cq->lock);
+	orca_soft_cq_arm(sdev, cq);
+	spin_unlock_bh(&cq->lock);
 }
 
 /*

@@ -134,6 +134,7 @@ u8 orca_soft_create_cq(struct orca_soft_dev *sdev,
 	cq = kzalloc(sizeof(*cq), ORCA_SOFT_GFP);
 	if (!cq)
 		return ORCA_AQ_STS_NO_RESOURCES;
+	spin_lock_init(&cq->lock);
 	cq->ring = ring;
 	sts = orca_soft_ring_load(sdev, &cq->ring, bytes);
 	if (sts)
