@@ -47,15 +47,26 @@
  *   orca_soft_wire_resp.c the responder on the wire, the receive dispatch
  *
  * All admin commands and the device reset run on an ordered workqueue,
- * one at a time, each holding the engine mutex (eng_mutex); the engine
- * thread holds the same mutex for each bounded batch of data-path work.
- * The object tables and the reference counts below (users: how many
- * objects refer to this one) therefore need no lock of their own.
+ * one at a time, each holding the engine semaphore (eng_rwsem) for
+ * writing; the engine thread holds it the same way for each bounded
+ * batch of data-path work.  The object tables and the reference counts
+ * below (users: how many objects refer to this one) therefore need no
+ * lock of their own.
+ *
+ * The shared lane (orca_soft_engine.c) is the one exception: a kick run
+ * in the posting task may hold eng_rwsem for reading, with the kicked
+ * QP's lock and its local peer's, and execute that QP's send queue on
+ * the local fast path while other tasks do the same with other QPs.
+ * What it touches beyond the two QPs has a lock of its own: a CQ's
+ * lock, the engine lists' eng_lock, the event queue locks; counters are
+ * per CPU, scratch space is per QP.  Anything else (memory keys
+ * changing, shared receive queues, on-demand paging, the wire) is left
+ * to the exclusive holders of eng_rwsem.
  *
  * The device never reclaims host memory.  Since on-demand paging, the
  * host's reclaim may wait for the device: an MMU notifier of orca.ko
  * issues ODP_UPDATE UNMAP and sleeps until the command completes.  If a
- * context that holds eng_mutex (an admin command, the engine thread, a
+ * context that holds eng_rwsem (an admin command, the engine thread, a
  * kick run inline), or the admin work itself, entered direct reclaim,
  * reclaim could call that notifier, which would wait for a command only
  * this very context (or one blocked on the mutex it holds) can execute:
@@ -84,6 +95,7 @@
 #include <linux/netdevice.h>
 #include <linux/overflow.h>
 #include <linux/platform_device.h>
+#include <linux/rwsem.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -461,7 +473,11 @@ struct orca_soft_qp {
 	u32 mcast_attached;		/* groups this QP is attached to */
 	u32 windows;			/* type 2 windows bound through it */
 
-	/* Data path (under eng_mutex). */
+	/*
+	 * Data path: under eng_rwsem held for writing, or for reading with
+	 * @lock (the shared lane).
+	 */
+	struct mutex lock;
 	struct orca_soft_req req;
 	struct orca_soft_resp resp;
 	u8 *srq_wqe;			/* with an SRQ: ORCA_SOFT_SRQ_WQE_MAX bytes */
@@ -471,6 +487,7 @@ struct orca_soft_qp {
 	struct list_head wait_node;	/* on eng_waiting: timer armed */
 	struct list_head timer_node;	/* on eng_timers: wire timers armed */
 	bool sq_polling;		/* ORCA_DB_DEV_POLLING set in the SQ record */
+	u8 kick_repeats;		/* kicks since it last received a request */
 	bool sqd_notify;		/* SQD: QP_SQ_DRAINED owed once drained */
 };
 
@@ -537,7 +554,18 @@ struct orca_soft_dev {
 	bool detach;			/* CTRL.DETACH; under the same lock */
 
 	/* The data-path engine (orca_soft_engine.c). */
-	struct mutex eng_mutex;		/* engine batches vs admin commands */
+	struct rw_semaphore eng_rwsem;	/* engine batches vs admin commands */
+	/*
+	 * The eng_ lists: changed under eng_rwsem written, or read and
+	 * eng_lock (the shared lane).
+	 */
+	spinlock_t eng_lock;
+	/*
+	 * A QP the shared lane ran now waits for a timer or went to ERR:
+	 * the engine's exclusive pass has work (set under eng_lock, cleared
+	 * under eng_rwsem written).
+	 */
+	bool eng_excl;
 	struct task_struct *eng_task;	/* under kick_lock */
 	bool eng_idle;			/* asleep, wants a wake-up; kick_lock */
 	spinlock_t kick_lock;		/* kick FIFO; taken in notify */
@@ -545,8 +573,6 @@ struct orca_soft_dev {
 	u32 kick_head;
 	u32 kick_tail;
 	bool kick_rescan;		/* FIFO overflowed: look at everything */
-	u32 kick_last_qpn;		/* inline kicks, under eng_mutex */
-	u32 kick_repeats;
 	struct sk_buff_head rxq;	/* received packets for the engine */
 	bool rx_attached;		/* our rx_handler is on netdev */
 	struct list_head eng_active;	/* QPs being polled */
@@ -557,6 +583,7 @@ struct orca_soft_dev {
 	spinlock_t ceq_lock;		/* completion EQ state, ceq[] */
 	struct orca_soft_eq *ceq[ORCA_SOFT_MAX_EQ + 1];
 	u32 odp_fault_key;		/* region of the last page fault */
+	u32 odp_mrs;			/* on-demand-paging regions (admin) */
 
 	struct orca_soft_dp_counts __percpu *dp_counts;	/* data path */
 

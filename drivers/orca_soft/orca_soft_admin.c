@@ -571,9 +571,9 @@ void orca_soft_admin_process(struct orca_soft_dev *sdev)
 							 le32_to_cpu(cmd.hdr.op)));
 		if (status == ORCA_AQ_STS_OK) {
 			/* Commands and data-path batches exclude each other. */
-			mutex_lock(&sdev->eng_mutex);
+			down_write(&sdev->eng_rwsem);
 			status = orca_soft_exec(sdev, &cmd, &out);
-			mutex_unlock(&sdev->eng_mutex);
+			up_write(&sdev->eng_rwsem);
 		}
 		if (status != ORCA_AQ_STS_OK) {
 			/* A failed command has no effect and no result. */
@@ -613,6 +613,7 @@ void orca_soft_admin_init(struct orca_soft_dev *sdev)
 	sdev->cqn_next = 1;
 	memset(sdev->gids, 0, sizeof(sdev->gids));
 	memset(&sdev->counts, 0, sizeof(sdev->counts));
+	sdev->odp_mrs = 0;
 	for_each_possible_cpu(cpu)
 		memset(per_cpu_ptr(sdev->dp_counts, cpu), 0,
 		       sizeof(struct orca_soft_dp_counts));
@@ -621,7 +622,7 @@ void orca_soft_admin_init(struct orca_soft_dev *sdev)
 /*
  * Device reset: destroy every object, users first (QPs and their
  * multicast attachments, SRQs, CQs, EQs, MRs, AHs), PDs last, and forget
- * the GID table and the counters.  The caller holds the engine mutex.
+ * the GID table and the counters.  The caller holds the engine semaphore.
  */
 void orca_soft_admin_reset(struct orca_soft_dev *sdev)
 {
@@ -629,7 +630,7 @@ void orca_soft_admin_reset(struct orca_soft_dev *sdev)
 	struct orca_soft_pd *pd;
 	unsigned long idx;
 
-	lockdep_assert_held(&sdev->eng_mutex);
+	lockdep_assert_held_write(&sdev->eng_rwsem);
 	orca_soft_qp_reset(sdev);
 	orca_soft_srq_reset(sdev);
 	orca_soft_cq_reset(sdev);

@@ -13,7 +13,7 @@
  * bus address of its pages.
  *
  * Allocations change only in admin commands and the device reset, under
- * the engine mutex, as every other object table.
+ * the engine semaphore, as every other object table.
  */
 
 #include <linux/bitmap.h>

@@ -17,9 +17,12 @@
  *    missed.  RQ records keep POLLING set while the QP receives: the
  *    responder reads their prod when a message arrives.
  *
- * The thread takes the engine mutex for each bounded batch and drops it
- * in between; admin commands take it around their execution, so every
- * object the engine touches is alive and stable during a batch.
+ * The thread takes the engine semaphore for writing for each bounded
+ * batch and drops it in between; admin commands take it the same way
+ * around their execution, so every object the engine touches is alive
+ * and stable during a batch.  Kicks may instead run a QP in the shared
+ * lane (orca_soft_kick_shared()): the semaphore held for reading and the
+ * locks of the QPs involved, several tasks at once.
  *
  * A QP in the error state completes every WQE of its SQ and RQ with
  * WR_FLUSH_ERR, including WQEs posted later (their kick finds it).
@@ -49,6 +52,8 @@
 #define ORCA_SOFT_BATCH_BUDGET	256
 /* Received packets per batch. */
 #define ORCA_SOFT_RX_BUDGET	64
+/* Active QPs per pass of the shared lane. */
+#define ORCA_SOFT_SHARED_QPS	16
 
 #define ORCA_SOFT_REC_PROD	offsetof(struct orca_db_record, prod)
 #define ORCA_SOFT_REC_CONS	offsetof(struct orca_db_record, cons)
@@ -263,13 +268,15 @@ void orca_soft_qp_activate(struct orca_soft_dev *sdev, struct orca_soft_qp *qp)
 	if (qp->req.wait != ORCA_SOFT_WAIT_NONE &&
 	    qp->state != ORCA_QPS_ERR && !qp->resp.rd_busy)
 		return;
+	spin_lock(&sdev->eng_lock);
 	if (list_empty(&qp->active_node))
 		list_add_tail(&qp->active_node, &sdev->eng_active);
+	spin_unlock(&sdev->eng_lock);
 	if (qp->state == ORCA_QPS_RTS)
 		orca_soft_sq_polling(sdev, qp, true);
 }
 
-/* Take @qp off every engine list (destroy, reset). */
+/* Take @qp off every engine list (destroy, reset: eng_rwsem written). */
 void orca_soft_qp_unlink(struct orca_soft_qp *qp)
 {
 	list_del_init(&qp->active_node);
@@ -290,8 +297,11 @@ void orca_soft_qp_wait(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 {
 	qp->req.wait = kind;
 	qp->req.wait_until = delay_ns ? ktime_get_ns() + delay_ns : U64_MAX;
+	spin_lock(&sdev->eng_lock);
 	list_del_init(&qp->active_node);
 	list_move_tail(&qp->wait_node, &sdev->eng_waiting);
+	WRITE_ONCE(sdev->eng_excl, true);
+	spin_unlock(&sdev->eng_lock);
 }
 
 /*
@@ -309,9 +319,12 @@ void orca_soft_qp_set_err(struct orca_soft_dev *sdev, struct orca_soft_qp *qp)
 		orca_soft_wq_set_flags(sdev, &qp->rq, 0);
 	/* The flag is clear before we look at prod for the flush. */
 	smp_mb();
+	spin_lock(&sdev->eng_lock);
 	list_del_init(&qp->wait_node);
 	list_del_init(&qp->timer_node);
 	list_del_init(&qp->resp.ack_node);
+	WRITE_ONCE(sdev->eng_excl, true);
+	spin_unlock(&sdev->eng_lock);
 	qp->req.wait = ORCA_SOFT_WAIT_NONE;
 	qp->req.timer_at = 0;
 	qp->req.rnr_until = 0;
@@ -383,7 +396,7 @@ static void orca_soft_qp_reset_dp(struct orca_soft_dev *sdev,
 
 /*
  * After MODIFY_QP applied @mask and moved @qp from @cur to its new state
- * (admin command, engine mutex held).
+ * (admin command, engine semaphore written).
  */
 void orca_soft_qp_modified(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 			   u8 cur, u32 mask)
@@ -531,12 +544,14 @@ static void orca_soft_kick_one(struct orca_soft_dev *sdev, u32 entry)
  * Kicks that come from a task that may block (the uverbs kick of a user
  * poster, typically) let that task run the engine for the kicked queue
  * itself, as a NIC would start on the doorbell write: no wake-up of the
- * engine thread and no context switch on the way.  Only with the engine
- * mutex free (trylock: notify never sleeps), and bounded by a batch.
+ * engine thread and no context switch on the way.  In the shared lane if
+ * the QP is eligible, else with the engine semaphore free for writing;
+ * only with trylocks (notify never sleeps), and bounded by a batch.
  *
- * A QP kicked several times in a row (a steady poster) is then also
- * handed to the engine thread, which polls its SQ with POLLING set for a
- * while, so that the poster stops making system calls.  Ping-pong
+ * A QP kicked several times with no request from a peer in between (a
+ * steady poster) is then also handed to the engine thread, which polls
+ * its SQ with POLLING set for a while, so that the poster stops making
+ * system calls.  Ping-pong
  * between two QPs stays inline: no third busy thread competes for the
  * CPUs, and a send has completed when the post that kicked returns
  * (perftest's latency tests with -e rely on that, as they do with rxe).
@@ -553,55 +568,119 @@ MODULE_PARM_DESC(inline_kicks,
 		 "Run kicked queues in the kicking task: 0 never, 1 and hand repeatedly kicked QPs to the engine thread (default), 2 inline only, 3 and always hand over to the thread");
 
 /*
+ * A kick of @qp ran (the QP locked, or the engine semaphore written):
+ * true if the QP should now be handed to the engine thread.  A QP kicked
+ * again and again with no request from a peer in between is a steady
+ * poster; one that receives between its kicks is half of a ping-pong.
+ */
+static bool orca_soft_kick_handover(struct orca_soft_qp *qp, int mode)
+{
+	if (qp->kick_repeats < ORCA_SOFT_HANDOVER_KICKS)
+		qp->kick_repeats++;
+	return mode == 3 ||
+	       (mode == 1 && qp->kick_repeats >= ORCA_SOFT_HANDOVER_KICKS);
+}
+
+/*
+ * Timers, flushes, polling or received packets: the thread's job.  Read
+ * with no lock held: what this task put on the lists it sees, and whoever
+ * else adds to them asks the same question after it.
+ */
+static bool orca_soft_engine_busy(struct orca_soft_dev *sdev)
+{
+	return !list_empty(&sdev->eng_active) ||
+	       !list_empty(&sdev->eng_waiting) ||
+	       !list_empty(&sdev->eng_timers) ||
+	       !skb_queue_empty_lockless(&sdev->rxq);
+}
+
+/*
+ * The shared lane (orca_soft.h): run kicked QP @qpn with eng_rwsem held
+ * for reading, the QP's lock and its local peer's, so that tasks kicking
+ * different QPs run them on their own CPUs at once.  No lock is waited
+ * for.  Return false if the exclusive holders must look at the QP: it is
+ * not eligible (orca_soft_req_shared_peer()), a lock is taken, or a WQE
+ * is not for the shared lane; *@more if the batch budget ran out.
+ */
+static bool orca_soft_kick_shared(struct orca_soft_dev *sdev, u32 qpn,
+				  int mode, bool *more, bool *counted)
+{
+	struct orca_soft_qp *qp, *peer;
+	bool excl = true;
+	int n;
+
+	if (!down_read_trylock(&sdev->eng_rwsem))
+		return false;
+	if (!READ_ONCE(sdev->enabled) || READ_ONCE(sdev->fatal))
+		goto out;
+	qp = orca_soft_qp_find(sdev, qpn);
+	if (!qp || !mutex_trylock(&qp->lock))
+		goto out;
+	peer = orca_soft_req_shared_peer(sdev, qp);
+	/* Never waits, so two lanes that each want the other's QP back off. */
+	if (peer && (peer == qp || mutex_trylock(&peer->lock))) {
+		n = orca_soft_sq_run_shared(sdev, qp, ORCA_SOFT_BATCH_BUDGET,
+					    &excl);
+		*more = orca_soft_kick_handover(qp, mode) ||
+			n >= ORCA_SOFT_BATCH_BUDGET;
+		*counted = true;
+		if (peer != qp)
+			mutex_unlock(&peer->lock);
+	}
+	mutex_unlock(&qp->lock);
+out:
+	up_read(&sdev->eng_rwsem);
+	return !excl;
+}
+
+/*
  * Return true if the kick needs nothing more from the engine thread.
- * The poster's task does not reclaim while it holds the engine mutex
- * (orca_soft.h).
+ * The poster's task does not reclaim while it holds the engine's
+ * semaphore (orca_soft.h).
  */
 static bool orca_soft_kick_inline(struct orca_soft_dev *sdev, u32 entry)
 {
 	int mode = READ_ONCE(inline_kicks);
+	bool more = false, counted = false;
 	struct orca_soft_qp *qp;
 	unsigned int noreclaim;
-	bool done = true;
 
 	if (!mode || !in_task() || !preemptible())
 		return false;
 	noreclaim = memalloc_noreclaim_save();
-	if (!mutex_trylock(&sdev->eng_mutex)) {
+	/* An arm touches its CQ alone, under the CQ's lock. */
+	if (entry & ORCA_SOFT_KICK_CQ) {
+		if (!down_read_trylock(&sdev->eng_rwsem)) {
+			memalloc_noreclaim_restore(noreclaim);
+			return false;
+		}
+		if (READ_ONCE(sdev->enabled) && !READ_ONCE(sdev->fatal))
+			orca_soft_cq_doorbell(sdev, entry & ~ORCA_SOFT_KICK_CQ);
+		up_read(&sdev->eng_rwsem);
+		memalloc_noreclaim_restore(noreclaim);
+		return true;
+	}
+	if (orca_soft_kick_shared(sdev, entry, mode, &more, &counted)) {
+		memalloc_noreclaim_restore(noreclaim);
+		/* The engine: only for what this lane left it. */
+		return !more && !READ_ONCE(sdev->eng_excl);
+	}
+	if (!down_write_trylock(&sdev->eng_rwsem)) {
 		memalloc_noreclaim_restore(noreclaim);
 		return false;
 	}
 	if (!READ_ONCE(sdev->enabled) || READ_ONCE(sdev->fatal))
-		goto out;
-	if (entry & ORCA_SOFT_KICK_CQ) {
-		orca_soft_cq_doorbell(sdev, entry & ~ORCA_SOFT_KICK_CQ);
-		goto out;
-	}
+		goto unlock;
 	qp = orca_soft_qp_find(sdev, entry);
-	if (!qp)
-		goto out;
-	if (orca_soft_qp_run(sdev, qp, ORCA_SOFT_BATCH_BUDGET) >=
+	if (qp && orca_soft_qp_run(sdev, qp, ORCA_SOFT_BATCH_BUDGET) >=
 	    ORCA_SOFT_BATCH_BUDGET)
-		done = false;
-	if (sdev->kick_last_qpn == entry) {
-		if (sdev->kick_repeats < ORCA_SOFT_HANDOVER_KICKS)
-			sdev->kick_repeats++;
-	} else {
-		sdev->kick_last_qpn = entry;
-		sdev->kick_repeats = 0;
-	}
-	if (mode == 3 ||
-	    (mode == 1 && sdev->kick_repeats >= ORCA_SOFT_HANDOVER_KICKS))
-		done = false;
-	/* Timers, flushes of other QPs, or polling: the thread's job. */
-	if (!list_empty(&sdev->eng_active) || !list_empty(&sdev->eng_waiting) ||
-	    !list_empty(&sdev->eng_timers) ||
-	    !skb_queue_empty_lockless(&sdev->rxq))
-		done = false;
-out:
-	mutex_unlock(&sdev->eng_mutex);
+		more = true;
+	if (qp && !counted && orca_soft_kick_handover(qp, mode))
+		more = true;
+unlock:
+	up_write(&sdev->eng_rwsem);
 	memalloc_noreclaim_restore(noreclaim);
-	return done;
+	return !more && !orca_soft_engine_busy(sdev);
 }
 
 /* Notify: a QP or CQ doorbell (ORCA_SOFT_KICK_CQ | cqn). */
@@ -696,6 +775,8 @@ static int orca_soft_engine_pass(struct orca_soft_dev *sdev, u64 *next_timer)
 	struct orca_soft_qp *qp, *tmp;
 	int done = 0;
 
+	/* What the shared lane left is taken below, or stays on the lists. */
+	WRITE_ONCE(sdev->eng_excl, false);
 	if (!READ_ONCE(sdev->enabled) || READ_ONCE(sdev->fatal)) {
 		/* Nothing to act on: forget the kicks. */
 		spin_lock_irq(&sdev->kick_lock);
@@ -787,30 +868,125 @@ static void orca_soft_engine_sleep(struct orca_soft_dev *sdev, u64 deadline)
 	spin_unlock_irq(&sdev->kick_lock);
 }
 
+/*
+ * Work only the exclusive pass does: kicks, packets, a timer due, a QP a
+ * lane left waiting or in ERR.
+ */
+static bool orca_soft_engine_excl_due(struct orca_soft_dev *sdev,
+				      u64 next_timer, u64 now)
+{
+	return READ_ONCE(sdev->eng_excl) ||
+	       READ_ONCE(sdev->kick_head) != READ_ONCE(sdev->kick_tail) ||
+	       READ_ONCE(sdev->kick_rescan) ||
+	       !skb_queue_empty_lockless(&sdev->rxq) || next_timer <= now ||
+	       !READ_ONCE(sdev->enabled) || READ_ONCE(sdev->fatal);
+}
+
+/*
+ * A pass of the shared lane over the first active QPs (eng_rwsem held for
+ * reading): each eligible one runs with its lock and its peer's, while
+ * kicking tasks run others.  QPs whose lock is taken are some other
+ * lane's now.  Return the WQEs executed; set *@excl if an active QP needs
+ * the exclusive pass (not eligible, or a WQE the lane leaves).
+ */
+static int orca_soft_engine_shared_pass(struct orca_soft_dev *sdev,
+					bool *excl)
+{
+	struct orca_soft_qp *batch[ORCA_SOFT_SHARED_QPS];
+	struct orca_soft_qp *qp, *peer;
+	int i, n = 0, done = 0;
+	bool left;
+
+	if (!READ_ONCE(sdev->enabled) || READ_ONCE(sdev->fatal)) {
+		*excl = true;
+		return 0;
+	}
+	spin_lock(&sdev->eng_lock);
+	list_for_each_entry(qp, &sdev->eng_active, active_node) {
+		batch[n++] = qp;
+		if (n == ARRAY_SIZE(batch))
+			break;
+	}
+	/* The rest get their turn first next time. */
+	if (n == ARRAY_SIZE(batch) &&
+	    !list_is_last(&batch[n - 1]->active_node, &sdev->eng_active))
+		list_rotate_to_front(batch[n - 1]->active_node.next,
+				     &sdev->eng_active);
+	spin_unlock(&sdev->eng_lock);
+
+	/* The QPs stay alive: destroying one needs eng_rwsem written. */
+	for (i = 0; i < n; i++) {
+		qp = batch[i];
+		if (!mutex_trylock(&qp->lock))
+			continue;
+		peer = orca_soft_req_shared_peer(sdev, qp);
+		if (!peer) {
+			*excl = true;
+		} else if (peer == qp || mutex_trylock(&peer->lock)) {
+			done += orca_soft_sq_run_shared(sdev, qp,
+							ORCA_SOFT_QP_BUDGET,
+							&left);
+			*excl |= left;
+			if (peer != qp)
+				mutex_unlock(&peer->lock);
+		}
+		mutex_unlock(&qp->lock);
+	}
+	return done;
+}
+
+/*
+ * The engine thread.  While every active QP is one the shared lane may
+ * run and nothing else is due, it polls them in shared passes, so that
+ * kicks of other QPs run in their tasks at the same time; any other work
+ * (kicks, packets, timers, flushes, the wire, going to sleep) is an
+ * exclusive pass.
+ */
 static int orca_soft_engine_thread(void *data)
 {
 	struct orca_soft_dev *sdev = data;
 	u64 last_work = ktime_get_ns();
+	u64 next_timer = U64_MAX;
 	unsigned int noreclaim;
+	bool want_excl = true;
 	u32 idle_polls = 0;
 
 	/*
-	 * The thread holds the engine mutex for every batch and allocates
+	 * The thread holds the engine semaphore for every batch and allocates
 	 * (packets) in them: it never reclaims (orca_soft.h).
 	 */
 	noreclaim = memalloc_noreclaim_save();
 	while (!kthread_should_stop()) {
-		u64 next_timer = U64_MAX, now;
 		/*
 		 * Polling waits for a poster on another CPU; with one CPU
 		 * it would only keep the poster (and the process polling
 		 * the CQ) off it until the next tick.
 		 */
 		bool spin = num_online_cpus() > 1;
-		bool sleep = false;
+		u64 now = ktime_get_ns();
+		bool idle, sleep = false;
 		int done = 0;
 
-		mutex_lock(&sdev->eng_mutex);
+		idle = !spin || (idle_polls >= ORCA_SOFT_SPIN_POLLS &&
+				 now - last_work >= ORCA_SOFT_SPIN_NS);
+		if (!want_excl && !idle &&
+		    !orca_soft_engine_excl_due(sdev, next_timer, now)) {
+			down_read(&sdev->eng_rwsem);
+			done = orca_soft_engine_shared_pass(sdev, &want_excl);
+			up_read(&sdev->eng_rwsem);
+			if (done) {
+				last_work = ktime_get_ns();
+				idle_polls = 0;
+			} else {
+				idle_polls++;
+				cpu_relax();
+			}
+			cond_resched();
+			continue;
+		}
+
+		want_excl = false;
+		down_write(&sdev->eng_rwsem);
 		done = orca_soft_engine_pass(sdev, &next_timer);
 		now = ktime_get_ns();
 		if (done) {
@@ -826,12 +1002,13 @@ static int orca_soft_engine_thread(void *data)
 				idle_polls = 0;
 			}
 		}
-		mutex_unlock(&sdev->eng_mutex);
+		up_write(&sdev->eng_rwsem);
 
 		if (sleep) {
 			orca_soft_engine_sleep(sdev, next_timer);
 			last_work = ktime_get_ns();
 			idle_polls = 0;
+			want_excl = true;
 		} else if (!done) {
 			cpu_relax();
 		}
@@ -845,7 +1022,8 @@ static int orca_soft_engine_thread(void *data)
 
 void orca_soft_engine_init(struct orca_soft_dev *sdev)
 {
-	mutex_init(&sdev->eng_mutex);
+	init_rwsem(&sdev->eng_rwsem);
+	spin_lock_init(&sdev->eng_lock);
 	spin_lock_init(&sdev->kick_lock);
 	spin_lock_init(&sdev->ceq_lock);
 	INIT_LIST_HEAD(&sdev->eng_active);

@@ -4,7 +4,7 @@
  * (orca_soft_engine.c, _req.c, _resp.c, _comp.c, _mem.c, _odp.c).
  *
  * Everything here runs on the engine thread or in an admin command, both
- * under orca_soft_dev.eng_mutex.
+ * under orca_soft_dev.eng_rwsem (see orca_soft.h for the shared lane).
  */
 #ifndef ORCA_SOFT_ENGINE_H
 #define ORCA_SOFT_ENGINE_H
@@ -204,6 +204,10 @@ u8 orca_soft_req_decode(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 			u64 addr, struct orca_soft_msg *out,
 			struct orca_soft_cqe_info *ci, bool *executed);
 bool orca_soft_req_local(struct orca_soft_dev *sdev, struct orca_soft_qp *qp);
+struct orca_soft_qp *orca_soft_req_shared_peer(struct orca_soft_dev *sdev,
+					       struct orca_soft_qp *qp);
+int orca_soft_sq_run_shared(struct orca_soft_dev *sdev,
+			    struct orca_soft_qp *qp, int budget, bool *excl);
 
 /* The default P_Key, the only one in the port's table. */
 #define ORCA_SOFT_PKEY_DEFAULT	0xffff

@@ -233,6 +233,8 @@ u8 orca_soft_reg_mr(struct orca_soft_dev *sdev, const union orca_aq_cmd *cmd,
 	mr->key = FIELD_PREP(ORCA_MR_KEY_INDEX, index) | variant;
 	pd->users++;
 	sdev->counts.mrs++;
+	if (flags & ORCA_MR_FLAG_ODP)
+		sdev->odp_mrs++;
 	out->result = mr->key;
 	return ORCA_AQ_STS_OK;
 
@@ -262,8 +264,10 @@ u8 orca_soft_dereg_mr(struct orca_soft_dev *sdev,
 	mr->pd->users--;
 	sdev->counts.mrs--;
 	/* QPs waiting for its pages find out that the key is gone. */
-	if (mr->flags & ORCA_MR_FLAG_ODP)
+	if (mr->flags & ORCA_MR_FLAG_ODP) {
+		sdev->odp_mrs--;
 		orca_soft_odp_wake(sdev, mr->key);
+	}
 	orca_soft_mr_free(mr);
 	return ORCA_AQ_STS_OK;
 }

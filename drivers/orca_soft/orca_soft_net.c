@@ -257,7 +257,7 @@ void orca_soft_net_detach(struct orca_soft_dev *sdev)
  * @rx: filled in with the packet, which the caller owns until
  *	orca_soft_net_rx_done()
  *
- * The engine thread, under eng_mutex.  Packets that fail the checks of
+ * The engine thread, under eng_rwsem.  Packets that fail the checks of
  * orca_soft_net_parse() are freed on the way: a bad ICRC counts in
  * rx_icrc_errors, any other fault in rx_drops.
  *
@@ -270,7 +270,7 @@ bool orca_soft_net_rx_next(struct orca_soft_dev *sdev,
 	unsigned long flags;
 	int err;
 
-	lockdep_assert_held(&sdev->eng_mutex);
+	lockdep_assert_held_write(&sdev->eng_rwsem);
 	while ((skb = skb_dequeue(&sdev->rxq))) {
 		err = orca_soft_net_parse(skb, rx);
 		if (!err)

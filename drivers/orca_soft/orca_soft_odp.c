@@ -24,7 +24,7 @@
  * names at most ORCA_SOFT_ODP_FAIL_MAX pages: failed pages are entries
  * too, and a range of them is never split into two by allocating.
  *
- * Commands and the data path exclude each other (eng_mutex): an access
+ * Commands and the data path exclude each other (eng_rwsem): an access
  * sees the states before a command or after it, and once an UNMAP has
  * completed no access uses the pages it named.
  *
@@ -136,7 +136,10 @@ int orca_soft_odp_check(struct orca_soft_dev *sdev, struct orca_soft_mr *mr,
 	if (!len)
 		return 0;
 	last = orca_soft_odp_page(mr->iova, va + len - 1);
-	/* Nothing changes the states under us: the engine mutex is held. */
+	/*
+	 * Nothing changes the states under us: the engine semaphore is
+	 * written (the shared lane never runs with on-demand-paging regions).
+	 */
 	rcu_read_lock();
 	entry = xas_load(&xas);
 	for (page = xas.xa_index; ; page++) {

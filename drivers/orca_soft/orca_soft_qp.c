@@ -222,6 +222,7 @@ u8 orca_soft_create_qp(struct orca_soft_dev *sdev,
 	qp = kzalloc(sizeof(*qp), ORCA_SOFT_GFP);
 	if (!qp)
 		return ORCA_AQ_STS_NO_RESOURCES;
+	mutex_init(&qp->lock);
 	sts = orca_soft_create_qp_check(sdev, &in, qp);
 	if (sts)
 		goto err_free;
@@ -281,6 +282,7 @@ err_free:
 	kfree(qp->srq_wqe);
 	orca_soft_qp_scratch_free(qp);
 	kvfree(qp->req.swqe);
+	mutex_destroy(&qp->lock);
 	kfree(qp);
 	return sts;
 }
@@ -493,6 +495,7 @@ static void orca_soft_qp_free(struct orca_soft_dev *sdev,
 	kfree(qp->srq_wqe);
 	orca_soft_qp_scratch_free(qp);
 	kvfree(qp->req.swqe);
+	mutex_destroy(&qp->lock);
 	kfree(qp);
 }
 

@@ -294,7 +294,7 @@ static void orca_soft_enable(struct orca_soft_dev *sdev)
 
 /*
  * Disabling resets the device: every object it holds is destroyed.  The
- * engine mutex is taken first, so the data path has stopped touching
+ * engine semaphore is taken first, so the data path has stopped touching
  * host memory before STATUS says the device is disabled.  No reclaim
  * while it is held (orca_soft.h).
  */
@@ -303,7 +303,7 @@ void orca_soft_disable(struct orca_soft_dev *sdev)
 	unsigned int noreclaim = memalloc_noreclaim_save();
 	unsigned long flags;
 
-	mutex_lock(&sdev->eng_mutex);
+	down_write(&sdev->eng_rwsem);
 	spin_lock_irqsave(&sdev->lock, flags);
 	sdev->enabled = false;
 	sdev->fatal = false;
@@ -314,7 +314,7 @@ void orca_soft_disable(struct orca_soft_dev *sdev)
 	orca_soft_reg_write(sdev, ORCA_REG_STATUS, 0);
 	spin_unlock_irqrestore(&sdev->lock, flags);
 	orca_soft_admin_reset(sdev);
-	mutex_unlock(&sdev->eng_mutex);
+	up_write(&sdev->eng_rwsem);
 	memalloc_noreclaim_restore(noreclaim);
 }
 

@@ -87,6 +87,26 @@ static bool orca_soft_op_ok(u8 type, u8 op)
 	}
 }
 
+/*
+ * Opcodes the shared lane executes: those that change no memory key and
+ * touch no QP but the requester and its responder.
+ */
+static bool orca_soft_op_shared(u8 op)
+{
+	switch (op) {
+	case ORCA_WQE_OP_SEND:
+	case ORCA_WQE_OP_SEND_IMM:
+	case ORCA_WQE_OP_RDMA_WRITE:
+	case ORCA_WQE_OP_RDMA_WRITE_IMM:
+	case ORCA_WQE_OP_RDMA_READ:
+	case ORCA_WQE_OP_ATOMIC_CMP_SWP:
+	case ORCA_WQE_OP_ATOMIC_FETCH_ADD:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static bool orca_soft_op_is_read_like(u8 op)
 {
 	return op == ORCA_WQE_OP_RDMA_READ ||
@@ -522,13 +542,14 @@ static u8 orca_soft_req_exec(struct orca_soft_dev *sdev,
 
 /*
  * Execute the WQE at the SQ's cons.  Return false if it must wait (a
- * timer) or the ring is unreadable; true once it is done, cons has moved
- * past it and its completion, if any, is written.  A CQE is never
- * visible before the record's cons has passed its WQE: a consumer that
- * polled it may reuse the slot at once.
+ * timer), the ring is unreadable, or (@excl set) the shared lane may not
+ * execute it; true once it is done, cons has moved past it and its
+ * completion, if any, is written.  A CQE is never visible before the
+ * record's cons has passed its WQE: a consumer that polled it may reuse
+ * the slot at once.
  */
 static bool orca_soft_req_one(struct orca_soft_dev *sdev,
-			      struct orca_soft_qp *qp)
+			      struct orca_soft_qp *qp, bool *excl)
 {
 	struct orca_send_wqe *wqe = (struct orca_send_wqe *)qp->req_scr->wqe;
 	struct orca_soft_cqe_info ci = { .qpn = qp->qpn };
@@ -542,6 +563,10 @@ static bool orca_soft_req_one(struct orca_soft_dev *sdev,
 		return false;
 	}
 	ctrl = le32_to_cpu(wqe->ctrl);
+	if (excl && !orca_soft_op_shared(ctrl & ORCA_WQE_CTRL_OPCODE_MASK)) {
+		*excl = true;
+		return false;
+	}
 	ci.wr_id = le64_to_cpu(wqe->wr_id);
 	ci.opcode = orca_soft_wqe_cqe_opcode(ctrl & ORCA_WQE_CTRL_OPCODE_MASK);
 	signaled = qp->sq_sig_all ||
@@ -569,20 +594,17 @@ static bool orca_soft_req_one(struct orca_soft_dev *sdev,
 }
 
 /*
- * Execute up to @budget WQEs of @qp's SQ (QP in RTS, or in SQD with WQEs
- * in progress on the wire); return how many.
+ * Execute up to @budget WQEs of @qp's send queue on the local fast path;
+ * return how many.  With @excl (the shared lane), stop before a WQE only
+ * the engine's exclusive holders may execute, and set *@excl.
  */
-int orca_soft_sq_run(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
-		     int budget)
+static int orca_soft_sq_local(struct orca_soft_dev *sdev,
+			      struct orca_soft_qp *qp, int budget, bool *excl)
 {
 	u32 start = qp->sq.cons;
 	int n = 0;
 	u32 prod;
 
-	if (qp->sq.broken)
-		return 0;
-	if (!orca_soft_qp_is_ud(qp) && !orca_soft_req_local(sdev, qp))
-		return orca_soft_wire_sq_run(sdev, qp, budget);
 	/* Here WQEs run whole: none is in progress in SQD. */
 	if (qp->state != ORCA_QPS_RTS)
 		return 0;
@@ -593,7 +615,7 @@ int orca_soft_sq_run(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 		return 0;
 	}
 	while (qp->sq.cons != prod && n < budget) {
-		if (!orca_soft_req_one(sdev, qp))
+		if (!orca_soft_req_one(sdev, qp, excl))
 			break;
 		n++;
 		if (qp->state != ORCA_QPS_RTS)
@@ -604,4 +626,53 @@ int orca_soft_sq_run(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 				      offsetof(struct orca_db_record, cons),
 				      qp->sq.cons);
 	return n;
+}
+
+/*
+ * Execute up to @budget WQEs of @qp's SQ (QP in RTS, or in SQD with WQEs
+ * in progress on the wire); return how many.
+ */
+int orca_soft_sq_run(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
+		     int budget)
+{
+	if (qp->sq.broken)
+		return 0;
+	if (!orca_soft_qp_is_ud(qp) && !orca_soft_req_local(sdev, qp))
+		return orca_soft_wire_sq_run(sdev, qp, budget);
+	return orca_soft_sq_local(sdev, qp, budget, NULL);
+}
+
+/*
+ * The shared lane (orca_soft.h; eng_rwsem read, @qp's lock held): the
+ * local peer whose lock must be held with @qp's for @qp's send queue to
+ * run there, or NULL if the queue needs the exclusive holders: not an RC
+ * or UC QP in RTS with nothing to wait for, a peer that is not local or
+ * takes its receives from an SRQ, or a device with on-demand-paging
+ * regions.
+ */
+struct orca_soft_qp *orca_soft_req_shared_peer(struct orca_soft_dev *sdev,
+					       struct orca_soft_qp *qp)
+{
+	struct orca_soft_qp *dqp;
+
+	if ((qp->type != ORCA_QPT_RC && qp->type != ORCA_QPT_UC) ||
+	    qp->state != ORCA_QPS_RTS || qp->req.wait != ORCA_SOFT_WAIT_NONE ||
+	    qp->resp.rd_busy || qp->sq.broken || sdev->odp_mrs)
+		return NULL;
+	dqp = orca_soft_req_dest(sdev, qp);
+	if (!dqp || dqp->srq)
+		return NULL;
+	return dqp;
+}
+
+/*
+ * The shared lane: run @qp's send queue, both locks held.  Return the
+ * WQEs executed; *@excl is set if a WQE was left for the exclusive
+ * holders.
+ */
+int orca_soft_sq_run_shared(struct orca_soft_dev *sdev,
+			    struct orca_soft_qp *qp, int budget, bool *excl)
+{
+	*excl = false;
+	return orca_soft_sq_local(sdev, qp, budget, excl);
 }
