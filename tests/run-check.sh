@@ -250,9 +250,11 @@ stage_script() { # stage_script NAME TIMEOUT SCRIPT [ARGS...]
 #                                                in softirq and workqueue)
 #   180-cm-tools                                 librdmacm's tools: ib_cm,
 #                                                rdma_cm and the GSI QP
-#   110-dp-errors, 140-dp-threads                error completions and
-#                                                flushes; posting from
-#                                                many threads (lockdep)
+#   110-dp-errors, 140-dp-threads,               error completions and
+#   142-dp-parallel                              flushes; posting from
+#                                                many threads, and QPs
+#                                                run at once in the
+#                                                shared lane (lockdep)
 #   187-cm-kill, 212-ev-async-fatal              processes killed mid-setup
 #                                                and a fatal device
 #   315-wire-teardown                            the wire torn down under
@@ -297,8 +299,9 @@ stage_script() { # stage_script NAME TIMEOUT SCRIPT [ARGS...]
 # lockdep, kmemleak and DEBUG_OBJECTS stay on.
 E2E_DEBUG_TESTS=(45-link-delete 47-link-netdev 50-unload 71-mw 73-mr-rereg
 	74-objects 76-udata-raw 78-kverbs 82-xrc 84-dm 86-odp 110-dp-errors
-	140-dp-threads 180-cm-tools 185-nvmeof 186-nfs-rdma 187-cm-kill
-	212-ev-async-fatal 315-wire-teardown 88-max-queues 138-dp-alloc)
+	140-dp-threads 142-dp-parallel 180-cm-tools 185-nvmeof 186-nfs-rdma
+	187-cm-kill 212-ev-async-fatal 315-wire-teardown 88-max-queues
+	138-dp-alloc)
 FAULT_TESTS=(60-admin-timeout 75-admin-faults 77-fail-nth)
 HOSTILE_TESTS=(79-hostile-rings 81-kill-storm 83-map-abuse 85-uverbs-fuzz)
 # debug_e2e STAGE NAME...: the run-e2e.sh command for these .t files on
@@ -310,7 +313,7 @@ debug_e2e() {
 		--debug-kernel --timeout 2400 --test-timeout 600
 		--kmemleak-every 3
 		--append dma_debug=off
-		--env ORCA_KILLS=100 --)
+		--env ORCA_KILLS=100 --env ORCA_PARALLEL_ROUNDS=200 --)
 	for t in "$@"; do
 		CMD+=("$REPO/tests/e2e/$t.t")
 	done

@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Independent QPs of one device driven at the same time: 4 threads, each
+ * with its own RC pair (a, b) on the local fast path, run ROUNDS rounds of
+ *
+ *   a: ATOMIC_FETCH_ADD 1 on one word all threads share,
+ *   a -> b: a SEND,
+ *   b -> a of the next thread's pair: a SEND, which that thread receives;
+ *      so two threads kick the two QPs of one pair at the same time,
+ *   a: RDMA WRITE of 256 bytes into b's buffer, then RDMA READ of it back.
+ *
+ * Every completion must be a success with the right wr_id and opcode,
+ * every payload intact; the shared word must end at 4 x ROUNDS, and the
+ * values the fetch-and-adds returned must be 0 .. 4 x ROUNDS - 1, each
+ * once: an atomic that is not atomic against another QP's (on another
+ * CPU) loses an increment or returns a value twice.
+ * Prints TAP.  Usage: dp_parallel DEVICE [ROUNDS]  (1 to 1000; 1000)
+ */
+#include <pthread.h>
+
+#include "dp_common.h"
+
+#define NTHREADS	4
+#define MAX_ROUNDS	1000
+#define MSG		64
+#define RDMA_LEN	256
+
+struct worker {
+	int t;
+	struct dp_pair p;
+	struct dp_buf abuf, bbuf;	/* a's and b's buffers, 4 KiB each */
+	uint64_t *fetched;		/* the values the adds returned */
+	int rounds_ok;
+	char err[256];
+};
+
+static struct worker w[NTHREADS];
+static struct dp_buf word;		/* the shared 8-byte counter */
+static int rounds = MAX_ROUNDS;
+
+/* Buffer layout of each end: [0, 64) receive, [64, 128) send, then RDMA. */
+#define RX_OFF		0
+#define TX_OFF		64
+#define WR_OFF		128
+#define RD_OFF		(WR_OFF + RDMA_LEN)
+#define ATOM_OFF	(RD_OFF + RDMA_LEN)
+
+static void sge_of(struct ibv_sge *s, struct dp_buf *b, size_t off,
+		   uint32_t len)
+{
+	s->addr = (uintptr_t)(b->p + off);
+	s->length = len;
+	s->lkey = b->mr->lkey;
+}
+
+/* @n completions from @cq, or 0 with the reason in @k->err. */
+static int poll_n(struct worker *k, struct ibv_cq *cq, struct ibv_wc *wc,
+		  int n, const char *what)
+{
+	long deadline = dp_now_ms() + dp_timeout_ms();
+	int got = 0, r;
+
+	while (got < n) {
+		r = ibv_poll_cq(cq, n - got, wc + got);
+		if (r < 0) {
+			snprintf(k->err, sizeof(k->err), "%s: poll returned %d",
+				 what, r);
+			return 0;
+		}
+		got += r;
+		if (!r && dp_now_ms() > deadline) {
+			snprintf(k->err, sizeof(k->err),
+				 "%s: %d of %d completions after %ld ms", what,
+				 got, n, dp_timeout_ms());
+			return 0;
+		}
+	}
+	for (r = 0; r < n; r++) {
+		if (wc[r].status != IBV_WC_SUCCESS) {
+			snprintf(k->err, sizeof(k->err),
+				 "%s: wr_id %llu status %s", what,
+				 (unsigned long long)wc[r].wr_id,
+				 ibv_wc_status_str(wc[r].status));
+			return 0;
+		}
+	}
+	return 1;
+}
+
+static int post(struct worker *k, struct ibv_qp *qp, uint64_t wr_id,
+		enum ibv_wr_opcode op, struct ibv_sge *sge,
+		uint64_t raddr, uint32_t rkey)
+{
+	struct ibv_send_wr wr = {
+		.wr_id = wr_id, .opcode = op, .sg_list = sge, .num_sge = 1,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad = NULL;
+	int ret;
+
+	if (op == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+		wr.wr.atomic.remote_addr = raddr;
+		wr.wr.atomic.rkey = rkey;
+		wr.wr.atomic.compare_add = 1;
+	} else if (op != IBV_WR_SEND) {
+		wr.wr.rdma.remote_addr = raddr;
+		wr.wr.rdma.rkey = rkey;
+	}
+	ret = ibv_post_send(qp, &wr, &bad);
+	if (ret)
+		snprintf(k->err, sizeof(k->err), "post opcode %d: %s", op,
+			 strerror(ret));
+	return !ret;
+}
+
+static int post_rx(struct worker *k, struct ibv_qp *qp, struct dp_buf *b)
+{
+	struct ibv_recv_wr wr = { .wr_id = 7, .num_sge = 1 }, *bad = NULL;
+	struct ibv_sge s;
+	int ret;
+
+	sge_of(&s, b, RX_OFF, MSG);
+	wr.sg_list = &s;
+	ret = ibv_post_recv(qp, &wr, &bad);
+	if (ret)
+		snprintf(k->err, sizeof(k->err), "post_recv: %s",
+			 strerror(ret));
+	return !ret;
+}
+
+/* The payload thread @t's neighbour sends to thread @t's a in round @r. */
+static uint32_t ring_seed(int t, int r)
+{
+	return 0x40000000U + (uint32_t)(t * MAX_ROUNDS + r);
+}
+
+/*
+ * One round of thread @k->t on its pair P and on b of the next thread's
+ * pair Q (a SEND from Q's b to Q's a, which that thread receives): the
+ * thread that kicks Q's a and this one, kicking Q's b, collide on that
+ * pair's two QPs.  0 with the reason in @k->err.
+ */
+static int round_once(struct worker *k, int r)
+{
+	struct worker *q = &w[(k->t + 1) % NTHREADS];
+	struct ibv_qp *a = k->p.a.qp, *b = k->p.b.qp;
+	uint32_t seed = (uint32_t)(k->t * MAX_ROUNDS + r);
+	uint8_t want[MSG];
+	struct ibv_wc wc[4];
+	struct ibv_sge s;
+
+	if (!post_rx(k, a, &k->abuf) || !post_rx(k, b, &k->bbuf))
+		return 0;
+	dp_fill(k->abuf.p + TX_OFF, MSG, seed);
+	dp_fill(q->bbuf.p + TX_OFF, MSG, ring_seed(q->t, r));
+	dp_fill(k->abuf.p + WR_OFF, RDMA_LEN, seed * 3);
+	memset(k->abuf.p + RD_OFF, DP_POISON, RDMA_LEN);
+
+	sge_of(&s, &k->abuf, ATOM_OFF, 8);
+	if (!post(k, a, 1, IBV_WR_ATOMIC_FETCH_AND_ADD, &s,
+		  (uintptr_t)word.p, word.mr->rkey))
+		return 0;
+	sge_of(&s, &k->abuf, TX_OFF, MSG);
+	if (!post(k, a, 2, IBV_WR_SEND, &s, 0, 0))
+		return 0;
+	sge_of(&s, &q->bbuf, TX_OFF, MSG);
+	if (!post(k, q->p.b.qp, 3, IBV_WR_SEND, &s, 0, 0))
+		return 0;
+	sge_of(&s, &k->abuf, WR_OFF, RDMA_LEN);
+	if (!post(k, a, 4, IBV_WR_RDMA_WRITE, &s,
+		  (uintptr_t)(k->bbuf.p + WR_OFF), k->bbuf.mr->rkey))
+		return 0;
+	sge_of(&s, &k->abuf, RD_OFF, RDMA_LEN);
+	if (!post(k, a, 5, IBV_WR_RDMA_READ, &s,
+		  (uintptr_t)(k->bbuf.p + WR_OFF), k->bbuf.mr->rkey))
+		return 0;
+
+	if (!poll_n(k, k->p.a.scq, wc, 4, "a's sends"))
+		return 0;
+	if (wc[0].wr_id != 1 || wc[1].wr_id != 2 || wc[2].wr_id != 4 ||
+	    wc[3].wr_id != 5) {
+		snprintf(k->err, sizeof(k->err),
+			 "round %d: a's completions out of order: %llu %llu %llu %llu",
+			 r, (unsigned long long)wc[0].wr_id,
+			 (unsigned long long)wc[1].wr_id,
+			 (unsigned long long)wc[2].wr_id,
+			 (unsigned long long)wc[3].wr_id);
+		return 0;
+	}
+	if (!poll_n(k, q->p.b.scq, wc, 1, "the send on the next pair's b") ||
+	    !poll_n(k, k->p.b.rcq, wc, 1, "b's receive") ||
+	    !poll_n(k, k->p.a.rcq, wc, 1, "a's receive"))
+		return 0;
+	memcpy(&k->fetched[r], k->abuf.p + ATOM_OFF, 8);
+	dp_fill(want, MSG, ring_seed(k->t, r));
+	if (!dp_cmp(k->bbuf.p + RX_OFF, k->abuf.p + TX_OFF, MSG, "a -> b") ||
+	    !dp_cmp(k->abuf.p + RX_OFF, want, MSG, "b -> a") ||
+	    !dp_cmp(k->abuf.p + RD_OFF, k->abuf.p + WR_OFF, RDMA_LEN,
+		    "WRITE then READ")) {
+		snprintf(k->err, sizeof(k->err), "round %d: a payload differs",
+			 r);
+		return 0;
+	}
+	return 1;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *k = arg;
+	int r;
+
+	for (r = 0; r < rounds; r++) {
+		if (!round_once(k, r))
+			break;
+		k->rounds_ok++;
+	}
+	return NULL;
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+int main(int argc, char **argv)
+{
+	int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		  IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+	static uint64_t all[NTHREADS * MAX_ROUNDS];
+	pthread_t tid[NTHREADS];
+	struct dp_qp_cfg cfg;
+	int t, made = 0, i, once = 1;
+	uint64_t total;
+
+	if (argc > 2)
+		rounds = atoi(argv[2]);
+	if (rounds < 1 || rounds > MAX_ROUNDS) {
+		fprintf(stderr, "usage: dp_parallel DEVICE [ROUNDS 1..%d]\n",
+			MAX_ROUNDS);
+		return 2;
+	}
+	dp_open(argc, argv);
+	if (dp.attr.atomic_cap == IBV_ATOMIC_NONE) {
+		ok(0, "the device has atomics (atomic_cap %d)",
+		   dp.attr.atomic_cap);
+		return dp_close();
+	}
+	dp_cfg_default(&cfg, IBV_QPT_RC);
+	if (!ok(!dp_buf_alloc(&word, dp.pd, 4096, acc), "the shared word"))
+		return dp_close();
+	memset(word.p, 0, 8);
+	for (t = 0; t < NTHREADS; t++) {
+		struct worker *k = &w[t];
+
+		k->t = t;
+		k->fetched = &all[t * rounds];
+		if (dp_pair_make(&k->p, &cfg) ||
+		    dp_buf_alloc(&k->abuf, dp.pd, 4096, acc) ||
+		    dp_buf_alloc(&k->bbuf, dp.pd, 4096, acc))
+			break;
+		made++;
+	}
+	if (!ok(made == NTHREADS, "%d RC pairs with their buffers", NTHREADS))
+		goto out;
+	for (t = 0; t < NTHREADS; t++)
+		if (pthread_create(&tid[t], NULL, worker_main, &w[t]))
+			break;
+	made = t;
+	for (t = 0; t < made; t++)
+		pthread_join(tid[t], NULL);
+	ok(made == NTHREADS, "%d threads started", NTHREADS);
+	for (t = 0; t < made; t++)
+		if (!ok(w[t].rounds_ok == rounds,
+			"thread %d: %d rounds of FETCH_ADD, SEND both ways, WRITE and READ, all intact",
+			t, rounds))
+			diag("thread %d stopped after %d rounds: %s", t,
+			     w[t].rounds_ok, w[t].err);
+	memcpy(&total, word.p, 8);
+	ok(total == (uint64_t)made * rounds,
+	   "the shared word counts every fetch-and-add (%llu, want %llu)",
+	   (unsigned long long)total, (unsigned long long)made * rounds);
+	if (made == NTHREADS) {
+		for (t = 0; t < NTHREADS; t++)
+			if (w[t].rounds_ok != rounds)
+				once = 0;
+		qsort(all, NTHREADS * rounds, sizeof(all[0]), cmp_u64);
+		for (i = 0; once && i < NTHREADS * rounds; i++) {
+			if (all[i] != (uint64_t)i) {
+				diag("sorted value %d is %llu", i,
+				     (unsigned long long)all[i]);
+				once = 0;
+			}
+		}
+		ok(once, "the fetch-and-adds returned 0 .. %d, each once",
+		   NTHREADS * rounds - 1);
+	}
+out:
+	for (t = 0; t < NTHREADS; t++) {
+		dp_pair_destroy(&w[t].p);
+		dp_buf_free(&w[t].abuf);
+		dp_buf_free(&w[t].bbuf);
+	}
+	dp_buf_free(&word);
+	return dp_close();
+}
