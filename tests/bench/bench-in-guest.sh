@@ -38,6 +38,10 @@ TOOLS_PORT=21000
 N_SMALL=${BENCH_N_SMALL:-20000}
 N_LARGE=${BENCH_N_LARGE:-2000}
 N_LAT=${BENCH_N_LAT:-2000}
+# Two pairs at once: long enough (about a second or more each) that the
+# two runs overlap for nearly all of their time, whatever the start-up
+# skew between them; a short run's rate can be that of a CPU alone.
+N_2P=${BENCH_N_2P:-200000}
 # Syscalls per post: two runs under strace, N1 and N2 messages; the
 # difference of their syscall counts over N2 - N1 leaves out what
 # connection setup and teardown cost.
@@ -505,10 +509,10 @@ bench_dev() {
 	# number of messages in all (N_SMALL / N on each QP).
 	bw "$dev" "$gidx" ib_send_bw 64 $((N_SMALL / 2)) send_bw_64_q2 2
 	bw "$dev" "$gidx" ib_send_bw 64 $((N_SMALL / 4)) send_bw_64_q4 4
-	bw2 "$dev" "$gidx" ib_send_bw 64 "$N_SMALL" send_bw_64_2p
+	bw2 "$dev" "$gidx" ib_send_bw 64 "$N_2P" send_bw_64_2p
 	bw "$dev" "$gidx" ib_write_bw 64 $((N_SMALL / 2)) write_bw_64_q2 2
 	bw "$dev" "$gidx" ib_write_bw 64 $((N_SMALL / 4)) write_bw_64_q4 4
-	bw2 "$dev" "$gidx" ib_write_bw 64 "$N_SMALL" write_bw_64_2p
+	bw2 "$dev" "$gidx" ib_write_bw 64 "$N_2P" write_bw_64_2p
 	phase "$dev: idle QPs"
 	idle_cpu "$dev" "$gidx"
 	phase "$dev: NVMe-oF"

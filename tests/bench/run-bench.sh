@@ -60,8 +60,8 @@ echo "bench: booting a guest: perftest on orca0, then on rxe0 (log: $OUT/guest.l
 rc=0
 # The guest does not inherit this environment: pass the knobs on.
 knobs=()
-for k in BENCH_DEVS BENCH_N_SMALL BENCH_N_LARGE BENCH_N_LAT BENCH_N_STRACE1 BENCH_N_STRACE2 BENCH_TIMEOUT \
-	BENCH_FIO_SECS; do
+for k in BENCH_DEVS BENCH_N_SMALL BENCH_N_LARGE BENCH_N_LAT BENCH_N_2P BENCH_N_STRACE1 \
+	BENCH_N_STRACE2 BENCH_TIMEOUT BENCH_FIO_SECS; do
 	[ -z "${!k:-}" ] || knobs+=("$k=${!k}")
 done
 tests/harness/run-guest.sh --timeout 3600 --out "$OUT/guest" "$@" -- \
