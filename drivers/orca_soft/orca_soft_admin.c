@@ -206,6 +206,14 @@ static __le64 orca_soft_dp_sum(struct orca_soft_dev *sdev,
 	return cpu_to_le64(sum);
 }
 
+/* The NAKs of kind @nak (enum orca_aeth_nak) sent and received. */
+static void orca_soft_nak_sums(struct orca_soft_dev *sdev, u8 nak,
+			       __le64 *sent, __le64 *rcvd)
+{
+	*sent = orca_soft_dp_sum(sdev, ORCA_SOFT_CNT_NAKS_SENT + nak);
+	*rcvd = orca_soft_dp_sum(sdev, ORCA_SOFT_CNT_NAKS_RCVD + nak);
+}
+
 static u8 orca_soft_query_stats(struct orca_soft_dev *sdev,
 				const union orca_aq_cmd *cmd)
 {
@@ -239,22 +247,14 @@ static u8 orca_soft_query_stats(struct orca_soft_dev *sdev,
 	st.ack_timeouts = orca_soft_dp_sum(sdev, ORCA_SOFT_CNT_ACK_TIMEOUTS);
 	st.rnr_naks_sent = orca_soft_dp_sum(sdev, ORCA_SOFT_CNT_RNR_NAKS_SENT);
 	st.rnr_naks_rcvd = orca_soft_dp_sum(sdev, ORCA_SOFT_CNT_RNR_NAKS_RCVD);
-	st.seq_naks_sent = orca_soft_dp_sum(sdev, ORCA_SOFT_CNT_NAKS_SENT +
-						ORCA_AETH_NAK_PSN_SEQ);
-	st.seq_naks_rcvd = orca_soft_dp_sum(sdev, ORCA_SOFT_CNT_NAKS_RCVD +
-						ORCA_AETH_NAK_PSN_SEQ);
-	st.inv_req_naks_sent = orca_soft_dp_sum(sdev, ORCA_SOFT_CNT_NAKS_SENT +
-						ORCA_AETH_NAK_INV_REQ);
-	st.inv_req_naks_rcvd = orca_soft_dp_sum(sdev, ORCA_SOFT_CNT_NAKS_RCVD +
-						ORCA_AETH_NAK_INV_REQ);
-	st.access_naks_sent = orca_soft_dp_sum(sdev, ORCA_SOFT_CNT_NAKS_SENT +
-						ORCA_AETH_NAK_REM_ACCESS);
-	st.access_naks_rcvd = orca_soft_dp_sum(sdev, ORCA_SOFT_CNT_NAKS_RCVD +
-						ORCA_AETH_NAK_REM_ACCESS);
-	st.op_naks_sent = orca_soft_dp_sum(sdev, ORCA_SOFT_CNT_NAKS_SENT +
-						ORCA_AETH_NAK_REM_OP);
-	st.op_naks_rcvd = orca_soft_dp_sum(sdev, ORCA_SOFT_CNT_NAKS_RCVD +
-						ORCA_AETH_NAK_REM_OP);
+	orca_soft_nak_sums(sdev, ORCA_AETH_NAK_PSN_SEQ, &st.seq_naks_sent,
+			   &st.seq_naks_rcvd);
+	orca_soft_nak_sums(sdev, ORCA_AETH_NAK_INV_REQ, &st.inv_req_naks_sent,
+			   &st.inv_req_naks_rcvd);
+	orca_soft_nak_sums(sdev, ORCA_AETH_NAK_REM_ACCESS,
+			   &st.access_naks_sent, &st.access_naks_rcvd);
+	orca_soft_nak_sums(sdev, ORCA_AETH_NAK_REM_OP, &st.op_naks_sent,
+			   &st.op_naks_rcvd);
 	st.duplicates = orca_soft_dp_sum(sdev, ORCA_SOFT_CNT_DUPLICATES);
 	st.out_of_sequence = orca_soft_dp_sum(sdev, ORCA_SOFT_CNT_OUT_OF_SEQUENCE);
 	st.ud_drops = orca_soft_dp_sum(sdev, ORCA_SOFT_CNT_UD_DROPS);
