@@ -595,6 +595,29 @@ static bool orca_soft_engine_busy(struct orca_soft_dev *sdev)
 }
 
 /*
+ * Run @qp, whose lock is held, in the shared lane if it is eligible and
+ * its peer's lock is free.  Return the WQEs executed, or -1 if it did
+ * not run; *@excl says whether the exclusive holders must look at it
+ * (not eligible, or a WQE the lane leaves), not when the peer was only
+ * busy in another lane.
+ */
+static int orca_soft_lane_run(struct orca_soft_dev *sdev,
+			      struct orca_soft_qp *qp, int budget, bool *excl)
+{
+	struct orca_soft_qp *peer = orca_soft_req_shared_peer(sdev, qp);
+	int n;
+
+	*excl = !peer;
+	/* Never waits, so two lanes that each want the other's QP back off. */
+	if (!peer || (peer != qp && !mutex_trylock(&peer->lock)))
+		return -1;
+	n = orca_soft_sq_run_shared(sdev, qp, budget, excl);
+	if (peer != qp)
+		mutex_unlock(&peer->lock);
+	return n;
+}
+
+/*
  * The shared lane (orca_soft.h): run kicked QP @qpn with eng_rwsem held
  * for reading, the QP's lock and its local peer's, so that tasks kicking
  * different QPs run them on their own CPUs at once.  No lock is waited
@@ -605,7 +628,7 @@ static bool orca_soft_engine_busy(struct orca_soft_dev *sdev)
 static bool orca_soft_kick_shared(struct orca_soft_dev *sdev, u32 qpn,
 				  int mode, bool *more, bool *counted)
 {
-	struct orca_soft_qp *qp, *peer;
+	struct orca_soft_qp *qp;
 	bool excl = true;
 	int n;
 
@@ -616,16 +639,13 @@ static bool orca_soft_kick_shared(struct orca_soft_dev *sdev, u32 qpn,
 	qp = orca_soft_qp_find(sdev, qpn);
 	if (!qp || !mutex_trylock(&qp->lock))
 		goto out;
-	peer = orca_soft_req_shared_peer(sdev, qp);
-	/* Never waits, so two lanes that each want the other's QP back off. */
-	if (peer && (peer == qp || mutex_trylock(&peer->lock))) {
-		n = orca_soft_sq_run_shared(sdev, qp, ORCA_SOFT_BATCH_BUDGET,
-					    &excl);
+	n = orca_soft_lane_run(sdev, qp, ORCA_SOFT_BATCH_BUDGET, &excl);
+	if (n < 0) {
+		excl = true;
+	} else {
 		*more = orca_soft_kick_handover(qp, mode) ||
 			n >= ORCA_SOFT_BATCH_BUDGET;
 		*counted = true;
-		if (peer != qp)
-			mutex_unlock(&peer->lock);
 	}
 	mutex_unlock(&qp->lock);
 out:
@@ -893,8 +913,8 @@ static int orca_soft_engine_shared_pass(struct orca_soft_dev *sdev,
 					bool *excl)
 {
 	struct orca_soft_qp *batch[ORCA_SOFT_SHARED_QPS];
-	struct orca_soft_qp *qp, *peer;
-	int i, n = 0, done = 0;
+	int i, ran, n = 0, done = 0;
+	struct orca_soft_qp *qp;
 	bool left;
 
 	if (!READ_ONCE(sdev->enabled) || READ_ONCE(sdev->fatal)) {
@@ -919,17 +939,10 @@ static int orca_soft_engine_shared_pass(struct orca_soft_dev *sdev,
 		qp = batch[i];
 		if (!mutex_trylock(&qp->lock))
 			continue;
-		peer = orca_soft_req_shared_peer(sdev, qp);
-		if (!peer) {
-			*excl = true;
-		} else if (peer == qp || mutex_trylock(&peer->lock)) {
-			done += orca_soft_sq_run_shared(sdev, qp,
-							ORCA_SOFT_QP_BUDGET,
-							&left);
-			*excl |= left;
-			if (peer != qp)
-				mutex_unlock(&peer->lock);
-		}
+		ran = orca_soft_lane_run(sdev, qp, ORCA_SOFT_QP_BUDGET, &left);
+		if (ran > 0)
+			done += ran;
+		*excl |= left;
 		mutex_unlock(&qp->lock);
 	}
 	return done;
