@@ -859,6 +859,7 @@ void orca_soft_qp_reset(struct orca_soft_dev *sdev);
 /* orca_soft_engine.c */
 int orca_soft_engine_start(struct orca_soft_dev *sdev);
 void orca_soft_engine_stop(struct orca_soft_dev *sdev);
+void orca_soft_engine_dump(struct orca_soft_dev *sdev);
 void orca_soft_engine_init(struct orca_soft_dev *sdev);
 void orca_soft_kick(struct orca_soft_dev *sdev, u32 entry);
 void orca_soft_engine_wake(struct orca_soft_dev *sdev);

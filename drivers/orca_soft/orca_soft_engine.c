@@ -1031,6 +1031,85 @@ static int orca_soft_engine_thread(void *data)
 	return 0;
 }
 
+/* ---------------------------------------------------------- diagnosis */
+
+/* One record's prod, cons and dev_flags for the dump; ~0 if unreadable. */
+static void orca_soft_dump_rec(struct orca_soft_dev *sdev,
+			       const struct orca_soft_wq *wq, u32 *v)
+{
+	if (orca_soft_dma_read32(sdev, wq->db_addr + ORCA_SOFT_REC_PROD, &v[0]))
+		v[0] = ~0U;
+	if (orca_soft_dma_read32(sdev, wq->db_addr + ORCA_SOFT_REC_CONS, &v[1]))
+		v[1] = ~0U;
+	if (orca_soft_dma_read32(sdev, wq->db_addr + ORCA_SOFT_REC_FLAGS,
+				 &v[2]))
+		v[2] = ~0U;
+}
+
+#define ORCA_SOFT_DUMP_QPS	64
+
+/*
+ * Log the engine's state and that of each QP (the first
+ * ORCA_SOFT_DUMP_QPS), for a test that saw a queue stop: which list each
+ * QP is on, what it waits for, and its records as the host wrote them.
+ * The QPs are only looked at with the engine semaphore held for writing;
+ * if it cannot be had within two seconds (something holds it), only the
+ * engine's own fields are logged.
+ */
+void orca_soft_engine_dump(struct orca_soft_dev *sdev)
+{
+	u64 now = ktime_get_ns();
+	struct orca_soft_qp *qp;
+	unsigned long idx;
+	int tries, n = 0;
+	u32 sq[3], rq[3];
+
+	spin_lock_irq(&sdev->kick_lock);
+	pr_info("orca_soft%u: engine: %s, kicks %u queued, rescan %d, rx %u packets, excl %d, enabled %d, fatal %d\n",
+		sdev->id, sdev->eng_idle ? "asleep" : "awake",
+		sdev->kick_tail - sdev->kick_head, sdev->kick_rescan,
+		skb_queue_len(&sdev->rxq), READ_ONCE(sdev->eng_excl),
+		READ_ONCE(sdev->enabled), READ_ONCE(sdev->fatal));
+	spin_unlock_irq(&sdev->kick_lock);
+
+	for (tries = 0; !down_write_trylock(&sdev->eng_rwsem); tries++) {
+		if (tries == 100) {
+			pr_info("orca_soft%u: engine semaphore held for 2 s: QPs not dumped\n",
+				sdev->id);
+			return;
+		}
+		msleep(20);
+	}
+	xa_for_each(&sdev->qps, idx, qp) {
+		if (n++ == ORCA_SOFT_DUMP_QPS) {
+			pr_info("orca_soft%u: more QPs not dumped\n", sdev->id);
+			break;
+		}
+		memset(sq, 0, sizeof(sq));
+		memset(rq, 0, sizeof(rq));
+		if (orca_soft_qp_has_sq(qp))
+			orca_soft_dump_rec(sdev, &qp->sq, sq);
+		if (orca_soft_qp_has_rq(qp))
+			orca_soft_dump_rec(sdev, &qp->rq, rq);
+		pr_info("orca_soft%u: qp %u type %u state %u%s%s%s%s wait %u in %lld ms rd_busy %d kicks %u sq %u/%u/%#x cons %u%s%s rq %u/%u/%#x cons %u%s\n",
+			sdev->id, qp->qpn, qp->type, qp->state,
+			list_empty(&qp->active_node) ? "" : " active",
+			list_empty(&qp->wait_node) ? "" : " waiting",
+			list_empty(&qp->timer_node) ? "" : " timers",
+			list_empty(&qp->resp.ack_node) ? "" : " acks",
+			qp->req.wait,
+			qp->req.wait == ORCA_SOFT_WAIT_NONE ? 0LL :
+			(s64)(qp->req.wait_until - now) / NSEC_PER_MSEC,
+			qp->resp.rd_busy, qp->kick_repeats,
+			sq[0], sq[1], sq[2], qp->sq.cons,
+			qp->sq_polling ? " polling" : "",
+			qp->sq.broken ? " broken" : "",
+			rq[0], rq[1], rq[2], qp->rq.cons,
+			qp->rq.broken ? " broken" : "");
+	}
+	up_write(&sdev->eng_rwsem);
+}
+
 /* ------------------------------------------------------------ lifetime */
 
 void orca_soft_engine_init(struct orca_soft_dev *sdev)

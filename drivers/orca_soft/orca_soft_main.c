@@ -42,6 +42,31 @@ module_param(ring_pbl, bool, 0644);
 MODULE_PARM_DESC(ring_pbl,
 		 "Paged rings (RING_PBL) on instances created from now on (default on)");
 
+/*
+ * Diagnosis: writing anything to dump_state logs the engine state of
+ * every instance (orca_soft_engine_dump()).  Tests write it when a queue
+ * stops making progress, so that the log says where its work is.
+ */
+static int orca_soft_dump_state(const char *val, const struct kernel_param *kp)
+{
+	struct orca_soft_dev *sdev;
+
+	mutex_lock(&orca_soft_mutex);
+	/* Instances leave the list only under orca_soft_mutex. */
+	list_for_each_entry(sdev, &orca_soft_devices, list)
+		orca_soft_engine_dump(sdev);
+	mutex_unlock(&orca_soft_mutex);
+	return 0;
+}
+
+static const struct kernel_param_ops orca_soft_dump_ops = {
+	.set = orca_soft_dump_state,
+};
+
+module_param_cb(dump_state, &orca_soft_dump_ops, NULL, 0200);
+MODULE_PARM_DESC(dump_state,
+		 "Write to log each instance's engine and QP state (diagnosis)");
+
 static const struct orca_bus_ops orca_soft_bus_ops = {
 	.notify = orca_soft_notify,
 };

@@ -4,7 +4,8 @@
 # Visibility: while a process holds a PD, CQ, QP, SRQ, MR and AH on orca0,
 # "rdma resource show" lists them (with the driver's details under -dd),
 # and "rdma statistic show link orca0/1" reports the device's counters
-# fetched with QUERY_STATS, which move as objects come and go.
+# fetched with QUERY_STATS, which move as objects come and go.  Writing
+# orca_soft's dump_state parameter logs the engine and that QP.
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-prog.sh"
@@ -78,6 +79,15 @@ rdma -dd resource show qp | grep " lqpn $qpn " >/tmp/res-qp-dd.out 2>&1
 [ "$(words /tmp/res-qp-dd.out)" -gt "$(words /tmp/res-qp-d.out)" ]
 ok $? "rdma -dd resource show qp adds the driver's details for QP $qpn"
 sed 's/^/# -dd: /' /tmp/res-qp-dd.out
+
+# --- orca_soft's state dump (what the data-path tests log on a stall) ---
+echo "orca-e2e: restrack dump" >/dev/kmsg
+echo 1 >/sys/module/orca_soft/parameters/dump_state
+dmesg | sed -n '/orca-e2e: restrack dump$/,$p' >/tmp/dump.out
+grep -Eq "orca_soft[0-9]+: engine: (asleep|awake), kicks [0-9]+ queued" /tmp/dump.out &&
+	grep -Eq "orca_soft[0-9]+: qp $qpn type [0-9]+ state 0 .* sq 0/0/0x0 cons 0" /tmp/dump.out
+ok $? "writing orca_soft's dump_state logs the engine and the held QP $qpn (in RESET, nothing posted)"
+grep orca_soft /tmp/dump.out | sed 's/^/# /'
 
 for obj in cq mr pd srq; do
 	rdma resource show "$obj" >"/tmp/res-$obj.out" 2>&1

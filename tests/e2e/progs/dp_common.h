@@ -270,6 +270,51 @@ static int DP_UNUSED dp_cmp(const uint8_t *got, const uint8_t *want,
  */
 static int dp_timeouts;
 
+/*
+ * The first time a wait times out on orca_soft, ask it to log its engine
+ * and QP state (its dump_state parameter) and copy that part of the
+ * kernel log into the output: a stall is then diagnosable from the test's
+ * output alone.  Nothing on other devices.
+ */
+static void DP_UNUSED dp_dump_engine(void)
+{
+	char cmd[256], line[512];
+	FILE *f;
+	int fd;
+
+	fd = open("/sys/module/orca_soft/parameters/dump_state", O_WRONLY);
+	if (fd < 0)
+		return;
+	snprintf(line, sizeof(line), "orca-e2e: state dump for pid %d\n",
+		 (int)getpid());
+	f = fopen("/dev/kmsg", "w");
+	if (f) {
+		fputs(line, f);
+		fclose(f);
+	}
+	if (write(fd, "1", 1) != 1)
+		diag("writing orca_soft's dump_state failed");
+	close(fd);
+	snprintf(cmd, sizeof(cmd),
+		 "dmesg | sed -n '/orca-e2e: state dump for pid %d$/,$p' | "
+		 "grep 'orca_soft[0-9]*: ' | head -n 80", (int)getpid());
+	f = popen(cmd, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		diag("kernel: %s", line);
+	}
+	pclose(f);
+}
+
+/* A wait that must end did not: counted, and the first one dumped. */
+static void DP_UNUSED dp_timed_out(void)
+{
+	if (!dp_timeouts++)
+		dp_dump_engine();
+}
+
 static long DP_UNUSED dp_timeout_ms(void)
 {
 	const char *e = getenv("DP_TIMEOUT_MS");
@@ -308,7 +353,7 @@ static int DP_UNUSED dp_poll(struct ibv_cq *cq, struct ibv_wc *wc, int n,
 		r = ibv_poll_cq(cq, n - got, wc + got);
 		if (r < 0) {
 			diag("%s: ibv_poll_cq returned %d", what, r);
-			dp_timeouts++;
+			dp_timed_out();
 			return got;
 		}
 		got += r;
@@ -318,7 +363,7 @@ static int DP_UNUSED dp_poll(struct ibv_cq *cq, struct ibv_wc *wc, int n,
 			if (dp_now_ms() > deadline) {
 				diag("%s: %d of %d completion(s) after %ld ms",
 				     what, got, n, dp_timeout_ms());
-				dp_timeouts++;
+				dp_timed_out();
 				return got;
 			}
 			if (spins > 100000)
@@ -1016,7 +1061,7 @@ static int DP_UNUSED dp_ev_wait(enum ibv_event_type type, void *obj,
 	for (i = 0; i < dp_ev_npending; i++)
 		diag("%s: events seen instead: %s on %p", what,
 		     dp_ev_str(dp_ev_pending[i].type), dp_ev_pending[i].obj);
-	dp_timeouts++;
+	dp_timed_out();
 	return 0;
 }
 

@@ -131,7 +131,7 @@ static int xpoll(struct ibv_cq_ex *cq, struct ibv_wc *wc, int n, const char *wha
 			if (dp_now_ms() > deadline) {
 				diag("%s: %d of %d completion(s) after %ld ms", what, got, n,
 				     dp_timeout_ms());
-				dp_timeouts++;
+				dp_timed_out();
 				return got;
 			}
 			continue;

@@ -256,7 +256,7 @@ static int tpoll(struct ibv_cq_ex *cq, struct tswc *out, int n, const char *what
 				if (dp_now_ms() > deadline) {
 					diag("%s: %d of %d completion(s) after %ld ms",
 					     what, got, n, dp_timeout_ms());
-					dp_timeouts++;
+					dp_timed_out();
 					return got;
 				}
 				if (spins > 100000)
@@ -266,7 +266,7 @@ static int tpoll(struct ibv_cq_ex *cq, struct tswc *out, int n, const char *what
 		}
 		if (ret) {
 			diag("%s: ibv_start_poll: %s", what, strerror(ret));
-			dp_timeouts++;
+			dp_timed_out();
 			return got;
 		}
 		do {

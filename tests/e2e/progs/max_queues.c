@@ -546,7 +546,7 @@ static void mq_run(struct mq_flow *f, struct mq_state *s, unsigned int round,
 			diag("%s, round %u: no completion for %ld ms: %u of %u sends posted, "
 			     "%u send and %u receive completions", f->name, round,
 			     dp_timeout_ms(), s->posted, cnt, s->sdone, s->rdone);
-			dp_timeouts++;
+			dp_timed_out();
 			s->stalled = 1;
 			break;
 		} else if (++spins > 1000) {
