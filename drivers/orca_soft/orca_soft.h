@@ -56,12 +56,15 @@
  * The shared lane (orca_soft_engine.c) is the one exception: a kick run
  * in the posting task may hold eng_rwsem for reading, with the kicked
  * QP's lock and its local peer's, and execute that QP's send queue on
- * the local fast path while other tasks do the same with other QPs.
- * What it touches beyond the two QPs has a lock of its own: a CQ's
- * lock, the engine lists' eng_lock, the event queue locks; counters are
- * per CPU, scratch space is per QP.  Anything else (memory keys
- * changing, shared receive queues, on-demand paging, the wire) is left
- * to the exclusive holders of eng_rwsem.
+ * the local fast path while other tasks do the same with other QPs; the
+ * engine thread takes received packets for RC and UC QPs the same way,
+ * under the lock of the QP each is for (orca_soft_wire_rx_shared()).
+ * What they touch beyond those QPs has a lock of its own: a CQ's lock,
+ * the engine lists' eng_lock (timers and owed ACKs included), the event
+ * queue locks; counters are per CPU, scratch space is per QP.  Anything
+ * else (memory keys changing, shared receive queues, on-demand paging,
+ * UD and XRC, the wire's requester and timers) is left to the exclusive
+ * holders of eng_rwsem.
  *
  * The device never reclaims host memory.  Since on-demand paging, the
  * host's reclaim may wait for the device: an MMU notifier of orca.ko
@@ -106,6 +109,7 @@
 #include "orca_bus.h"
 #include "orca_hw.h"
 #include "orca_ring.h"
+#include "orca_soft_net.h"
 
 #define ORCA_SOFT_NUM_VECTORS	4
 #define ORCA_SOFT_AQ_MAX_LOG2	10
@@ -574,6 +578,16 @@ struct orca_soft_dev {
 	u32 kick_tail;
 	bool kick_rescan;		/* FIFO overflowed: look at everything */
 	struct sk_buff_head rxq;	/* received packets for the engine */
+	/*
+	 * The engine thread's packet in hand: one the shared lane left for
+	 * the exclusive pass (skb set) is taken first.
+	 */
+	struct orca_soft_rx rx_held;
+	/*
+	 * The earliest wire deadline armed since the last exclusive pass
+	 * judged the timers (under eng_lock): a lane may arm one meanwhile.
+	 */
+	u64 eng_timer_min;
 	bool rx_attached;		/* our rx_handler is on netdev */
 	struct list_head eng_active;	/* QPs being polled */
 	struct list_head eng_waiting;	/* QPs waiting for a timer */

@@ -797,6 +797,8 @@ static int orca_soft_engine_pass(struct orca_soft_dev *sdev, u64 *next_timer)
 
 	/* What the shared lane left is taken below, or stays on the lists. */
 	WRITE_ONCE(sdev->eng_excl, false);
+	/* Every deadline armed is on eng_timers: *next_timer below. */
+	WRITE_ONCE(sdev->eng_timer_min, U64_MAX);
 	if (!READ_ONCE(sdev->enabled) || READ_ONCE(sdev->fatal)) {
 		/* Nothing to act on: forget the kicks. */
 		spin_lock_irq(&sdev->kick_lock);
@@ -889,25 +891,27 @@ static void orca_soft_engine_sleep(struct orca_soft_dev *sdev, u64 deadline)
 }
 
 /*
- * Work only the exclusive pass does: kicks, packets, a timer due, a QP a
- * lane left waiting or in ERR.
+ * Work only the exclusive pass does: kicks, a packet the shared lane
+ * left, a timer due (one a lane armed since the last exclusive pass
+ * included), a QP a lane left waiting or in ERR.
  */
 static bool orca_soft_engine_excl_due(struct orca_soft_dev *sdev,
 				      u64 next_timer, u64 now)
 {
 	return READ_ONCE(sdev->eng_excl) ||
 	       READ_ONCE(sdev->kick_head) != READ_ONCE(sdev->kick_tail) ||
-	       READ_ONCE(sdev->kick_rescan) ||
-	       !skb_queue_empty_lockless(&sdev->rxq) || next_timer <= now ||
+	       READ_ONCE(sdev->kick_rescan) || sdev->rx_held.skb ||
+	       min(next_timer, READ_ONCE(sdev->eng_timer_min)) <= now ||
 	       !READ_ONCE(sdev->enabled) || READ_ONCE(sdev->fatal);
 }
 
 /*
- * A pass of the shared lane over the first active QPs (eng_rwsem held for
- * reading): each eligible one runs with its lock and its peer's, while
- * kicking tasks run others.  QPs whose lock is taken are some other
- * lane's now.  Return the WQEs executed; set *@excl if an active QP needs
- * the exclusive pass (not eligible, or a WQE the lane leaves).
+ * A pass of the shared lane (eng_rwsem held for reading): received
+ * packets (orca_soft_wire_rx_shared()), then the first active QPs, each
+ * eligible one with its lock and its peer's, while kicking tasks run
+ * others.  QPs whose lock is taken are some other lane's now.  Return
+ * the packets and WQEs taken; set *@excl if a packet or an active QP
+ * needs the exclusive pass (not eligible, or a WQE the lane leaves).
  */
 static int orca_soft_engine_shared_pass(struct orca_soft_dev *sdev,
 					bool *excl)
@@ -921,6 +925,8 @@ static int orca_soft_engine_shared_pass(struct orca_soft_dev *sdev,
 		*excl = true;
 		return 0;
 	}
+	done = orca_soft_wire_rx_shared(sdev, ORCA_SOFT_RX_BUDGET, excl);
+
 	spin_lock(&sdev->eng_lock);
 	list_for_each_entry(qp, &sdev->eng_active, active_node) {
 		batch[n++] = qp;
@@ -950,10 +956,10 @@ static int orca_soft_engine_shared_pass(struct orca_soft_dev *sdev,
 
 /*
  * The engine thread.  While every active QP is one the shared lane may
- * run and nothing else is due, it polls them in shared passes, so that
- * kicks of other QPs run in their tasks at the same time; any other work
- * (kicks, packets, timers, flushes, the wire, going to sleep) is an
- * exclusive pass.
+ * run, every packet received is one it may take, and nothing else is
+ * due, it works in shared passes, so that kicks of other QPs run in
+ * their tasks at the same time; any other work (kicks, timers, flushes,
+ * the wire's requester, going to sleep) is an exclusive pass.
  */
 static int orca_soft_engine_thread(void *data)
 {
@@ -1122,6 +1128,7 @@ void orca_soft_engine_init(struct orca_soft_dev *sdev)
 	INIT_LIST_HEAD(&sdev->eng_waiting);
 	INIT_LIST_HEAD(&sdev->eng_timers);
 	INIT_LIST_HEAD(&sdev->eng_acks);
+	sdev->eng_timer_min = U64_MAX;
 	skb_queue_head_init(&sdev->rxq);
 	sdev->gid_gen = 1;
 }

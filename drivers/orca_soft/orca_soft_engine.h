@@ -239,6 +239,8 @@ void orca_soft_wire_qp_init(struct orca_soft_qp *qp);
 
 /* orca_soft_wire_resp.c: the responder on the wire, receive dispatch */
 int orca_soft_wire_rx(struct orca_soft_dev *sdev, int budget);
+int orca_soft_wire_rx_shared(struct orca_soft_dev *sdev, int budget,
+			     bool *excl);
 void orca_soft_wire_flush_acks(struct orca_soft_dev *sdev);
 int orca_soft_wire_resp_run(struct orca_soft_dev *sdev,
 			    struct orca_soft_qp *qp, int budget);

@@ -257,7 +257,8 @@ void orca_soft_net_detach(struct orca_soft_dev *sdev)
  * @rx: filled in with the packet, which the caller owns until
  *	orca_soft_net_rx_done()
  *
- * The engine thread, under eng_rwsem.  Packets that fail the checks of
+ * The engine thread (rxq's only consumer), under eng_rwsem held for
+ * writing or, in the shared lane, for reading.  Packets that fail the checks of
  * orca_soft_net_parse() are freed on the way: a bad ICRC counts in
  * rx_icrc_errors, any other fault in rx_drops.
  *
@@ -267,21 +268,17 @@ bool orca_soft_net_rx_next(struct orca_soft_dev *sdev,
 			   struct orca_soft_rx *rx)
 {
 	struct sk_buff *skb;
-	unsigned long flags;
 	int err;
 
-	lockdep_assert_held_write(&sdev->eng_rwsem);
+	lockdep_assert_held(&sdev->eng_rwsem);
 	while ((skb = skb_dequeue(&sdev->rxq))) {
 		err = orca_soft_net_parse(skb, rx);
 		if (!err)
 			return true;
-		if (err == -EBADMSG) {
+		if (err == -EBADMSG)
 			orca_soft_count(sdev, ORCA_SOFT_CNT_RX_ICRC_ERRORS, 1);
-		} else {
-			spin_lock_irqsave(&sdev->rxq.lock, flags);
+		else
 			orca_soft_count(sdev, ORCA_SOFT_CNT_RX_DROPS, 1);
-			spin_unlock_irqrestore(&sdev->rxq.lock, flags);
-		}
 		kfree_skb(skb);
 	}
 	rx->skb = NULL;
@@ -323,9 +320,11 @@ u64 orca_soft_net_rx_oldest(struct orca_soft_dev *sdev)
 
 /**
  * orca_soft_net_purge() - free every packet waiting for the engine
- * @sdev: the device
+ * @sdev: the device, its engine stopped
  */
 void orca_soft_net_purge(struct orca_soft_dev *sdev)
 {
+	if (sdev->rx_held.skb)
+		orca_soft_net_rx_done(&sdev->rx_held);
 	skb_queue_purge(&sdev->rxq);
 }

@@ -225,15 +225,25 @@ void orca_soft_wire_send_ud(struct orca_soft_dev *sdev,
 
 /* ------------------------------------------------------- RC completion */
 
-/* Arm the engine's timer list for @qp's wire deadlines. */
+/*
+ * Arm the engine's timer list for @qp's wire deadlines.  In the shared
+ * lane other QPs' nodes change beside @qp's, and the engine thread learns
+ * of the deadline through eng_timer_min.
+ */
 void orca_soft_wire_arm(struct orca_soft_dev *sdev, struct orca_soft_qp *qp)
 {
-	if (orca_soft_wire_deadline(qp) != U64_MAX) {
+	u64 due = orca_soft_wire_deadline(qp);
+
+	spin_lock(&sdev->eng_lock);
+	if (due != U64_MAX) {
 		if (list_empty(&qp->timer_node))
 			list_add_tail(&qp->timer_node, &sdev->eng_timers);
+		if (due < sdev->eng_timer_min)
+			WRITE_ONCE(sdev->eng_timer_min, due);
 	} else {
 		list_del_init(&qp->timer_node);
 	}
+	spin_unlock(&sdev->eng_lock);
 }
 
 /*
@@ -313,7 +323,9 @@ static void orca_soft_wire_complete(struct orca_soft_dev *sdev,
 	if (status != ORCA_CQE_ST_SUCCESS) {
 		qp->req.timer_at = 0;
 		qp->req.rnr_until = 0;
+		spin_lock(&sdev->eng_lock);
 		list_del_init(&qp->timer_node);
+		spin_unlock(&sdev->eng_lock);
 		orca_soft_qp_set_err(sdev, qp);
 	}
 	orca_soft_sqd_check(sdev, qp);
@@ -440,12 +452,16 @@ static u8 orca_soft_wire_load(struct orca_soft_dev *sdev,
 {
 	u64 addr = orca_soft_wq_slot(&qp->sq, idx);
 	struct orca_soft_cqe_info ci = {};
+	const struct orca_send_wqe *wqe = (const void *)qp->req_scr->wqe;
 	struct orca_soft_msg msg;
 	bool executed;
 	u8 st;
 
 	if (orca_soft_dma_read(sdev, addr, qp->req_scr->wqe,
 			       ORCA_SEND_WQE_HDR_SIZE))
+		return ORCA_CQE_ST_LOC_QP_OP_ERR;
+	/* A slot rewritten to a memory-key operation is not executed. */
+	if ((le32_to_cpu(wqe->ctrl) & ORCA_WQE_CTRL_OPCODE_MASK) != w->op)
 		return ORCA_CQE_ST_LOC_QP_OP_ERR;
 	st = orca_soft_req_decode(sdev, qp, addr, &msg, &ci, &executed);
 	if (st)

@@ -88,12 +88,26 @@ static u8 orca_soft_syn(u8 type, u8 value)
 	       FIELD_PREP(ORCA_AETH_SYN_VALUE, value);
 }
 
+/*
+ * Take @qp off eng_acks.  Its node is @qp's (its lock, or the semaphore
+ * written); the list's other nodes may be other lanes'.
+ */
+static void orca_soft_wire_acks_del(struct orca_soft_dev *sdev,
+				    struct orca_soft_qp *qp)
+{
+	if (list_empty(&qp->resp.ack_node))
+		return;
+	spin_lock(&sdev->eng_lock);
+	list_del_init(&qp->resp.ack_node);
+	spin_unlock(&sdev->eng_lock);
+}
+
 /* ACK everything before rq_psn. */
 static void orca_soft_wire_ack(struct orca_soft_dev *sdev,
 			       struct orca_soft_qp *qp)
 {
 	qp->resp.ack_pending = false;
-	list_del_init(&qp->resp.ack_node);
+	orca_soft_wire_acks_del(sdev, qp);
 	orca_soft_wire_send_aeth(sdev, qp, ORCA_OP_RC_ACK,
 				 orca_soft_syn(ORCA_AETH_ACK,
 					       ORCA_AETH_CREDITS_INVALID),
@@ -104,25 +118,34 @@ static void orca_soft_wire_owe_ack(struct orca_soft_dev *sdev,
 				   struct orca_soft_qp *qp)
 {
 	qp->resp.ack_pending = true;
-	if (list_empty(&qp->resp.ack_node))
+	if (list_empty(&qp->resp.ack_node)) {
+		spin_lock(&sdev->eng_lock);
 		list_add_tail(&qp->resp.ack_node, &sdev->eng_acks);
+		spin_unlock(&sdev->eng_lock);
+	}
 }
 
-/* The ACKs owed after a batch of received packets. */
+/* The ACK @qp owes after its packets of a batch, if any. */
+static void orca_soft_wire_flush_ack(struct orca_soft_dev *sdev,
+				     struct orca_soft_qp *qp)
+{
+	/* Behind READ responses: resp_run sends it after them. */
+	if (list_empty(&qp->resp.ack_node) || qp->resp.rd_busy)
+		return;
+	if (qp->resp.ack_pending && qp->state != ORCA_QPS_ERR &&
+	    qp->state != ORCA_QPS_RESET)
+		orca_soft_wire_ack(sdev, qp);
+	else
+		orca_soft_wire_acks_del(sdev, qp);
+}
+
+/* The ACKs owed after a batch of received packets (semaphore written). */
 void orca_soft_wire_flush_acks(struct orca_soft_dev *sdev)
 {
 	struct orca_soft_qp *qp, *tmp;
 
-	list_for_each_entry_safe(qp, tmp, &sdev->eng_acks, resp.ack_node) {
-		/* Behind READ responses: resp_run sends it after them. */
-		if (qp->resp.rd_busy)
-			continue;
-		if (qp->resp.ack_pending && qp->state != ORCA_QPS_ERR &&
-		    qp->state != ORCA_QPS_RESET)
-			orca_soft_wire_ack(sdev, qp);
-		else
-			list_del_init(&qp->resp.ack_node);
-	}
+	list_for_each_entry_safe(qp, tmp, &sdev->eng_acks, resp.ack_node)
+		orca_soft_wire_flush_ack(sdev, qp);
 }
 
 /* Put a NAK or an RNR NAK (AETH syndrome @syn) for @psn on the wire. */
@@ -1101,17 +1124,97 @@ static void orca_soft_wire_rx_one(struct orca_soft_dev *sdev,
 		orca_soft_wire_uc_request(sdev, qp, &pkt, op->flags, payload);
 }
 
-/* Take up to @budget received packets; flush the ACKs they owe. */
+/*
+ * Take up to @budget received packets, the one the shared lane left
+ * first; flush the ACKs they owe (eng_rwsem written).
+ */
 int orca_soft_wire_rx(struct orca_soft_dev *sdev, int budget)
 {
-	struct orca_soft_rx rx;
+	struct orca_soft_rx *rx = &sdev->rx_held;
 	int n = 0;
 
-	while (n < budget && orca_soft_net_rx_next(sdev, &rx)) {
-		orca_soft_wire_rx_one(sdev, &rx);
-		orca_soft_net_rx_done(&rx);
+	while (n < budget && (rx->skb || orca_soft_net_rx_next(sdev, rx))) {
+		orca_soft_wire_rx_one(sdev, rx);
+		orca_soft_net_rx_done(rx);
 		n++;
 	}
 	orca_soft_wire_flush_acks(sdev);
+	return n;
+}
+
+/*
+ * The QP the shared lane may take @rx for, or NULL if the packet needs
+ * the exclusive holders.  Only what no lane changes is looked at here:
+ * the QP's type and SRQ, the device's ODP regions; the rest of
+ * orca_soft_wire_rx_one()'s checks run with the QP locked.
+ */
+static struct orca_soft_qp *orca_soft_wire_rx_lane_qp(struct orca_soft_dev *sdev,
+						      const struct orca_soft_rx *rx)
+{
+	const struct orca_wire_opinfo *op;
+	struct orca_wire_pkt pkt;
+	struct orca_soft_qp *qp;
+	u8 transport;
+
+	if (sdev->odp_mrs ||
+	    orca_wire_parse(rx->transport, rx->len + ORCA_WIRE_ICRC_LEN, 0,
+			    &pkt))
+		return NULL;
+	op = orca_wire_opinfo(pkt.opcode);
+	transport = FIELD_GET(ORCA_WIRE_OP_TRANSPORT, pkt.opcode);
+	/* A SEND with invalidate changes a memory key. */
+	if ((transport != ORCA_WIRE_RC && transport != ORCA_WIRE_UC) ||
+	    (op->hdrs & ORCA_WIRE_HDR_IETH))
+		return NULL;
+	qp = orca_soft_qp_find(sdev, pkt.dest_qpn);
+	if (!qp || (qp->type != ORCA_QPT_RC && qp->type != ORCA_QPT_UC) ||
+	    qp->srq)
+		return NULL;
+	return qp;
+}
+
+/*
+ * The wire in the shared lane (orca_soft.h; eng_rwsem held for reading,
+ * by the engine thread, rxq's only consumer): received packets for RC
+ * and UC QPs with their own RQ, each under its QP's lock, so that kicks
+ * run other QPs meanwhile.  What such a packet changes beyond its QP has
+ * its own lock: CQs, event queues, the engine's lists (eng_lock), the
+ * counters.  Consecutive packets for one QP are taken under one locking,
+ * and its ACK is flushed before the lock is dropped.  A packet that
+ * needs the exclusive holders (UD, XRC, an SRQ, a memory key, a QP that
+ * a kick is running) ends the batch: it stays in rx_held, *@excl is set,
+ * and the exclusive pass takes it before any other, so packets keep
+ * their order.  Return the packets taken.
+ */
+int orca_soft_wire_rx_shared(struct orca_soft_dev *sdev, int budget,
+			     bool *excl)
+{
+	struct orca_soft_rx *rx = &sdev->rx_held;
+	struct orca_soft_qp *qp, *locked = NULL;
+	int n = 0;
+
+	lockdep_assert_held_read(&sdev->eng_rwsem);
+	while (n < budget && (rx->skb || orca_soft_net_rx_next(sdev, rx))) {
+		qp = orca_soft_wire_rx_lane_qp(sdev, rx);
+		if (qp != locked) {
+			if (locked) {
+				orca_soft_wire_flush_ack(sdev, locked);
+				mutex_unlock(&locked->lock);
+				locked = NULL;
+			}
+			if (!qp || !mutex_trylock(&qp->lock)) {
+				*excl = true;
+				break;
+			}
+			locked = qp;
+		}
+		orca_soft_wire_rx_one(sdev, rx);
+		orca_soft_net_rx_done(rx);
+		n++;
+	}
+	if (locked) {
+		orca_soft_wire_flush_ack(sdev, locked);
+		mutex_unlock(&locked->lock);
+	}
 	return n;
 }
