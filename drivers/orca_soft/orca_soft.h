@@ -585,9 +585,10 @@ struct orca_soft_dev {
 	struct orca_soft_rx rx_held;
 	/*
 	 * The earliest wire deadline armed since the last exclusive pass
-	 * judged the timers (under eng_lock): a lane may arm one meanwhile.
+	 * judged the timers (lowered under eng_lock; a u64, U64_MAX for
+	 * none): a lane may arm one meanwhile.
 	 */
-	u64 eng_timer_min;
+	atomic64_t eng_timer_min;
 	bool rx_attached;		/* our rx_handler is on netdev */
 	struct list_head eng_active;	/* QPs being polled */
 	struct list_head eng_waiting;	/* QPs waiting for a timer */

@@ -798,9 +798,11 @@ static int orca_soft_engine_pass(struct orca_soft_dev *sdev, u64 *next_timer)
 	/* What the shared lane left is taken below, or stays on the lists. */
 	WRITE_ONCE(sdev->eng_excl, false);
 	/* Every deadline armed is on eng_timers: *next_timer below. */
-	WRITE_ONCE(sdev->eng_timer_min, U64_MAX);
+	atomic64_set(&sdev->eng_timer_min, (s64)U64_MAX);
 	if (!READ_ONCE(sdev->enabled) || READ_ONCE(sdev->fatal)) {
-		/* Nothing to act on: forget the kicks. */
+		/* Nothing to act on: forget the kicks and the packet in hand. */
+		if (sdev->rx_held.skb)
+			orca_soft_net_rx_done(&sdev->rx_held);
 		spin_lock_irq(&sdev->kick_lock);
 		sdev->kick_head = sdev->kick_tail;
 		sdev->kick_rescan = false;
@@ -901,7 +903,7 @@ static bool orca_soft_engine_excl_due(struct orca_soft_dev *sdev,
 	return READ_ONCE(sdev->eng_excl) ||
 	       READ_ONCE(sdev->kick_head) != READ_ONCE(sdev->kick_tail) ||
 	       READ_ONCE(sdev->kick_rescan) || sdev->rx_held.skb ||
-	       min(next_timer, READ_ONCE(sdev->eng_timer_min)) <= now ||
+	       min(next_timer, (u64)atomic64_read(&sdev->eng_timer_min)) <= now ||
 	       !READ_ONCE(sdev->enabled) || READ_ONCE(sdev->fatal);
 }
 
@@ -1128,7 +1130,7 @@ void orca_soft_engine_init(struct orca_soft_dev *sdev)
 	INIT_LIST_HEAD(&sdev->eng_waiting);
 	INIT_LIST_HEAD(&sdev->eng_timers);
 	INIT_LIST_HEAD(&sdev->eng_acks);
-	sdev->eng_timer_min = U64_MAX;
+	atomic64_set(&sdev->eng_timer_min, (s64)U64_MAX);
 	skb_queue_head_init(&sdev->rxq);
 	sdev->gid_gen = 1;
 }

@@ -237,7 +237,8 @@ void orca_soft_net_detach_rtnl(struct orca_soft_dev *sdev)
 		netdev_rx_handler_unregister(sdev->netdev);
 		sdev->rx_attached = false;
 	}
-	orca_soft_net_purge(sdev);
+	/* Not the engine's packet in hand: it may still be running. */
+	skb_queue_purge(&sdev->rxq);
 }
 
 /**

@@ -238,8 +238,8 @@ void orca_soft_wire_arm(struct orca_soft_dev *sdev, struct orca_soft_qp *qp)
 	if (due != U64_MAX) {
 		if (list_empty(&qp->timer_node))
 			list_add_tail(&qp->timer_node, &sdev->eng_timers);
-		if (due < sdev->eng_timer_min)
-			WRITE_ONCE(sdev->eng_timer_min, due);
+		if (due < (u64)atomic64_read(&sdev->eng_timer_min))
+			atomic64_set(&sdev->eng_timer_min, (s64)due);
 	} else {
 		list_del_init(&qp->timer_node);
 	}

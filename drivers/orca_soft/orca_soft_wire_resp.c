@@ -1196,7 +1196,7 @@ int orca_soft_wire_rx_shared(struct orca_soft_dev *sdev, int budget,
 	lockdep_assert_held_read(&sdev->eng_rwsem);
 	while (n < budget && (rx->skb || orca_soft_net_rx_next(sdev, rx))) {
 		qp = orca_soft_wire_rx_lane_qp(sdev, rx);
-		if (qp != locked) {
+		if (!qp || qp != locked) {
 			if (locked) {
 				orca_soft_wire_flush_ack(sdev, locked);
 				mutex_unlock(&locked->lock);

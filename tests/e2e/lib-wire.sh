@@ -68,6 +68,21 @@ wire_counters() {
 		done
 		diag "$d:$line"
 	done
+	wire_dump
+}
+
+# wire_dump: orca_soft's view of its engines and QPs (its dump_state
+# parameter), from the kernel log, as TAP comments.
+_wire_dumps=0
+wire_dump() {
+	local dump=/sys/module/orca_soft/parameters/dump_state
+	local mark="orca-e2e: wire dump $$.$((++_wire_dumps))"
+
+	[ -w "$dump" ] || return 0
+	echo "$mark" >/dev/kmsg
+	echo 1 >"$dump"
+	dmesg | sed -n "/$mark\$/,\$p" | grep 'orca_soft[0-9]*: ' | head -n 60 |
+		sed 's/^/kernel: /' | while IFS= read -r line; do diag "$line"; done
 }
 
 # wire_perf NAME TOOL ARGS...: perftest TOOL, server on WIRE_B, client on
