@@ -55,16 +55,17 @@
  *
  * The shared lane (orca_soft_engine.c) is the one exception: a kick run
  * in the posting task may hold eng_rwsem for reading, with the kicked
- * QP's lock and its local peer's, and execute that QP's send queue on
- * the local fast path while other tasks do the same with other QPs; the
- * engine thread takes received packets for RC and UC QPs the same way,
- * under the lock of the QP each is for (orca_soft_wire_rx_shared()).
- * What they touch beyond those QPs has a lock of its own: a CQ's lock,
- * the engine lists' eng_lock (timers and owed ACKs included), the event
- * queue locks; counters are per CPU, scratch space is per QP.  Anything
- * else (memory keys changing, shared receive queues, on-demand paging,
- * UD and XRC, the wire's requester and timers) is left to the exclusive
- * holders of eng_rwsem.
+ * QP's lock and its local peer's (on the wire, its own alone), and
+ * execute that QP's send queue while other tasks do the same with other
+ * QPs; the engine thread takes received packets for RC and UC QPs the
+ * same way, under the lock of the QP each is for
+ * (orca_soft_wire_rx_shared()).  What they touch beyond those QPs has a
+ * lock of its own: a CQ's lock, the engine lists' eng_lock (the wire's
+ * timers and owed ACKs included), the event queue locks; counters are
+ * per CPU, scratch space is per QP.  Anything else (memory keys
+ * changing, shared receive queues, on-demand paging, UD and XRC, READ
+ * responses, timers that expire) is left to the exclusive holders of
+ * eng_rwsem.
  *
  * The device never reclaims host memory.  Since on-demand paging, the
  * host's reclaim may wait for the device: an MMU notifier of orca.ko
@@ -572,6 +573,7 @@ struct orca_soft_dev {
 	bool eng_excl;
 	struct task_struct *eng_task;	/* under kick_lock */
 	bool eng_idle;			/* asleep, wants a wake-up; kick_lock */
+	u64 eng_sleep_until;		/* ... until then, U64_MAX: a kick */
 	spinlock_t kick_lock;		/* kick FIFO; taken in notify */
 	u32 kick_fifo[ORCA_SOFT_KICK_FIFO];
 	u32 kick_head;

@@ -234,6 +234,26 @@ void orca_soft_kick(struct orca_soft_dev *sdev, u32 entry)
 	spin_unlock_irqrestore(&sdev->kick_lock, flags);
 }
 
+/*
+ * A lane armed a wire deadline (eng_timer_min): wake the engine thread if
+ * it sleeps past it.  It reads eng_timer_min under kick_lock before it
+ * sleeps, so either it sees the deadline or this sees it asleep.
+ */
+static void orca_soft_engine_timer_wake(struct orca_soft_dev *sdev)
+{
+	unsigned long flags;
+
+	if ((u64)atomic64_read(&sdev->eng_timer_min) == U64_MAX)
+		return;
+	spin_lock_irqsave(&sdev->kick_lock, flags);
+	if (sdev->eng_idle && sdev->eng_task &&
+	    (u64)atomic64_read(&sdev->eng_timer_min) < sdev->eng_sleep_until) {
+		sdev->eng_idle = false;
+		wake_up_process(sdev->eng_task);
+	}
+	spin_unlock_irqrestore(&sdev->kick_lock, flags);
+}
+
 /* From the rx_handler, softirq: packets are queued on sdev->rxq. */
 void orca_soft_engine_wake(struct orca_soft_dev *sdev)
 {
@@ -683,6 +703,7 @@ static bool orca_soft_kick_inline(struct orca_soft_dev *sdev, u32 entry)
 	if (orca_soft_kick_shared(sdev, entry, mode, &more, &counted)) {
 		memalloc_noreclaim_restore(noreclaim);
 		/* The engine: only for what this lane left it. */
+		orca_soft_engine_timer_wake(sdev);
 		return !more && !READ_ONCE(sdev->eng_excl);
 	}
 	if (!down_write_trylock(&sdev->eng_rwsem)) {
@@ -874,6 +895,9 @@ static void orca_soft_engine_sleep(struct orca_soft_dev *sdev, u64 deadline)
 	spin_lock_irq(&sdev->kick_lock);
 	empty = sdev->kick_head == sdev->kick_tail && !sdev->kick_rescan &&
 		skb_queue_empty_lockless(&sdev->rxq);
+	/* A deadline a lane armed since the last pass (timer_wake). */
+	deadline = min(deadline, (u64)atomic64_read(&sdev->eng_timer_min));
+	sdev->eng_sleep_until = deadline;
 	sdev->eng_idle = empty;
 	spin_unlock_irq(&sdev->kick_lock);
 	if (empty && !kthread_should_stop()) {
@@ -961,7 +985,7 @@ static int orca_soft_engine_shared_pass(struct orca_soft_dev *sdev,
  * run, every packet received is one it may take, and nothing else is
  * due, it works in shared passes, so that kicks of other QPs run in
  * their tasks at the same time; any other work (kicks, timers, flushes,
- * the wire's requester, going to sleep) is an exclusive pass.
+ * READ responses, going to sleep) is an exclusive pass.
  */
 static int orca_soft_engine_thread(void *data)
 {
@@ -1131,6 +1155,7 @@ void orca_soft_engine_init(struct orca_soft_dev *sdev)
 	INIT_LIST_HEAD(&sdev->eng_timers);
 	INIT_LIST_HEAD(&sdev->eng_acks);
 	atomic64_set(&sdev->eng_timer_min, (s64)U64_MAX);
+	sdev->eng_sleep_until = U64_MAX;
 	skb_queue_head_init(&sdev->rxq);
 	sdev->gid_gen = 1;
 }

@@ -204,6 +204,7 @@ u8 orca_soft_req_decode(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 			u64 addr, struct orca_soft_msg *out,
 			struct orca_soft_cqe_info *ci, bool *executed);
 bool orca_soft_req_local(struct orca_soft_dev *sdev, struct orca_soft_qp *qp);
+bool orca_soft_op_shared(u8 op);
 struct orca_soft_qp *orca_soft_req_shared_peer(struct orca_soft_dev *sdev,
 					       struct orca_soft_qp *qp);
 int orca_soft_sq_run_shared(struct orca_soft_dev *sdev,
@@ -224,7 +225,7 @@ static inline u32 orca_soft_qp_mtu(struct orca_soft_dev *sdev,
 /* orca_soft_wire_req.c: the requester and completer on the wire */
 #define ORCA_SOFT_WIRE_WINDOW	128	/* PSNs unacknowledged at most */
 int orca_soft_wire_sq_run(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
-			  int budget);
+			  int budget, bool *excl);
 void orca_soft_wire_send_ud(struct orca_soft_dev *sdev,
 			    struct orca_soft_qp *qp,
 			    const struct orca_soft_msg *msg, u32 dest_qpn);

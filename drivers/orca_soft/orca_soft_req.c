@@ -91,7 +91,7 @@ static bool orca_soft_op_ok(u8 type, u8 op)
  * Opcodes the shared lane executes: those that change no memory key and
  * touch no QP but the requester and its responder.
  */
-static bool orca_soft_op_shared(u8 op)
+bool orca_soft_op_shared(u8 op)
 {
 	switch (op) {
 	case ORCA_WQE_OP_SEND:
@@ -638,17 +638,18 @@ int orca_soft_sq_run(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 	if (qp->sq.broken)
 		return 0;
 	if (!orca_soft_qp_is_ud(qp) && !orca_soft_req_local(sdev, qp))
-		return orca_soft_wire_sq_run(sdev, qp, budget);
+		return orca_soft_wire_sq_run(sdev, qp, budget, NULL);
 	return orca_soft_sq_local(sdev, qp, budget, NULL);
 }
 
 /*
  * The shared lane (orca_soft.h; eng_rwsem read, @qp's lock held): the
- * local peer whose lock must be held with @qp's for @qp's send queue to
- * run there, or NULL if the queue needs the exclusive holders: not an RC
- * or UC QP in RTS with nothing to wait for, a peer that is not local or
- * takes its receives from an SRQ, or a device with on-demand-paging
- * regions.
+ * QP whose lock must be held with @qp's for @qp's send queue to run
+ * there: its local peer, or @qp itself on the wire, where the peer is
+ * another host's.  NULL if the queue needs the exclusive holders: not an
+ * RC or UC QP in RTS with nothing to wait for (READ responses to send
+ * included), a local peer that takes its receives from an SRQ, or a
+ * device with on-demand-paging regions.
  */
 struct orca_soft_qp *orca_soft_req_shared_peer(struct orca_soft_dev *sdev,
 					       struct orca_soft_qp *qp)
@@ -659,6 +660,8 @@ struct orca_soft_qp *orca_soft_req_shared_peer(struct orca_soft_dev *sdev,
 	    qp->state != ORCA_QPS_RTS || qp->req.wait != ORCA_SOFT_WAIT_NONE ||
 	    qp->resp.rd_busy || qp->sq.broken || sdev->odp_mrs)
 		return NULL;
+	if (!orca_soft_req_local(sdev, qp))
+		return qp;
 	dqp = orca_soft_req_dest(sdev, qp);
 	if (!dqp || dqp->srq)
 		return NULL;
@@ -674,5 +677,7 @@ int orca_soft_sq_run_shared(struct orca_soft_dev *sdev,
 			    struct orca_soft_qp *qp, int budget, bool *excl)
 {
 	*excl = false;
+	if (!orca_soft_req_local(sdev, qp))
+		return orca_soft_wire_sq_run(sdev, qp, budget, excl);
 	return orca_soft_sq_local(sdev, qp, budget, excl);
 }

@@ -714,12 +714,15 @@ void orca_soft_wire_timer(struct orca_soft_dev *sdev, struct orca_soft_qp *qp)
  * Copy the send WQE at SQ index @idx and decode it into @w: -EIO when the
  * ring cannot be read (the SQ is then fatal), else the CQE status the
  * decoding gives; *@executed for LOCAL_INV, REG_MR and BIND_MW, done
- * already.
+ * already.  In the shared lane (@excl) a WQE whose opcode it does not
+ * execute (orca_soft_op_shared(), judged on the copy) is left as it is:
+ * -EAGAIN, and *@excl is set.
  */
 static int orca_soft_swqe_fill(struct orca_soft_dev *sdev,
 			       struct orca_soft_qp *qp, u32 idx,
 			       struct orca_soft_swqe *w,
-			       struct orca_soft_cqe_info *ci, bool *executed)
+			       struct orca_soft_cqe_info *ci, bool *executed,
+			       bool *excl)
 {
 	struct orca_send_wqe *wqe = (struct orca_send_wqe *)qp->req_scr->wqe;
 	u64 addr = orca_soft_wq_slot(&qp->sq, idx);
@@ -733,6 +736,10 @@ static int orca_soft_swqe_fill(struct orca_soft_dev *sdev,
 		return -EIO;
 	}
 	ctrl = le32_to_cpu(wqe->ctrl);
+	if (excl && !orca_soft_op_shared(ctrl & ORCA_WQE_CTRL_OPCODE_MASK)) {
+		*excl = true;
+		return -EAGAIN;
+	}
 	w->wr_id = le64_to_cpu(wqe->wr_id);
 	w->op = ctrl & ORCA_WQE_CTRL_OPCODE_MASK;
 	w->flags = (ctrl & ORCA_WQE_CTRL_FLAGS_MASK) >>
@@ -753,9 +760,13 @@ static int orca_soft_swqe_fill(struct orca_soft_dev *sdev,
 	return st;
 }
 
-/* Start the WQE at next (first time): copy what it is into swqe[]. */
+/*
+ * Start the WQE at next (first time): copy what it is into swqe[].  False
+ * if the sender stops: the ring is unreadable, the WQE failed to start,
+ * or (*@excl set) the shared lane leaves it untouched.
+ */
 static bool orca_soft_wire_start(struct orca_soft_dev *sdev,
-				 struct orca_soft_qp *qp)
+				 struct orca_soft_qp *qp, bool *excl)
 {
 	struct orca_soft_swqe *w = orca_soft_swqe_at(qp, qp->req.next);
 	u32 mtu = orca_soft_qp_mtu(sdev, qp);
@@ -763,7 +774,8 @@ static bool orca_soft_wire_start(struct orca_soft_dev *sdev,
 	bool executed;
 	int st;
 
-	st = orca_soft_swqe_fill(sdev, qp, qp->req.next, w, &ci, &executed);
+	st = orca_soft_swqe_fill(sdev, qp, qp->req.next, w, &ci, &executed,
+				 excl);
 	if (st < 0)
 		return false;
 	qp->req.started++;
@@ -891,7 +903,8 @@ static int orca_soft_wire_send_wqe(struct orca_soft_dev *sdev,
 
 /* UC: send the WQE at cons and complete it. */
 static int orca_soft_wire_uc_run(struct orca_soft_dev *sdev,
-				 struct orca_soft_qp *qp, u32 prod, int budget)
+				 struct orca_soft_qp *qp, u32 prod, int budget,
+				 bool *excl)
 {
 	int n = 0;
 
@@ -907,7 +920,7 @@ static int orca_soft_wire_uc_run(struct orca_soft_dev *sdev,
 		int st;
 
 		st = orca_soft_swqe_fill(sdev, qp, qp->sq.cons, &w, &ci,
-					 &executed);
+					 &executed, excl);
 		if (st < 0)
 			break;
 		if (st == ORCA_CQE_ST_SUCCESS && !executed) {
@@ -936,7 +949,6 @@ static int orca_soft_wire_uc_run(struct orca_soft_dev *sdev,
 	return n;
 }
 
-/* RC and UC over the wire: send what the window allows (QP in RTS). */
 /*
  * The newest WQE started failed before it was sent (a bad SGE, say): it
  * completes in error once the WQEs before it are acknowledged, and the
@@ -974,8 +986,14 @@ static bool orca_soft_wire_fenced(struct orca_soft_dev *sdev,
 	return FIELD_GET(ORCA_WQE_CTRL_FLAGS_MASK, ctrl) & ORCA_WQE_FLAG_FENCE;
 }
 
+/*
+ * RC and UC over the wire: send what the window allows (QP in RTS, or in
+ * SQD with WQEs in progress); return the packets sent and WQEs retired.
+ * In the shared lane (@excl; @qp locked, RTS) the sender stops before a
+ * WQE it may not start and sets *@excl.
+ */
 int orca_soft_wire_sq_run(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
-			  int budget)
+			  int budget, bool *excl)
 {
 	u32 max_rd = max_t(u32, qp->attr.max_rd_atomic, 1);
 	u64 now;
@@ -990,7 +1008,7 @@ int orca_soft_wire_sq_run(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 		return 0;
 	}
 	if (qp->type == ORCA_QPT_UC)
-		return orca_soft_wire_uc_run(sdev, qp, prod, budget);
+		return orca_soft_wire_uc_run(sdev, qp, prod, budget, excl);
 	if (WARN_ON_ONCE(!qp->req.swqe))
 		return 0;
 
@@ -1030,8 +1048,9 @@ int orca_soft_wire_sq_run(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 			    qp->state == ORCA_QPS_SQD ||
 			    orca_soft_wire_fenced(sdev, qp))
 				break;
-			if (!orca_soft_wire_start(sdev, qp)) {
-				n++;
+			if (!orca_soft_wire_start(sdev, qp, excl)) {
+				if (!excl || !*excl)
+					n++;
 				break;
 			}
 			w = orca_soft_swqe_at(qp, qp->req.started - 1);
