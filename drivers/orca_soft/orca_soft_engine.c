@@ -234,6 +234,12 @@ void orca_soft_kick(struct orca_soft_dev *sdev, u32 entry)
 	spin_unlock_irqrestore(&sdev->kick_lock, flags);
 }
 
+/* The earliest deadline armed since the last exclusive pass, U64_MAX. */
+static u64 orca_soft_timer_min(struct orca_soft_dev *sdev)
+{
+	return atomic64_read(&sdev->eng_timer_min);
+}
+
 /*
  * A lane armed a wire deadline (eng_timer_min): wake the engine thread if
  * it sleeps past it.  It reads eng_timer_min under kick_lock before it
@@ -243,11 +249,11 @@ static void orca_soft_engine_timer_wake(struct orca_soft_dev *sdev)
 {
 	unsigned long flags;
 
-	if ((u64)atomic64_read(&sdev->eng_timer_min) == U64_MAX)
+	if (orca_soft_timer_min(sdev) == U64_MAX)
 		return;
 	spin_lock_irqsave(&sdev->kick_lock, flags);
 	if (sdev->eng_idle && sdev->eng_task &&
-	    (u64)atomic64_read(&sdev->eng_timer_min) < sdev->eng_sleep_until) {
+	    orca_soft_timer_min(sdev) < sdev->eng_sleep_until) {
 		sdev->eng_idle = false;
 		wake_up_process(sdev->eng_task);
 	}
@@ -896,7 +902,7 @@ static void orca_soft_engine_sleep(struct orca_soft_dev *sdev, u64 deadline)
 	empty = sdev->kick_head == sdev->kick_tail && !sdev->kick_rescan &&
 		skb_queue_empty_lockless(&sdev->rxq);
 	/* A deadline a lane armed since the last pass (timer_wake). */
-	deadline = min(deadline, (u64)atomic64_read(&sdev->eng_timer_min));
+	deadline = min(deadline, orca_soft_timer_min(sdev));
 	sdev->eng_sleep_until = deadline;
 	sdev->eng_idle = empty;
 	spin_unlock_irq(&sdev->kick_lock);
@@ -927,7 +933,7 @@ static bool orca_soft_engine_excl_due(struct orca_soft_dev *sdev,
 	return READ_ONCE(sdev->eng_excl) ||
 	       READ_ONCE(sdev->kick_head) != READ_ONCE(sdev->kick_tail) ||
 	       READ_ONCE(sdev->kick_rescan) || sdev->rx_held.skb ||
-	       min(next_timer, (u64)atomic64_read(&sdev->eng_timer_min)) <= now ||
+	       min(next_timer, orca_soft_timer_min(sdev)) <= now ||
 	       !READ_ONCE(sdev->enabled) || READ_ONCE(sdev->fatal);
 }
 
