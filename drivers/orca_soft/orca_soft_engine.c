@@ -1075,13 +1075,14 @@ static int orca_soft_engine_thread(void *data)
 static void orca_soft_dump_rec(struct orca_soft_dev *sdev,
 			       const struct orca_soft_wq *wq, u32 *v)
 {
-	if (orca_soft_dma_read32(sdev, wq->db_addr + ORCA_SOFT_REC_PROD, &v[0]))
-		v[0] = ~0U;
-	if (orca_soft_dma_read32(sdev, wq->db_addr + ORCA_SOFT_REC_CONS, &v[1]))
-		v[1] = ~0U;
-	if (orca_soft_dma_read32(sdev, wq->db_addr + ORCA_SOFT_REC_FLAGS,
-				 &v[2]))
-		v[2] = ~0U;
+	static const u32 off[] = {
+		ORCA_SOFT_REC_PROD, ORCA_SOFT_REC_CONS, ORCA_SOFT_REC_FLAGS
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(off); i++)
+		if (orca_soft_dma_read32(sdev, wq->db_addr + off[i], &v[i]))
+			v[i] = ~0U;
 }
 
 #define ORCA_SOFT_DUMP_QPS	64

@@ -204,7 +204,7 @@ u8 orca_soft_req_decode(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 			u64 addr, struct orca_soft_msg *out,
 			struct orca_soft_cqe_info *ci, bool *executed);
 bool orca_soft_req_local(struct orca_soft_dev *sdev, struct orca_soft_qp *qp);
-bool orca_soft_op_shared(u8 op);
+bool orca_soft_wqe_refused(const struct orca_send_wqe *wqe, bool *excl);
 struct orca_soft_qp *orca_soft_req_shared_peer(struct orca_soft_dev *sdev,
 					       struct orca_soft_qp *qp);
 int orca_soft_sq_run_shared(struct orca_soft_dev *sdev,

@@ -91,7 +91,7 @@ static bool orca_soft_op_ok(u8 type, u8 op)
  * Opcodes the shared lane executes: those that change no memory key and
  * touch no QP but the requester and its responder.
  */
-bool orca_soft_op_shared(u8 op)
+static bool orca_soft_op_shared(u8 op)
 {
 	switch (op) {
 	case ORCA_WQE_OP_SEND:
@@ -105,6 +105,21 @@ bool orca_soft_op_shared(u8 op)
 	default:
 		return false;
 	}
+}
+
+/*
+ * In the shared lane (@excl set), whether the WQE whose copied header is
+ * @wqe must be left to the exclusive holders; *@excl is then set.  Judged
+ * on the copy, which is what is then decoded.
+ */
+bool orca_soft_wqe_refused(const struct orca_send_wqe *wqe, bool *excl)
+{
+	u32 ctrl = le32_to_cpu(wqe->ctrl);
+
+	if (!excl || orca_soft_op_shared(ctrl & ORCA_WQE_CTRL_OPCODE_MASK))
+		return false;
+	*excl = true;
+	return true;
 }
 
 static bool orca_soft_op_is_read_like(u8 op)
@@ -562,11 +577,9 @@ static bool orca_soft_req_one(struct orca_soft_dev *sdev,
 		orca_soft_wq_fatal(sdev, qp, &qp->sq);
 		return false;
 	}
-	ctrl = le32_to_cpu(wqe->ctrl);
-	if (excl && !orca_soft_op_shared(ctrl & ORCA_WQE_CTRL_OPCODE_MASK)) {
-		*excl = true;
+	if (orca_soft_wqe_refused(wqe, excl))
 		return false;
-	}
+	ctrl = le32_to_cpu(wqe->ctrl);
 	ci.wr_id = le64_to_cpu(wqe->wr_id);
 	ci.opcode = orca_soft_wqe_cqe_opcode(ctrl & ORCA_WQE_CTRL_OPCODE_MASK);
 	signaled = qp->sq_sig_all ||
@@ -630,16 +643,24 @@ static int orca_soft_sq_local(struct orca_soft_dev *sdev,
 
 /*
  * Execute up to @budget WQEs of @qp's SQ (QP in RTS, or in SQD with WQEs
- * in progress on the wire); return how many.
+ * in progress on the wire), on the wire or the local fast path; return
+ * how many.  @excl as for orca_soft_sq_local().
  */
-int orca_soft_sq_run(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
-		     int budget)
+static int orca_soft_sq_exec(struct orca_soft_dev *sdev,
+			     struct orca_soft_qp *qp, int budget, bool *excl)
 {
 	if (qp->sq.broken)
 		return 0;
 	if (!orca_soft_qp_is_ud(qp) && !orca_soft_req_local(sdev, qp))
-		return orca_soft_wire_sq_run(sdev, qp, budget, NULL);
-	return orca_soft_sq_local(sdev, qp, budget, NULL);
+		return orca_soft_wire_sq_run(sdev, qp, budget, excl);
+	return orca_soft_sq_local(sdev, qp, budget, excl);
+}
+
+/* Run @qp's SQ outside the shared lane (eng_rwsem written). */
+int orca_soft_sq_run(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
+		     int budget)
+{
+	return orca_soft_sq_exec(sdev, qp, budget, NULL);
 }
 
 /*
@@ -677,7 +698,5 @@ int orca_soft_sq_run_shared(struct orca_soft_dev *sdev,
 			    struct orca_soft_qp *qp, int budget, bool *excl)
 {
 	*excl = false;
-	if (!orca_soft_req_local(sdev, qp))
-		return orca_soft_wire_sq_run(sdev, qp, budget, excl);
-	return orca_soft_sq_local(sdev, qp, budget, excl);
+	return orca_soft_sq_exec(sdev, qp, budget, excl);
 }

@@ -715,7 +715,7 @@ void orca_soft_wire_timer(struct orca_soft_dev *sdev, struct orca_soft_qp *qp)
  * ring cannot be read (the SQ is then fatal), else the CQE status the
  * decoding gives; *@executed for LOCAL_INV, REG_MR and BIND_MW, done
  * already.  In the shared lane (@excl) a WQE whose opcode it does not
- * execute (orca_soft_op_shared(), judged on the copy) is left as it is:
+ * execute (orca_soft_wqe_refused()) is left as it is:
  * -EAGAIN, and *@excl is set.
  */
 static int orca_soft_swqe_fill(struct orca_soft_dev *sdev,
@@ -735,11 +735,9 @@ static int orca_soft_swqe_fill(struct orca_soft_dev *sdev,
 		orca_soft_wq_fatal(sdev, qp, &qp->sq);
 		return -EIO;
 	}
-	ctrl = le32_to_cpu(wqe->ctrl);
-	if (excl && !orca_soft_op_shared(ctrl & ORCA_WQE_CTRL_OPCODE_MASK)) {
-		*excl = true;
+	if (orca_soft_wqe_refused(wqe, excl))
 		return -EAGAIN;
-	}
+	ctrl = le32_to_cpu(wqe->ctrl);
 	w->wr_id = le64_to_cpu(wqe->wr_id);
 	w->op = ctrl & ORCA_WQE_CTRL_OPCODE_MASK;
 	w->flags = (ctrl & ORCA_WQE_CTRL_FLAGS_MASK) >>

@@ -1074,32 +1074,42 @@ static u8 orca_soft_wire_qp_type(u8 transport, u16 flags)
 	}
 }
 
-static void orca_soft_wire_rx_one(struct orca_soft_dev *sdev,
-				  const struct orca_soft_rx *rx)
+/*
+ * Check and decode @rx's headers into @pkt; a packet that fails, or whose
+ * P_Key is not a full member's, is counted as dropped: -EINVAL.
+ */
+static int orca_soft_wire_rx_parse(struct orca_soft_dev *sdev,
+				   const struct orca_soft_rx *rx,
+				   struct orca_wire_pkt *pkt)
 {
-	const struct orca_wire_opinfo *op;
-	struct orca_wire_pkt pkt;
+	if (orca_wire_parse(rx->transport, rx->len + ORCA_WIRE_ICRC_LEN, 0,
+			    pkt) ||
+	    (pkt->pkey & ORCA_SOFT_PKEY_BASE) != ORCA_SOFT_PKEY_BASE) {
+		orca_soft_count(sdev, ORCA_SOFT_CNT_RX_DROPS, 1);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Take the parsed packet @pkt of @rx to its QP. */
+static void orca_soft_wire_rx_dispatch(struct orca_soft_dev *sdev,
+				       const struct orca_soft_rx *rx,
+				       struct orca_wire_pkt *pkt)
+{
+	const struct orca_wire_opinfo *op = orca_wire_opinfo(pkt->opcode);
+	const u8 *payload = rx->transport + pkt->payload_off;
 	struct orca_soft_qp *qp;
-	const u8 *payload;
 	u8 transport;
 
-	if (orca_wire_parse(rx->transport, rx->len + ORCA_WIRE_ICRC_LEN, 0,
-			    &pkt) ||
-	    (pkt.pkey & ORCA_SOFT_PKEY_BASE) != ORCA_SOFT_PKEY_BASE) {
-		orca_soft_count(sdev, ORCA_SOFT_CNT_RX_DROPS, 1);
-		return;
-	}
-	op = orca_wire_opinfo(pkt.opcode);
-	payload = rx->transport + pkt.payload_off;
 	orca_soft_count(sdev, ORCA_SOFT_CNT_RX_PACKETS, 1);
-	orca_soft_count(sdev, ORCA_SOFT_CNT_RX_BYTES, pkt.payload_len);
+	orca_soft_count(sdev, ORCA_SOFT_CNT_RX_BYTES, pkt->payload_len);
 
-	transport = FIELD_GET(ORCA_WIRE_OP_TRANSPORT, pkt.opcode);
+	transport = FIELD_GET(ORCA_WIRE_OP_TRANSPORT, pkt->opcode);
 	if (transport == ORCA_WIRE_UD) {
-		orca_soft_wire_rx_ud(sdev, rx, &pkt, payload);
+		orca_soft_wire_rx_ud(sdev, rx, pkt, payload);
 		return;
 	}
-	qp = orca_soft_qp_find(sdev, pkt.dest_qpn);
+	qp = orca_soft_qp_find(sdev, pkt->dest_qpn);
 	if (!qp || qp->type != orca_soft_wire_qp_type(transport, op->flags) ||
 	    orca_soft_req_local(sdev, qp) ||
 	    !orca_soft_wire_on_path(sdev, qp, rx)) {
@@ -1108,9 +1118,9 @@ static void orca_soft_wire_rx_one(struct orca_soft_dev *sdev,
 	}
 	/* From here on an XRC packet is handled as its RC twin. */
 	if (transport == ORCA_WIRE_XRC)
-		pkt.opcode = FIELD_GET(ORCA_WIRE_OP_CODE, pkt.opcode);
+		pkt->opcode = FIELD_GET(ORCA_WIRE_OP_CODE, pkt->opcode);
 	if (!(op->flags & ORCA_WIRE_F_REQUEST)) {
-		orca_soft_wire_rx_response(sdev, qp, &pkt, payload);
+		orca_soft_wire_rx_response(sdev, qp, pkt, payload);
 		return;
 	}
 	if (!orca_soft_qp_receives(qp)) {
@@ -1119,9 +1129,18 @@ static void orca_soft_wire_rx_one(struct orca_soft_dev *sdev,
 	}
 	qp->kick_repeats = 0;
 	if (orca_soft_qp_is_rc(qp))
-		orca_soft_wire_rc_request(sdev, qp, &pkt, op->flags, payload);
+		orca_soft_wire_rc_request(sdev, qp, pkt, op->flags, payload);
 	else
-		orca_soft_wire_uc_request(sdev, qp, &pkt, op->flags, payload);
+		orca_soft_wire_uc_request(sdev, qp, pkt, op->flags, payload);
+}
+
+static void orca_soft_wire_rx_one(struct orca_soft_dev *sdev,
+				  const struct orca_soft_rx *rx)
+{
+	struct orca_wire_pkt pkt;
+
+	if (!orca_soft_wire_rx_parse(sdev, rx, &pkt))
+		orca_soft_wire_rx_dispatch(sdev, rx, &pkt);
 }
 
 /*
@@ -1143,30 +1162,25 @@ int orca_soft_wire_rx(struct orca_soft_dev *sdev, int budget)
 }
 
 /*
- * The QP the shared lane may take @rx for, or NULL if the packet needs
- * the exclusive holders.  Only what no lane changes is looked at here:
- * the QP's type and SRQ, the device's ODP regions; the rest of
- * orca_soft_wire_rx_one()'s checks run with the QP locked.
+ * The QP the shared lane may take the parsed packet @pkt for, or NULL if
+ * it needs the exclusive holders.  Only what no lane changes is looked
+ * at here: the QP's type and SRQ, the device's ODP regions; the rest of
+ * orca_soft_wire_rx_dispatch()'s checks run with the QP locked.
  */
-static struct orca_soft_qp *orca_soft_wire_rx_lane_qp(struct orca_soft_dev *sdev,
-						      const struct orca_soft_rx *rx)
+static struct orca_soft_qp *
+orca_soft_wire_rx_lane_qp(struct orca_soft_dev *sdev,
+			  const struct orca_wire_pkt *pkt)
 {
-	const struct orca_wire_opinfo *op;
-	struct orca_wire_pkt pkt;
+	const struct orca_wire_opinfo *op = orca_wire_opinfo(pkt->opcode);
+	u8 transport = FIELD_GET(ORCA_WIRE_OP_TRANSPORT, pkt->opcode);
 	struct orca_soft_qp *qp;
-	u8 transport;
 
-	if (sdev->odp_mrs ||
-	    orca_wire_parse(rx->transport, rx->len + ORCA_WIRE_ICRC_LEN, 0,
-			    &pkt))
-		return NULL;
-	op = orca_wire_opinfo(pkt.opcode);
-	transport = FIELD_GET(ORCA_WIRE_OP_TRANSPORT, pkt.opcode);
 	/* A SEND with invalidate changes a memory key. */
-	if ((transport != ORCA_WIRE_RC && transport != ORCA_WIRE_UC) ||
+	if (sdev->odp_mrs ||
+	    (transport != ORCA_WIRE_RC && transport != ORCA_WIRE_UC) ||
 	    (op->hdrs & ORCA_WIRE_HDR_IETH))
 		return NULL;
-	qp = orca_soft_qp_find(sdev, pkt.dest_qpn);
+	qp = orca_soft_qp_find(sdev, pkt->dest_qpn);
 	if (!qp || (qp->type != ORCA_QPT_RC && qp->type != ORCA_QPT_UC) ||
 	    qp->srq)
 		return NULL;
@@ -1191,11 +1205,18 @@ int orca_soft_wire_rx_shared(struct orca_soft_dev *sdev, int budget,
 {
 	struct orca_soft_rx *rx = &sdev->rx_held;
 	struct orca_soft_qp *qp, *locked = NULL;
+	struct orca_wire_pkt pkt;
 	int n = 0;
 
 	lockdep_assert_held_read(&sdev->eng_rwsem);
 	while (n < budget && (rx->skb || orca_soft_net_rx_next(sdev, rx))) {
-		qp = orca_soft_wire_rx_lane_qp(sdev, rx);
+		/* A packet that does not parse touches no QP: dropped here. */
+		if (orca_soft_wire_rx_parse(sdev, rx, &pkt)) {
+			orca_soft_net_rx_done(rx);
+			n++;
+			continue;
+		}
+		qp = orca_soft_wire_rx_lane_qp(sdev, &pkt);
 		if (!qp || qp != locked) {
 			if (locked) {
 				orca_soft_wire_flush_ack(sdev, locked);
@@ -1208,7 +1229,7 @@ int orca_soft_wire_rx_shared(struct orca_soft_dev *sdev, int budget,
 			}
 			locked = qp;
 		}
-		orca_soft_wire_rx_one(sdev, rx);
+		orca_soft_wire_rx_dispatch(sdev, rx, &pkt);
 		orca_soft_net_rx_done(rx);
 		n++;
 	}
