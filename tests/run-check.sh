@@ -247,9 +247,9 @@ stage_script() { # stage_script NAME TIMEOUT SCRIPT [ARGS...]
 #                                                faults and MMU-notifier
 #                                                invalidations racing them)
 #   78-kverbs, 185-nvmeof, 186-nfs-rdma          kernel consumers (CQs polled
-#                                                in softirq and workqueue)
-#   180-cm-tools                                 librdmacm's tools: ib_cm,
-#                                                rdma_cm and the GSI QP
+#                                                in softirq and workqueue;
+#                                                ib_cm's address handles,
+#                                                made in atomic context)
 #   110-dp-errors, 140-dp-threads,               error completions and
 #   142-dp-parallel                              flushes; posting from
 #                                                many threads, and QPs
@@ -297,9 +297,17 @@ stage_script() { # stage_script NAME TIMEOUT SCRIPT [ARGS...]
 # registering one user buffer in two MRs, which verbs allow, maps it
 # twice through ib_umem on every DMA-mapping RDMA device.  KASAN,
 # lockdep, kmemleak and DEBUG_OBJECTS stay on.
+# 180-cm-tools (librdmacm's tools) left this list on 2026-11-28: 240 s
+# on the debug kernel, the longest here, for kernel paths that 185, 186
+# and 187 take too (ib_cm, rdma_cm, the GSI QP); the official CI run of
+# 6f97633, about 2.3 times slower than this machine, ran e2e-debug into
+# its guest's limit.  It runs on the stock kernel in e2e, and on the
+# debug kernel in make soak.
+# The guest's limit is 3000 s: the stage's own (BG_CMD_LIMIT, counted
+# from the start of make check) and the budget bound it anyway.
 E2E_DEBUG_TESTS=(45-link-delete 47-link-netdev 50-unload 71-mw 73-mr-rereg
 	74-objects 76-udata-raw 78-kverbs 82-xrc 84-dm 86-odp 110-dp-errors
-	140-dp-threads 142-dp-parallel 180-cm-tools 185-nvmeof 186-nfs-rdma
+	140-dp-threads 142-dp-parallel 185-nvmeof 186-nfs-rdma
 	187-cm-kill 212-ev-async-fatal 315-wire-teardown 88-max-queues
 	138-dp-alloc)
 FAULT_TESTS=(60-admin-timeout 75-admin-faults 77-fail-nth)
@@ -310,7 +318,7 @@ debug_e2e() {
 	local t out=$BUILD_DIR/$1
 	shift
 	CMD=(tests/harness/run-e2e.sh --out "$out"
-		--debug-kernel --timeout 2400 --test-timeout 600
+		--debug-kernel --timeout 3000 --test-timeout 600
 		--kmemleak-every 3
 		--append dma_debug=off
 		--env ORCA_KILLS=100 --env ORCA_PARALLEL_ROUNDS=200 --)
@@ -377,7 +385,7 @@ fi
 # memory-pressure case needs the stock kernel's memory cgroup and zram),
 # 88-max-queues (paged rings, new in 1.7) and 138-dp-alloc (rings in the
 # process's memory, pinned by the driver).
-E2E_ARGS=(--timeout 2400 --env ORCA_KILLS=300)
+E2E_ARGS=(--timeout 2900 --env ORCA_KILLS=300)
 declare -A DEBUG_LIST=([e2e-debug]=E2E_DEBUG_TESTS [faults]=FAULT_TESTS
 	[hostile]=HOSTILE_TESTS)
 for s in e2e-debug faults hostile; do
@@ -403,8 +411,10 @@ for s in "${stages[@]}"; do
 	# 928 s, of which 737 s in the .t files (240-ev-stress 98 s,
 	# 187-cm-kill 91 s, 188-middleware 55 s; most under 20 s).
 	# Beside the e2e-debug guest, on a host busy with more, it passed
-	# its old 1800 s limit at 92-leak-qp.t (2026-11-25): 2400 s.
-	e2e) stage_script e2e 2600 tests/harness/run-e2e.sh "${E2E_ARGS[@]}" ;;
+	# its old 1800 s limit at 92-leak-qp.t (2026-11-25): 2400 s.  The
+	# official CI machine ran 6f97633 about 2.3 times slower than this
+	# one (2026-11-28): 2900 s for the guest, the budget bounding it.
+	e2e) stage_script e2e 3000 tests/harness/run-e2e.sh "${E2E_ARGS[@]}" ;;
 	# Two guests on one Ethernet segment (tests/pair/run-pair.sh), one
 	# boot for every pairing: Orca on both, Orca against Soft-RoCE (rxe),
 	# and, opt-in (ORCA_PAIR_MODES), rxe on both: the control that
