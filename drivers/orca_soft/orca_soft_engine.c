@@ -1080,9 +1080,10 @@ static void orca_soft_dump_rec(struct orca_soft_dev *sdev,
 	};
 	int i;
 
-	for (i = 0; i < ARRAY_SIZE(off); i++)
+	for (i = 0; i < ARRAY_SIZE(off); i++) {
 		if (orca_soft_dma_read32(sdev, wq->db_addr + off[i], &v[i]))
 			v[i] = ~0U;
+	}
 }
 
 #define ORCA_SOFT_DUMP_QPS	64

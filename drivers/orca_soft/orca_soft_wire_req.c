@@ -714,9 +714,8 @@ void orca_soft_wire_timer(struct orca_soft_dev *sdev, struct orca_soft_qp *qp)
  * Copy the send WQE at SQ index @idx and decode it into @w: -EIO when the
  * ring cannot be read (the SQ is then fatal), else the CQE status the
  * decoding gives; *@executed for LOCAL_INV, REG_MR and BIND_MW, done
- * already.  In the shared lane (@excl) a WQE whose opcode it does not
- * execute (orca_soft_wqe_refused()) is left as it is:
- * -EAGAIN, and *@excl is set.
+ * already.  In the shared lane (@excl) a WQE it does not execute
+ * (orca_soft_wqe_refused()) is left as it is: -EAGAIN, *@excl set.
  */
 static int orca_soft_swqe_fill(struct orca_soft_dev *sdev,
 			       struct orca_soft_qp *qp, u32 idx,

@@ -1195,6 +1195,7 @@ orca_soft_wire_rx_lane_qp(struct orca_soft_dev *sdev,
  * its own lock: CQs, event queues, the engine's lists (eng_lock), the
  * counters.  Consecutive packets for one QP are taken under one locking,
  * and its ACK is flushed before the lock is dropped.  A packet that
+ * does not parse is dropped in the lane.  A packet that
  * needs the exclusive holders (UD, XRC, an SRQ, a memory key, a QP that
  * a kick is running) ends the batch: it stays in rx_held, *@excl is set,
  * and the exclusive pass takes it before any other, so packets keep
@@ -1210,7 +1211,10 @@ int orca_soft_wire_rx_shared(struct orca_soft_dev *sdev, int budget,
 
 	lockdep_assert_held_read(&sdev->eng_rwsem);
 	while (n < budget && (rx->skb || orca_soft_net_rx_next(sdev, rx))) {
-		/* A packet that does not parse touches no QP: dropped here. */
+		/*
+		 * A packet whose headers or P_Key fail touches no QP: it is
+		 * dropped here, and the batch goes on.
+		 */
 		if (orca_soft_wire_rx_parse(sdev, rx, &pkt)) {
 			orca_soft_net_rx_done(rx);
 			n++;
