@@ -1195,11 +1195,11 @@ orca_soft_wire_rx_lane_qp(struct orca_soft_dev *sdev,
  * its own lock: CQs, event queues, the engine's lists (eng_lock), the
  * counters.  Consecutive packets for one QP are taken under one locking,
  * and its ACK is flushed before the lock is dropped.  A packet that
- * does not parse is dropped in the lane.  A packet that
- * needs the exclusive holders (UD, XRC, an SRQ, a memory key, a QP that
- * a kick is running) ends the batch: it stays in rx_held, *@excl is set,
- * and the exclusive pass takes it before any other, so packets keep
- * their order.  Return the packets taken.
+ * does not parse is dropped in the lane.  One that needs the exclusive
+ * holders (UD, XRC, an SRQ, a memory key, a QP that a kick is running)
+ * ends the batch: it stays in rx_held, *@excl is set, and the exclusive
+ * pass takes it before any other, so packets keep their order.  Return
+ * the packets taken.
  */
 int orca_soft_wire_rx_shared(struct orca_soft_dev *sdev, int budget,
 			     bool *excl)
