@@ -19,6 +19,9 @@
 #                once ib_cm has spent its retries (16 REQs, 4.8 s apart
 #                for rdma_cm on RoCE: about 77 s), having resent the REQ
 #                (the filter dropped more than one), and leave nothing.
+#                Not in orca-rxe: a is Orca there as in orca-orca and b
+#                never sees a MAD, so the case would repeat orca-orca's
+#                77 s exactly (rxe-rxe runs it: a is rxe there).
 
 # pair-timeout: 900
 
@@ -85,6 +88,10 @@ pair_sync cm-reject >/dev/null
 ok $? "cm-reject: both guests got through"
 pair_leak_point cm-reject "$before"
 
+[ "$PAIR_MODE" != orca-rxe ] || {
+	plan "$_tap_n"
+	done_testing
+}
 if is_role a; then
 	mad_filter
 	ok $? "cm-timeout: the filter drops every CM MAD a sends"

@@ -18,6 +18,10 @@
 #   leak loops, perftest's bandwidth and latency runs, the middleware,
 #   and the wire tests of the part above.  40 to 45 minutes.
 #
+#   The .t files make check runs only on the debug kernel or only in
+#   their two-guest form, on the stock kernel: 75-admin-faults,
+#   185-nvmeof, 186-nfs-rdma, 187-cm-kill and 188-middleware (e2e-stock).
+#
 #   87-many-users.t for SOAK_MANY_LAPS laps (default 40, about 10
 #   minutes) on the stock kernel: 64 processes with 1024 QPs between
 #   them, made, used and destroyed in every lap (make check runs 2 laps;
@@ -29,10 +33,11 @@
 #   (issue 10's 100,000 messages a pairing; SOAK_WIRE_ITERS).
 #
 # Expect hours: one stock stress run takes 40 s on a quiet 2-core host and
-# up to 500 s on a loaded one; a debug run about 60 s.  SOAK_PARTS="stress
-# e2e-debug wire-debug many wire" selects the parts, SOAK_KERNELS="stock debug" the kernels of the
-# stress part.  Prints TAP and ends with "N passed, N failed"; the exit
-# status is non-zero if anything failed.  Logs and guest artifacts are in
+# up to 500 s on a loaded one; a debug run about 60 s.
+# SOAK_PARTS="stress e2e-debug e2e-stock wire-debug many wire" selects the
+# parts, SOAK_KERNELS="stock debug" the kernels of the stress part.
+# Prints TAP and ends with "N passed, N failed"; the exit status is
+# non-zero if anything failed.  Logs and guest artifacts are in
 # build/soak/.
 
 set -uo pipefail
@@ -42,7 +47,7 @@ BUILD_DIR=${BUILD_DIR:-$REPO/build}
 OUT=$BUILD_DIR/soak
 RUNS=${SOAK_STRESS_RUNS:-50}
 KERNELS=${SOAK_KERNELS:-stock debug}
-PARTS=${SOAK_PARTS:-stress e2e-debug wire-debug many wire}
+PARTS=${SOAK_PARTS:-stress e2e-debug e2e-stock wire-debug many wire}
 
 rm -rf "$OUT"
 mkdir -p "$OUT"
@@ -109,6 +114,15 @@ case " $PARTS " in
 		--exclude '310-wire-*.t' --append dma_debug=off \
 		>"$OUT/e2e-debug.tap" 2>&1
 	part_result e2e-debug "the e2e suite on the debug kernel" "$start"
+	;;
+esac
+case " $PARTS " in
+*" e2e-stock "*)
+	start=$(date +%s)
+	"$REPO/tests/harness/run-e2e.sh" --out "$OUT/e2e-stock" \
+		--timeout 2400 -- "$REPO"/tests/e2e/75-admin-faults.t \
+		"$REPO"/tests/e2e/18[5-8]-*.t >"$OUT/e2e-stock.tap" 2>&1
+	part_result e2e-stock "the .t files make check leaves to other kernels or forms, on the stock kernel" "$start"
 	;;
 esac
 case " $PARTS " in
