@@ -581,9 +581,6 @@ static void orca_soft_kick_one(struct orca_soft_dev *sdev, u32 entry)
  * between two QPs stays inline: no third busy thread competes for the
  * CPUs, and a send has completed when the post that kicked returns
  * (perftest's latency tests with -e rely on that, as they do with rxe).
- * With one CPU online nothing is handed over: the thread could only run
- * where the poster runs, and a poster busy-polling its CQ would keep it
- * off the CPU until the next tick.
  *
  * inline_kicks: 0 never inline; 1 inline, hand over repeatedly kicked
  * QPs (default); 2 inline only (a system call for nearly every post);
@@ -607,8 +604,7 @@ static bool orca_soft_kick_handover(struct orca_soft_qp *qp, int mode)
 	if (qp->kick_repeats < ORCA_SOFT_HANDOVER_KICKS)
 		qp->kick_repeats++;
 	return mode == 3 ||
-	       (mode == 1 && qp->kick_repeats >= ORCA_SOFT_HANDOVER_KICKS &&
-		num_online_cpus() > 1);
+	       (mode == 1 && qp->kick_repeats >= ORCA_SOFT_HANDOVER_KICKS);
 }
 
 /*
