@@ -383,8 +383,7 @@ fi
 # memory-pressure case needs the stock kernel's memory cgroup and zram)
 # and 138-dp-alloc.  88-max-queues (paged rings at the advertised
 # maxima) runs on the stock kernel only: 29 s there and over 200 s on
-# the debug kernel, whose checkers see the same paths in 138-dp-alloc;
-# make soak runs it on both.
+# the debug kernel, where make soak's e2e-debug part runs it.
 # The stock e2e guest keeps two vCPUs.  With one (tried 2026-11-28 in
 # a cold clean-clone run), 240-ev-stress.t took 67 s instead of 351,
 # but 90-leak-pd-ah-mr-ctx.t ran into its 300 s limit (57 s with two)
