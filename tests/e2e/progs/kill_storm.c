@@ -24,7 +24,9 @@
  * (so every stage gets a tenth of the kills, whatever the timing), a
  * lap (the first or the second), and a delay of 0 to 2 ms from a
  * xorshift64* seeded with SEED; it waits until the child has begun that
- * stage of that lap, waits the delay (the kill lands inside the stage or
+ * stage of that lap (the child writes a byte to a pipe then; the parent
+ * sleeps in poll() meanwhile, so that on one CPU it takes no time from
+ * the child), waits the delay (the kill lands inside the stage or
  * later, inside a system call or not), and sends SIGKILL.  Every child
  * must die of that SIGKILL: one that exits on its own had a verbs call
  * fail, and says which.  The stage each child had reached when it died is
@@ -63,12 +65,14 @@ static const char *const ks_stage_name[KS_NSTAGES] = {
 /* The page a child shares with its parent. */
 struct ks_shared {
 	volatile uint32_t begun;	/* stages begun, over all laps */
+	uint32_t target;		/* tell the parent when begun reaches it */
 	volatile int32_t fail_stage;	/* the stage a verbs call failed in */
 	volatile int32_t fail_errno;
 	char fail_what[64];
 };
 
 static struct ks_shared *sh;
+static int ks_wake_fd = -1;	/* a child's end of its parent's pipe */
 
 /* Everything one life makes. */
 struct ks_life {
@@ -82,12 +86,6 @@ struct ks_life {
 	unsigned int outstanding;	/* signalled sends not yet polled */
 };
 
-/* Stages begin in order, so the count alone says which one is under way. */
-static void ks_begin(enum ks_stage s __attribute__((unused)))
-{
-	__atomic_fetch_add(&sh->begun, 1, __ATOMIC_SEQ_CST);
-}
-
 /* A verbs call failed in a child: record it for the parent and exit. */
 static void __attribute__((noreturn)) ks_fail(enum ks_stage s,
 					       const char *what, int err)
@@ -96,6 +94,16 @@ static void __attribute__((noreturn)) ks_fail(enum ks_stage s,
 	sh->fail_errno = err;
 	snprintf(sh->fail_what, sizeof(sh->fail_what), "%s", what);
 	_exit(3);
+}
+
+/* Stages begin in order, so the count alone says which one is under way. */
+static void ks_begin(enum ks_stage s)
+{
+	uint32_t n = __atomic_add_fetch(&sh->begun, 1, __ATOMIC_SEQ_CST);
+
+	if (ks_wake_fd >= 0 && n == sh->target &&
+	    write(ks_wake_fd, "s", 1) != 1)
+		ks_fail(s, "write to the parent's pipe", errno);
 }
 
 static int ks_post_srq(struct ks_life *l, int n)
@@ -371,32 +379,58 @@ int main(int argc, char **argv)
 		unsigned int delay = e2e_rand() % (KS_MAX_DELAY_US + 1);
 		uint32_t target = lap * KS_NSTAGES + stage + 1;
 		long deadline;
-		int status, died = 0;
+		int status, died = 0, wake[2];
 		pid_t pid;
 
 		memset(sh, 0, sizeof(*sh));
 		sh->fail_stage = -1;
+		sh->target = target;
+		if (pipe(wake)) {
+			ok(0, "pipe: %s", strerror(errno));
+			break;
+		}
 		fflush(stdout);
 		pid = fork();
 		if (pid < 0) {
 			ok(0, "fork: %s", strerror(errno));
+			close(wake[0]);
+			close(wake[1]);
 			break;
 		}
-		if (!pid)
+		if (!pid) {
+			close(wake[0]);
+			ks_wake_fd = wake[1];
 			ks_child(dev);
+		}
+		close(wake[1]);
 		targets[stage]++;
 
-		/* Wait for the stage to begin, or for the child to die. */
+		/*
+		 * Wait for the stage to begin (a byte in the pipe) or for the
+		 * child to die (end of file: the parent holds no write end).
+		 */
 		deadline = dp_now_ms() + KS_STAGE_WAIT_MS;
-		while (__atomic_load_n(&sh->begun, __ATOMIC_SEQ_CST) < target) {
-			if (waitpid(pid, &status, WNOHANG) == pid) {
+		for (;;) {
+			struct pollfd pfd = { .fd = wake[0], .events = POLLIN };
+			long left = deadline - dp_now_ms();
+			char byte;
+			int pr;
+
+			if (left <= 0)
+				break;
+			pr = poll(&pfd, 1, (int)left);
+			if (pr < 0 && errno == EINTR)
+				continue;
+			if (pr <= 0)
+				break;
+			if (read(wake[0], &byte, 1) == 1)
+				break;
+			/* EOF: the child is gone, or going; reap it. */
+			if (waitpid(pid, &status, 0) == pid)
 				died = 1;
-				break;
-			}
-			if (dp_now_ms() > deadline)
-				break;
-			usleep(100);
+			break;
 		}
+		close(wake[0]);
 		if (!died) {
 			if (delay)
 				usleep(delay);
