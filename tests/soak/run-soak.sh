@@ -20,7 +20,8 @@
 #
 #   The .t files make check runs only on the debug kernel or only in
 #   their two-guest form, on the stock kernel: 75-admin-faults,
-#   185-nvmeof, 186-nfs-rdma, 187-cm-kill and 188-middleware (e2e-stock).
+#   185-nvmeof, 186-nfs-rdma, 187-cm-kill, 188-middleware and
+#   310-wire-lossy (e2e-stock).
 #
 #   87-many-users.t for SOAK_MANY_LAPS laps (default 40, about 10
 #   minutes) on the stock kernel: 64 processes with 1024 QPs between
@@ -121,7 +122,8 @@ case " $PARTS " in
 	start=$(date +%s)
 	"$REPO/tests/harness/run-e2e.sh" --out "$OUT/e2e-stock" \
 		--timeout 2400 -- "$REPO"/tests/e2e/75-admin-faults.t \
-		"$REPO"/tests/e2e/18[5-8]-*.t >"$OUT/e2e-stock.tap" 2>&1
+		"$REPO"/tests/e2e/18[5-8]-*.t "$REPO"/tests/e2e/310-wire-lossy.t \
+		>"$OUT/e2e-stock.tap" 2>&1
 	part_result e2e-stock "the .t files make check leaves to other kernels or forms, on the stock kernel" "$start"
 	;;
 esac
