@@ -118,7 +118,7 @@ run_stage() {
 	t0=$(date +%s)
 	fifo=$(mktemp -u "$LOGS/.fifo.XXXXXX")
 	mkfifo "$fifo"
-	timeout -k 30 "$limit" nice -n "$FG_NICE" "$@" </dev/null >"$fifo" 2>&1 &
+	timeout -k 30 "$limit" "$@" </dev/null >"$fifo" 2>&1 &
 	pid=$!
 	stage_tap "$name" <"$fifo"
 	wait "$pid" || rc=$?
@@ -218,7 +218,7 @@ stage_build() {
 	local log=$LOGS/build.log t0
 	echo "# stage build: make"
 	t0=$(date +%s)
-	if timeout -k 30 "$(stage_limit 1200)" nice -n "$FG_NICE" make >"$log" 2>&1 </dev/null; then
+	if timeout -k 30 "$(stage_limit 1200)" make >"$log" 2>&1 </dev/null; then
 		point OK "build: make (modules W=1, liborca)"
 	else
 		point FAIL "build: make (modules W=1, liborca)"
@@ -381,7 +381,6 @@ declare -A BG_CMD_LIMIT=([kunit]=4200 [e2e-debug]=4200 [cm-debug]=1800
 	[faults]=1200 [hostile]=1800)
 BG_AFTER=([e2e-debug]=build [cm-debug]=e2e-debug [faults]=cm-debug
 	[hostile]=faults)
-FG_NICE=0
 bg_command() { # bg_command NAME: set CMD to the stage's command
 	case "$1" in
 	kunit) CMD=(tests/kunit/run-kunit.sh) ;;
@@ -438,7 +437,7 @@ E2E_ARGS=(--smp 1 --timeout 2900 --env ORCA_KILLS=300
 	--exclude 310-wire-lossy.t)
 declare -A DEBUG_LIST=([e2e-debug]=E2E_DEBUG_TESTS [cm-debug]=CM_DEBUG_TESTS
 	[faults]=FAULT_TESTS [hostile]=HOSTILE_TESTS)
-for s in e2e-debug cm-debug faults hostile; do
+for s in "${!DEBUG_LIST[@]}"; do
 	[[ " ${stages[*]} " == *" $s "* ]] || continue
 	declare -n list=${DEBUG_LIST[$s]}
 	for t in "${list[@]}"; do
@@ -491,7 +490,8 @@ done
 # With its own stages done, the foreground takes over the debug-kernel
 # stages the background chain has not started yet, the last first: two
 # guests then run at once to the end instead of one.
-for s in hostile faults cm-debug e2e-debug; do
+for ((i = ${#BG_ORDER[@]} - 1; i >= 0; i--)); do
+	s=${BG_ORDER[i]}
 	if [ -z "${IN_BG[$s]:-}" ] || [ -z "${BG_PID[$s]:-}" ] ||
 		! stage_claim "$s"; then
 		continue
