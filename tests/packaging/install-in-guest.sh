@@ -20,10 +20,14 @@ REL=$(uname -r)
 # such variable.
 unset RDMAV_DRIVERS IBV_DRIVERS
 
-show() { sed 's/^/# /'; }
-run() { # run CMD...: the command and its output as a transcript
+show() { sed -u 's/^/# /'; }
+run() { # run CMD...: the command and its output as a transcript, each
+	# line as it comes, with the seconds since the command started
+	local t0=$SECONDS line
 	echo "# \$ $*"
-	"$@" 2>&1 | show
+	"$@" 2>&1 | while IFS= read -r line; do
+		printf '# [%4d s] %s\n' $((SECONDS - t0)) "$line"
+	done
 	return "${PIPESTATUS[0]}"
 }
 
