@@ -194,6 +194,7 @@ struct orca_odp_fault {
 	u64 page;		/* first page of the region's table */
 	u32 count;		/* pages, 1..ORCA_ODP_FAULT_MAX */
 	u32 key;
+	u16 epoch;		/* the region's failure epoch (ODP_EPOCH) */
 	bool write;
 };
 
@@ -597,6 +598,8 @@ int orca_cmd_reg_mr(struct orca_dev *dev, const struct orca_hw_reg_mr *in,
 int orca_cmd_dereg_mr(struct orca_dev *dev, u32 key);
 int orca_cmd_odp_update(struct orca_dev *dev, u32 key, enum orca_odp_op op,
 			u64 page, u32 count, dma_addr_t pbl_addr);
+int orca_cmd_odp_fail_fault(struct orca_dev *dev, u32 key, u64 page,
+			    u32 count, u16 epoch);
 int orca_cmd_alloc_mw(struct orca_dev *dev, u32 pdn, u32 type, u32 variant,
 		      u32 *key);
 int orca_cmd_dealloc_mw(struct orca_dev *dev, u32 key);
@@ -713,7 +716,7 @@ void orca_mr_zombies_release(struct orca_dev *dev);
 void orca_odp_dev_init(struct orca_dev *dev);
 int orca_odp_start(struct orca_dev *dev);
 void orca_odp_stop(struct orca_dev *dev);
-int orca_odp_event(struct orca_dev *dev, u64 data, u32 key);
+int orca_odp_event(struct orca_dev *dev, u64 data, u32 key, u16 epoch);
 void orca_odp_query_device(struct orca_dev *dev, struct ib_device_attr *props);
 int orca_odp_mr_init(struct orca_mr *mr, struct ib_pd *ibpd, u64 start,
 		     u64 length, u64 virt, int access);
@@ -739,7 +742,8 @@ static inline void orca_odp_stop(struct orca_dev *dev)
 {
 }
 
-static inline int orca_odp_event(struct orca_dev *dev, u64 data, u32 key)
+static inline int orca_odp_event(struct orca_dev *dev, u64 data, u32 key,
+				 u16 epoch)
 {
 	return -EINVAL;
 }

@@ -211,6 +211,21 @@ int orca_cmd_odp_update(struct orca_dev *dev, u32 key, enum orca_odp_op op,
 	return orca_admin_exec(dev, &cmd, NULL, 0, NULL, 0, NULL);
 }
 
+/* FAIL_FAULT (1.8): fail the pages if the region's epoch is still @epoch. */
+int orca_cmd_odp_fail_fault(struct orca_dev *dev, u32 key, u64 page,
+			    u32 count, u16 epoch)
+{
+	union orca_aq_cmd cmd;
+
+	orca_cmd_init(&cmd, ORCA_CMD_ODP_UPDATE);
+	cmd.odp_update.key = cpu_to_le32(key);
+	cmd.odp_update.op = cpu_to_le32(ORCA_ODP_FAIL_FAULT);
+	cmd.odp_update.page = cpu_to_le64(page);
+	cmd.odp_update.count = cpu_to_le32(count);
+	cmd.odp_update.epoch = cpu_to_le32(FIELD_PREP(ORCA_ODP_EPOCH, epoch));
+	return orca_admin_exec(dev, &cmd, NULL, 0, NULL, 0, NULL);
+}
+
 int orca_cmd_alloc_mw(struct orca_dev *dev, u32 pdn, u32 type, u32 variant,
 		      u32 *key)
 {

@@ -185,8 +185,10 @@ static int orca_port_event(struct orca_dev *dev, u64 data)
 	return 0;
 }
 
-static void orca_handle_eqe(struct orca_dev *dev, u8 type, u64 data, u32 aux)
+static void orca_handle_eqe(struct orca_dev *dev, u32 info, u64 data, u32 aux)
 {
+	u8 type = FIELD_GET(ORCA_EQE_TYPE, info);
+
 	switch (type) {
 	case ORCA_EQE_PORT_CHANGE:
 		if (orca_port_event(dev, data))
@@ -194,7 +196,8 @@ static void orca_handle_eqe(struct orca_dev *dev, u8 type, u64 data, u32 aux)
 		break;
 	case ORCA_EQE_ODP_FAULT:
 		/* Queued for the fault work (orca_odp.c). */
-		if (orca_odp_event(dev, data, aux))
+		if (orca_odp_event(dev, data, aux,
+				   FIELD_GET(ORCA_EQE_ODP_EPOCH, info)))
 			goto bad;
 		break;
 	case ORCA_EQE_QP_FATAL:
@@ -220,9 +223,9 @@ bad:
 			     type, data, aux);
 }
 
-/* Consume every valid entry of @eq, handing each to @handle. */
+/* Consume every valid entry of @eq, handing each (its info word too) to @handle. */
 static void orca_eq_consume(struct orca_dev *dev, struct orca_eq *eq,
-			    void (*handle)(struct orca_dev *dev, u8 type,
+			    void (*handle)(struct orca_dev *dev, u32 info,
 					   u64 data, u32 aux))
 {
 	for (;;) {
@@ -236,8 +239,8 @@ static void orca_eq_consume(struct orca_dev *dev, struct orca_eq *eq,
 			break;
 		/* Read the entry only after its owner bit. */
 		dma_rmb();
-		handle(dev, FIELD_GET(ORCA_EQE_TYPE, info),
-		       le64_to_cpu(eqe->data), le32_to_cpu(eqe->aux));
+		handle(dev, info, le64_to_cpu(eqe->data),
+		       le32_to_cpu(eqe->aux));
 		eq->cons++;
 	}
 }
@@ -341,8 +344,9 @@ void orca_port_work(struct work_struct *work)
 }
 
 /* A completion event: call the CQ's completion handler. */
-static void orca_handle_ceqe(struct orca_dev *dev, u8 type, u64 data, u32 aux)
+static void orca_handle_ceqe(struct orca_dev *dev, u32 info, u64 data, u32 aux)
 {
+	u8 type = FIELD_GET(ORCA_EQE_TYPE, info);
 	struct orca_cq *cq = NULL;
 	unsigned long flags;
 

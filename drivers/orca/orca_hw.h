@@ -47,7 +47,7 @@
 #define ORCA_VERSION_MAJOR		GENMASK(31, 16)
 #define ORCA_VERSION_MINOR		GENMASK(15, 0)
 #define ORCA_IFACE_VERSION_MAJOR	1
-#define ORCA_IFACE_VERSION_MINOR	7
+#define ORCA_IFACE_VERSION_MINOR	8
 
 #define ORCA_CAPS_NUM_VECTORS		GENMASK(7, 0)
 #define ORCA_CAPS_AQ_MAX_LOG2		GENMASK(15, 8)
@@ -261,12 +261,16 @@ struct orca_cmd_alloc_dm {
  * (at most ORCA_ODP_MAP_MAX) entries at pbl_addr: ORCA_ODP_PTE_ADDR the
  * page's DMA address, ORCA_ODP_PTE_WRITE whether the device may write
  * it.  UNMAP makes the pages not present, FAIL makes them failed; both
- * need pbl_addr 0.
+ * need pbl_addr 0.  Since 1.8 (ORCA_HW_DEV_CAP_ODP_EPOCH), FAIL_FAULT
+ * answers one ODP_FAULT: it fails the pages only if epoch (ORCA_ODP_EPOCH)
+ * is still the region's failure epoch, and otherwise changes nothing.
+ * epoch is 0 for the other operations.
  */
 enum orca_odp_op {
 	ORCA_ODP_MAP			= 1,
 	ORCA_ODP_UNMAP			= 2,
 	ORCA_ODP_FAIL			= 3,
+	ORCA_ODP_FAIL_FAULT		= 4,
 };
 
 struct orca_cmd_odp_update {
@@ -275,10 +279,12 @@ struct orca_cmd_odp_update {
 	__le32 op;		/* enum orca_odp_op */
 	__le64 page;
 	__le32 count;
-	__le32 rsvd0;
+	__le32 epoch;		/* ORCA_ODP_EPOCH; reserved before 1.8 */
 	__le64 pbl_addr;
 	u8 rsvd[ORCA_AQ_CMD_BODY_SIZE - 32];
 };
+
+#define ORCA_ODP_EPOCH			GENMASK(15, 0)
 
 #define ORCA_ODP_MAP_MAX		512
 #define ORCA_ODP_PTE_WRITE		BIT_ULL(0)
@@ -458,6 +464,7 @@ static_assert(sizeof(struct orca_aq_cqe) == ORCA_AQ_CQE_SIZE);
 #define ORCA_HW_DEV_CAP_ODP		BIT(12)	/* on-demand paging, 1.5 */
 #define ORCA_HW_DEV_CAP_ODP_IMPLICIT	BIT(13)	/* implicit ODP regions, 1.6 */
 #define ORCA_HW_DEV_CAP_RING_PBL	BIT(14)	/* paged rings, 1.7 */
+#define ORCA_HW_DEV_CAP_ODP_EPOCH	BIT(15)	/* ODP failure epochs, 1.8 */
 
 /* GUIDs are EUI-64 identifiers, stored in network byte order. */
 struct orca_hw_device_attr {
@@ -827,6 +834,8 @@ struct orca_eqe {
 };
 
 #define ORCA_EQE_TYPE			GENMASK(7, 0)
+/* ODP_FAULT only, since 1.8: the region's failure epoch; else 0. */
+#define ORCA_EQE_ODP_EPOCH		GENMASK(23, 8)
 #define ORCA_EQE_PHASE			BIT(31)
 
 /* PORT_CHANGE data: the port and its state when the event was posted. */

@@ -27,7 +27,12 @@
  * key, has ib_umem_odp make the pages resident and map them for DMA, and
  * issues MAP.  Pages where the process has no memory, or none writable
  * for a write, get FAIL: the waiting access then fails as one beyond
- * the region's bounds would, instead of waiting for ever.
+ * the region's bounds would, instead of waiting for ever.  On a device
+ * with ODP_EPOCH (1.8) that is FAIL_FAULT with the fault's failure
+ * epoch, which the device ignores if an access used up a failed page of
+ * the region since the fault was raised: a copy of a fault the device
+ * raised again while the first was being handled cannot fail the page
+ * once more after the access it answered.
  *
  * Invalidations.  Before the kernel takes pages away (munmap, migration,
  * reclaim, copy-on-write), the MMU interval notifier calls
@@ -355,13 +360,19 @@ static int orca_odp_map_chunk(struct orca_dev *dev, struct orca_odp_span *span,
 	return ret;
 }
 
+static bool orca_odp_epochs(struct orca_dev *dev)
+{
+	return le32_to_cpu(dev->hw_attr.cap_flags) & ORCA_HW_DEV_CAP_ODP_EPOCH;
+}
+
 /*
- * Page @page of @mr cannot be had: FAIL it.  Under the umem_mutex of
- * @span, the span that holds it, if there is one: with none the page
- * lies where no memory can ever be mapped.
+ * Page @page of @mr cannot be had for the fault of failure epoch @epoch:
+ * FAIL it.  Under the umem_mutex of @span, the span that holds it, if
+ * there is one: with none the page lies where no memory can ever be
+ * mapped.
  */
 static void orca_odp_fail(struct orca_dev *dev, struct orca_mr *mr,
-			  struct orca_odp_span *span, u64 page)
+			  struct orca_odp_span *span, u64 page, u16 epoch)
 {
 	int ret = 0;
 
@@ -369,8 +380,12 @@ static void orca_odp_fail(struct orca_dev *dev, struct orca_mr *mr,
 		mutex_lock(&span->umem->umem_mutex);
 	mutex_lock(&mr->odp.cmd_lock);
 	if (!mr->odp.dead) {
-		ret = orca_cmd_odp_update(dev, mr->key, ORCA_ODP_FAIL, page, 1,
-					  0);
+		if (orca_odp_epochs(dev))
+			ret = orca_cmd_odp_fail_fault(dev, mr->key, page, 1,
+						      epoch);
+		else
+			ret = orca_cmd_odp_update(dev, mr->key, ORCA_ODP_FAIL,
+						  page, 1, 0);
 		if (!ret && span)
 			orca_odp_note_failed(span, page, page + 1);
 	}
@@ -408,7 +423,7 @@ static bool orca_odp_unreachable(int ret)
  */
 static bool orca_odp_handle_span(struct orca_dev *dev,
 				 struct orca_odp_span *span, u64 page,
-				 u32 count, bool write)
+				 u32 count, bool write, u16 epoch)
 {
 	u64 want = ODP_READ_ALLOWED_BIT;
 	u32 chunk = ORCA_ODP_MAP_MAX;
@@ -436,7 +451,7 @@ static bool orca_odp_handle_span(struct orca_dev *dev,
 				chunk = n / 2;
 				continue;
 			}
-			orca_odp_fail(dev, span->mr, span, page);
+			orca_odp_fail(dev, span->mr, span, page, epoch);
 			return false;
 		}
 		/* A smaller chunk races with fewer invalidations. */
@@ -450,11 +465,12 @@ static bool orca_odp_handle_span(struct orca_dev *dev,
 }
 
 /*
- * A fault: an access needs pages [@page, @page + @count) of @mr,
- * writable if @write.  Span by span, as orca_odp_handle_span() does.
+ * A fault of failure epoch @epoch: an access needs pages [@page, @page +
+ * @count) of @mr, writable if @write.  Span by span, as
+ * orca_odp_handle_span() does.
  */
 static void orca_odp_handle(struct orca_dev *dev, struct orca_mr *mr,
-			    u64 page, u32 count, bool write)
+			    u64 page, u32 count, bool write, u16 epoch)
 {
 	u64 npages = orca_odp_npages(mr);
 	struct orca_odp_span *span;
@@ -469,7 +485,8 @@ static void orca_odp_handle(struct orca_dev *dev, struct orca_mr *mr,
 	 */
 	if (write && !orca_odp_writable(mr)) {
 		span = orca_odp_span_get(mr, page, false);
-		orca_odp_fail(dev, mr, IS_ERR(span) ? NULL : span, page);
+		orca_odp_fail(dev, mr, IS_ERR(span) ? NULL : span, page,
+			      epoch);
 		return;
 	}
 	while (count) {
@@ -479,11 +496,11 @@ static void orca_odp_handle(struct orca_dev *dev, struct orca_mr *mr,
 		if (IS_ERR(span)) {
 			/* Out of memory: the device's next fault tries again. */
 			if (PTR_ERR(span) != -ENOMEM)
-				orca_odp_fail(dev, mr, NULL, page);
+				orca_odp_fail(dev, mr, NULL, page, epoch);
 			return;
 		}
 		n = min_t(u64, count, span->first + span->npages - page);
-		if (!orca_odp_handle_span(dev, span, page, n, write))
+		if (!orca_odp_handle_span(dev, span, page, n, write, epoch))
 			return;
 		page += n;
 		count -= n;
@@ -513,7 +530,8 @@ static void orca_odp_work(struct work_struct *work)
 		/* A fault for a region being destroyed finds none. */
 		mr = orca_odp_get(dev, f.key);
 		if (mr) {
-			orca_odp_handle(dev, mr, f.page, f.count, f.write);
+			orca_odp_handle(dev, mr, f.page, f.count, f.write,
+					f.epoch);
 			orca_odp_put(mr);
 		}
 		cond_resched();
@@ -521,24 +539,26 @@ static void orca_odp_work(struct work_struct *work)
 }
 
 /*
- * An ODP_FAULT event (AEQ interrupt handler): queue it for the fault
- * work, unless the same fault is queued already.  Returns -EINVAL for an
+ * An ODP_FAULT event of failure epoch @epoch (AEQ interrupt handler):
+ * queue it for the fault work, unless the same fault is queued already,
+ * which then takes this one's epoch, the newer.  Returns -EINVAL for an
  * event the device should not have raised.
  */
-int orca_odp_event(struct orca_dev *dev, u64 data, u32 key)
+int orca_odp_event(struct orca_dev *dev, u64 data, u32 key, u16 epoch)
 {
 	struct orca_odp_dev *odp = &dev->odp;
 	struct orca_odp_fault f = {
 		.page = FIELD_GET(ORCA_EQE_ODP_PAGE, data),
 		.count = FIELD_GET(ORCA_EQE_ODP_COUNT, data) + 1,
 		.key = key,
+		.epoch = epoch,
 		.write = !!(data & ORCA_EQE_ODP_WRITE),
 	};
 	unsigned long flags;
 	int ret = 0;
 	u8 i;
 
-	if (data & ORCA_EQE_ODP_RSVD)
+	if ((data & ORCA_EQE_ODP_RSVD) || (epoch && !orca_odp_epochs(dev)))
 		return -EINVAL;
 	spin_lock_irqsave(&odp->lock, flags);
 	if (!odp->supported) {
@@ -549,12 +569,14 @@ int orca_odp_event(struct orca_dev *dev, u64 data, u32 key)
 	if (!odp->enabled)
 		goto out;
 	for (i = 0; i < odp->q_len; i++) {
-		const struct orca_odp_fault *q =
+		struct orca_odp_fault *q =
 			&odp->q[(odp->q_head + i) % ORCA_ODP_Q_LEN];
 
 		if (q->key == f.key && q->page == f.page &&
-		    q->count == f.count && q->write == f.write)
+		    q->count == f.count && q->write == f.write) {
+			q->epoch = f.epoch;
 			goto out;
+		}
 	}
 	if (odp->q_len == ORCA_ODP_Q_LEN) {
 		odp->dropped++;

@@ -521,6 +521,7 @@ struct orca_soft_mr {
 	struct orca_soft_dm *dm;	/* ORCA_MR_FLAG_DM: its allocation */
 	u64 dm_bus;			/* bus address of the region's byte 0 */
 	struct xarray odp;		/* ORCA_MR_FLAG_ODP: page states */
+	u16 odp_epoch;			/* its failure epoch (1.8) */
 };
 
 struct orca_soft_gid {
@@ -748,7 +749,7 @@ int orca_soft_dma_write(struct orca_soft_dev *sdev, u64 addr,
 int orca_soft_dma_write32(struct orca_soft_dev *sdev, u64 addr, u32 val);
 void orca_soft_post_event(struct orca_soft_dev *sdev, u8 type, u64 data);
 void orca_soft_post_event_aux(struct orca_soft_dev *sdev, u8 type, u64 data,
-			      u32 aux);
+			      u32 aux, u32 info);
 void orca_soft_set_fatal(struct orca_soft_dev *sdev, const char *why);
 
 /* What a command returns besides its status. */

@@ -93,7 +93,7 @@ u32 orca_soft_cap_flags(struct orca_soft_dev *sdev)
 	       ORCA_HW_DEV_CAP_DETACH | ORCA_HW_DEV_CAP_MW |
 	       ORCA_HW_DEV_CAP_TIMESTAMP | ORCA_HW_DEV_CAP_XRC |
 	       (sdev->dm_pages ? ORCA_HW_DEV_CAP_DM : 0) |
-	       ORCA_HW_DEV_CAP_ODP |
+	       ORCA_HW_DEV_CAP_ODP | ORCA_HW_DEV_CAP_ODP_EPOCH |
 	       (IS_ENABLED(CONFIG_64BIT) ? ORCA_HW_DEV_CAP_ODP_IMPLICIT : 0) |
 	       (sdev->ring_pbl ? ORCA_HW_DEV_CAP_RING_PBL : 0);
 }

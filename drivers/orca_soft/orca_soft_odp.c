@@ -30,7 +30,10 @@
  *
  * The data path looks the pages of an access up before it moves data
  * (orca_soft_mem.c).  A failed page makes the access an access error,
- * like a bounds violation, and is not present again afterwards.  A page
+ * like a bounds violation, and is not present again afterwards; that
+ * adds one to the region's failure epoch (interface 1.8), which every
+ * ODP_FAULT carries and FAIL_FAULT must name, so that the answer to a
+ * fault raised twice cannot fail the page a second time.  A page
  * that is not present, or read-only for a write, is a page fault:
  * ODP_FAULT is posted with the region's key and
  * the pages from that one to the end of the access, and the caller parks
@@ -55,6 +58,7 @@
 void orca_soft_odp_mr_init(struct orca_soft_mr *mr)
 {
 	xa_init(&mr->odp);
+	mr->odp_epoch = 0;
 }
 
 void orca_soft_odp_mr_fini(struct orca_soft_mr *mr)
@@ -75,24 +79,30 @@ static void orca_soft_odp_fault(struct orca_soft_dev *sdev,
 				u64 end, bool write)
 {
 	u64 last = orca_soft_odp_page(mr->iova, end - 1);
+	u32 info = 0;
 
 	/* An access may run on past the region's end, or wrap around. */
 	last = clamp_t(u64, last, page,
 		       orca_soft_odp_npages(mr->flags, mr->num_pages) - 1);
+	if (orca_soft_cap_flags(sdev) & ORCA_HW_DEV_CAP_ODP_EPOCH)
+		info = FIELD_PREP(ORCA_EQE_ODP_EPOCH, mr->odp_epoch);
 	sdev->odp_fault_key = mr->key;
 	orca_soft_post_event_aux(sdev, ORCA_EQE_ODP_FAULT,
 				 orca_soft_odp_fault_data(page, last, write),
-				 mr->key);
+				 mr->key, info);
 }
 
 /*
  * An access failed on failed page @page of @mr: the page is not present
  * again, so that a later access faults anew (the process may have mapped
- * memory there since).  Erasing needs no memory.
+ * memory there since), and the region's failure epoch moves on, so that
+ * a FAIL_FAULT answering a fault raised before now changes nothing.
+ * Erasing needs no memory.
  */
 static void orca_soft_odp_unfail(struct orca_soft_mr *mr, u64 page)
 {
 	xa_erase(&mr->odp, page);
+	mr->odp_epoch++;
 }
 
 /*
@@ -280,11 +290,18 @@ out_free:
 	return sts;
 }
 
-/* FAIL: the pages become failed, whatever they were. */
-static u8 orca_soft_odp_fail(struct orca_soft_mr *mr, u64 first, u32 count)
+/*
+ * FAIL: the pages become failed, whatever they were.  FAIL_FAULT the
+ * same, if the fault it answers (of failure epoch @epoch) is not older
+ * than the region's last used-up failed page; otherwise nothing changes.
+ */
+static u8 orca_soft_odp_fail(struct orca_soft_mr *mr, u64 first, u32 count,
+			     bool fault, u16 epoch)
 {
 	u32 i;
 
+	if (fault && epoch != mr->odp_epoch)
+		return ORCA_AQ_STS_OK;
 	if (orca_soft_odp_reserve(mr, first, count))
 		return ORCA_AQ_STS_NO_RESOURCES;
 	for (i = 0; i < count; i++)
@@ -326,12 +343,17 @@ u8 orca_soft_odp_update(struct orca_soft_dev *sdev,
 	u32 count = le32_to_cpu(c->count);
 	u64 page = le64_to_cpu(c->page);
 	u64 pbl_addr = le64_to_cpu(c->pbl_addr);
+	u32 epoch = le32_to_cpu(c->epoch);
+	u32 caps = orca_soft_cap_flags(sdev);
 	struct orca_soft_mr *mr;
 	u8 sts;
 
-	if (!(orca_soft_cap_flags(sdev) & ORCA_HW_DEV_CAP_ODP))
+	if (!(caps & ORCA_HW_DEV_CAP_ODP))
 		return ORCA_AQ_STS_UNSUPPORTED;
-	if (c->rsvd0 || !orca_soft_rsvd_clear(c->rsvd, sizeof(c->rsvd)) ||
+	if (op == ORCA_ODP_FAIL_FAULT && !(caps & ORCA_HW_DEV_CAP_ODP_EPOCH))
+		return ORCA_AQ_STS_BAD_PARAM;
+	if ((op == ORCA_ODP_FAIL_FAULT ? epoch & ~ORCA_ODP_EPOCH : epoch) ||
+	    !orca_soft_rsvd_clear(c->rsvd, sizeof(c->rsvd)) ||
 	    !orca_soft_odp_args_ok(op, count, pbl_addr))
 		return ORCA_AQ_STS_BAD_PARAM;
 	mr = xa_load(&sdev->mrs, FIELD_GET(ORCA_MR_KEY_INDEX, key));
@@ -348,7 +370,10 @@ u8 orca_soft_odp_update(struct orca_soft_dev *sdev,
 		sts = orca_soft_odp_map(sdev, mr, page, count, pbl_addr);
 		break;
 	case ORCA_ODP_FAIL:
-		sts = orca_soft_odp_fail(mr, page, count);
+	case ORCA_ODP_FAIL_FAULT:
+		sts = orca_soft_odp_fail(mr, page, count,
+					 op == ORCA_ODP_FAIL_FAULT,
+					 FIELD_GET(ORCA_ODP_EPOCH, epoch));
 		break;
 	default:
 		orca_soft_odp_unmap(mr, page, count);

@@ -78,6 +78,7 @@ static inline bool orca_soft_odp_args_ok(u32 op, u32 count, u64 pbl_addr)
 	case ORCA_ODP_UNMAP:
 		return count && !pbl_addr;
 	case ORCA_ODP_FAIL:
+	case ORCA_ODP_FAIL_FAULT:
 		return count && count <= ORCA_SOFT_ODP_FAIL_MAX && !pbl_addr;
 	default:
 		return false;

@@ -149,14 +149,16 @@ static u32 orca_soft_aeq_used(struct orca_soft_dev *sdev)
 	return (sdev->aeq_prod - sdev->aeq_cons) & ORCA_AEQ_DB_CONS_IDX;
 }
 
-/* An event whose type carries a word in the entry's aux field too. */
+/*
+ * An event whose type carries a word in the entry's aux field too, and
+ * maybe bits of info besides TYPE and PHASE (@info: ODP_FAULT's EPOCH).
+ */
 void orca_soft_post_event_aux(struct orca_soft_dev *sdev, u8 type, u64 data,
-			      u32 aux)
+			      u32 aux, u32 info)
 {
 	struct orca_eqe eqe = {};
 	unsigned long flags;
 	u64 addr;
-	u32 info;
 
 	spin_lock_irqsave(&sdev->lock, flags);
 	if (!sdev->enabled || sdev->fatal)
@@ -171,7 +173,8 @@ void orca_soft_post_event_aux(struct orca_soft_dev *sdev, u8 type, u64 data,
 	       ORCA_EQE_SIZE;
 	eqe.data = cpu_to_le64(data);
 	eqe.aux = cpu_to_le32(aux);
-	info = FIELD_PREP(ORCA_EQE_TYPE, type) |
+	info &= ~(ORCA_EQE_TYPE | ORCA_EQE_PHASE);
+	info |= FIELD_PREP(ORCA_EQE_TYPE, type) |
 	       FIELD_PREP(ORCA_EQE_PHASE,
 			  orca_ring_phase(sdev->aeq_prod,
 					  sdev->aeq_log2_depth));
@@ -198,10 +201,10 @@ dma_error:
 	orca_soft_set_fatal(sdev, "DMA error writing the async event queue");
 }
 
-/* Every event type but ODP_FAULT has aux 0. */
+/* Every event type but ODP_FAULT has aux 0, and info TYPE and PHASE only. */
 void orca_soft_post_event(struct orca_soft_dev *sdev, u8 type, u64 data)
 {
-	orca_soft_post_event_aux(sdev, type, data, 0);
+	orca_soft_post_event_aux(sdev, type, data, 0, 0);
 }
 
 /* The driver consumed events up to CONS_IDX, and may re-arm. */

@@ -140,10 +140,10 @@ static void orca_hw_test_registers(struct kunit *test)
 	magic = cpu_to_be32(ORCA_ID_MAGIC);
 	KUNIT_EXPECT_EQ(test, memcmp(&magic, "ORCA", 4), 0);
 
-	/* VERSION 1.7 as the device reports it. */
-	v = 0x00010007;
+	/* VERSION 1.8 as the device reports it. */
+	v = 0x00010008;
 	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_VERSION_MAJOR, v), 1U);
-	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_VERSION_MINOR, v), 7U);
+	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_VERSION_MINOR, v), 8U);
 	KUNIT_EXPECT_EQ(test, FIELD_PREP(ORCA_VERSION_MAJOR, ORCA_IFACE_VERSION_MAJOR) |
 			      FIELD_PREP(ORCA_VERSION_MINOR, ORCA_IFACE_VERSION_MINOR), v);
 	v = 0x00020003;

@@ -174,7 +174,7 @@ static const struct orca_v1_layout orca_v1_cmd_layout[] = {
 	ORCA_V1_OFF(orca_cmd_odp_update, op, 0x14),
 	ORCA_V1_OFF(orca_cmd_odp_update, page, 0x18),
 	ORCA_V1_OFF(orca_cmd_odp_update, count, 0x20),
-	ORCA_V1_OFF(orca_cmd_odp_update, rsvd0, 0x24),
+	ORCA_V1_OFF(orca_cmd_odp_update, epoch, 0x24),
 	ORCA_V1_OFF(orca_cmd_odp_update, pbl_addr, 0x28),
 	ORCA_V1_OFF(orca_cmd_odp_update, rsvd, 0x30),
 	ORCA_V1_LEN(orca_cmd_odp_update, rsvd, 16),
@@ -433,6 +433,11 @@ static void orca_hw_v1_test_abi_values(struct kunit *test)
 		{ "DEV_CAP_ODP", ORCA_HW_DEV_CAP_ODP, 0x1000 },
 		{ "DEV_CAP_ODP_IMPLICIT", ORCA_HW_DEV_CAP_ODP_IMPLICIT, 0x2000 },
 		{ "DEV_CAP_RING_PBL", ORCA_HW_DEV_CAP_RING_PBL, 0x4000 },
+		{ "DEV_CAP_ODP_EPOCH", ORCA_HW_DEV_CAP_ODP_EPOCH, 0x8000 },
+		{ "ODP_FAIL", ORCA_ODP_FAIL, 3 },
+		{ "ODP_FAIL_FAULT", ORCA_ODP_FAIL_FAULT, 4 },
+		{ "EQE_ODP_EPOCH", ORCA_EQE_ODP_EPOCH, 0x00ffff00 },
+		{ "ODP_EPOCH", ORCA_ODP_EPOCH, 0xffff },
 		{ "RING_PAGE_SIZE", ORCA_RING_PAGE_SIZE, 4096 },
 		{ "CQ_CFG_CQE64", ORCA_CQ_CFG_CQE64, 0x100 },
 		{ "CQE64_SIZE", ORCA_CQE64_SIZE, 64 },
@@ -489,6 +494,9 @@ static void orca_hw_v1_test_abi_values(struct kunit *test)
 	/* Its last page fits ODP_FAULT's PAGE [51:0]. */
 	KUNIT_EXPECT_EQ(test, FIELD_GET(ORCA_EQE_ODP_PAGE, ORCA_ODP_IMPLICIT_PAGES - 1),
 			ORCA_ODP_IMPLICIT_PAGES - 1);
+	/* ODP_FAULT's epoch sits between TYPE [7:0] and PHASE [31] (1.8). */
+	KUNIT_EXPECT_EQ(test, ORCA_EQE_ODP_EPOCH &
+			(ORCA_EQE_TYPE | ORCA_EQE_PHASE), 0U);
 
 	/*
 	 * Paged rings: a table page holds 512 page addresses, so level 1

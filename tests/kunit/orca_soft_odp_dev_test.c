@@ -35,6 +35,7 @@
 /* cap_flags bits (the specification's numbers, not the header's). */
 #define T_CAP_ODP		BIT(12)
 #define T_CAP_ODP_IMPLICIT	BIT(13)
+#define T_CAP_ODP_EPOCH		BIT(15)
 /* REG_MR flags. */
 #define T_SHIFT_12		12U
 #define T_LEVELS_1		BIT(8)
@@ -53,6 +54,9 @@
 #define T_MAP			1
 #define T_UNMAP			2
 #define T_FAIL			3
+#define T_FAIL_FAULT		4
+/* ODP_FAULT's info.EPOCH [23:8]. */
+#define T_EPOCH(e)		((u32)(e) << 8)
 /* The pages of an implicit region, and its last one. */
 #define T_PAGES			BIT_ULL(52)
 #define T_TOP			(T_PAGES - 1)
@@ -68,6 +72,7 @@ struct orca_odpdev {
 	u8 ev_type;
 	u64 ev_data;
 	u32 ev_aux;
+	u32 ev_info;
 };
 
 static struct orca_odpdev *orca_odpdev;
@@ -80,12 +85,13 @@ int orca_soft_dma_read(struct orca_soft_dev *sdev, u64 addr, void *buf,
 }
 
 void orca_soft_post_event_aux(struct orca_soft_dev *sdev, u8 type, u64 data,
-			      u32 aux)
+			      u32 aux, u32 info)
 {
 	orca_odpdev->nevents++;
 	orca_odpdev->ev_type = type;
 	orca_odpdev->ev_data = data;
 	orca_odpdev->ev_aux = aux;
+	orca_odpdev->ev_info = info;
 }
 
 void orca_soft_qp_wait(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
@@ -226,9 +232,10 @@ static u8 orca_odpdev_dereg(struct orca_odpdev *t, u32 key)
 	return orca_soft_dereg_mr(t->sdev, &cmd);
 }
 
-/* ODP_UPDATE of region @key; MAP reads the entries at @ptes. */
-static u8 orca_odpdev_update(struct orca_odpdev *t, u32 key, u32 op,
-			     u64 page, u32 count, const __le64 *ptes)
+/* ODP_UPDATE of region @key with @epoch; MAP reads the entries at @ptes. */
+static u8 orca_odpdev_update_epoch(struct orca_odpdev *t, u32 key, u32 op,
+				   u64 page, u32 count, const __le64 *ptes,
+				   u32 epoch)
 {
 	union orca_aq_cmd cmd = {};
 
@@ -236,8 +243,15 @@ static u8 orca_odpdev_update(struct orca_odpdev *t, u32 key, u32 op,
 	cmd.odp_update.op = cpu_to_le32(op);
 	cmd.odp_update.page = cpu_to_le64(page);
 	cmd.odp_update.count = cpu_to_le32(count);
+	cmd.odp_update.epoch = cpu_to_le32(epoch);
 	cmd.odp_update.pbl_addr = cpu_to_le64((uintptr_t)ptes);
 	return orca_soft_odp_update(t->sdev, &cmd);
+}
+
+static u8 orca_odpdev_update(struct orca_odpdev *t, u32 key, u32 op,
+			     u64 page, u32 count, const __le64 *ptes)
+{
+	return orca_odpdev_update_epoch(t, key, op, page, count, ptes, 0);
 }
 
 /* The state entry of page @page of @mr (NULL: not present). */
@@ -579,6 +593,135 @@ static void orca_odpdev_test_fault(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, orca_odpdev_state(mr, T_TOP));
 }
 
+/* ---- failure epochs (1.8) ------------------------------------------------------ */
+
+/* Fault at address @va of @mr (a read of one byte): the event's epoch. */
+static u32 orca_odpdev_fault_epoch(struct kunit *test, struct orca_soft_mr *mr,
+				   u64 va)
+{
+	struct orca_odpdev *t = test->priv;
+	u64 dma;
+
+	t->nevents = 0;
+	KUNIT_EXPECT_EQ(test, orca_soft_odp_translate(t->sdev, mr, va, va + 1,
+						      false, &dma), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, t->nevents, 1U);
+	KUNIT_EXPECT_EQ(test, t->ev_info & ~T_EPOCH(0xffff), 0U);
+	return t->ev_info >> 8;
+}
+
+/* A failed page at @va of @mr is used up: an access error, then not present. */
+static void orca_odpdev_use_up(struct kunit *test, struct orca_soft_mr *mr,
+			       u64 va)
+{
+	struct orca_odpdev *t = test->priv;
+	u64 dma;
+
+	KUNIT_EXPECT_EQ(test, orca_soft_odp_translate(t->sdev, mr, va, va + 1,
+						      false, &dma), -EFAULT);
+	KUNIT_EXPECT_NULL(test, orca_odpdev_state(mr, va >> 12));
+}
+
+static void orca_odpdev_test_epoch(struct kunit *test)
+{
+	struct orca_odpdev *t = test->priv;
+	struct orca_soft_mr *mr;
+	struct orca_soft_qp *qp;
+	u64 va = 0x7f0000123000ULL, page = va >> 12;
+	u32 key, e;
+
+	t->caps |= T_CAP_ODP_EPOCH;
+	key = orca_odpdev_implicit(test);
+	mr = orca_odpdev_mr(t, key);
+	KUNIT_ASSERT_NOT_NULL(test, mr);
+
+	/* A new region's faults carry epoch 0; FAIL_FAULT 0 fails the page. */
+	e = orca_odpdev_fault_epoch(test, mr, va);
+	KUNIT_EXPECT_EQ(test, e, 0U);
+	KUNIT_EXPECT_EQ(test, orca_odpdev_update_epoch(t, key, T_FAIL_FAULT,
+						       page, 1, NULL, e), T_OK);
+	KUNIT_EXPECT_NOT_NULL(test, orca_odpdev_state(mr, page));
+	/* Answered twice before the access: still failed, once. */
+	KUNIT_EXPECT_EQ(test, orca_odpdev_update_epoch(t, key, T_FAIL_FAULT,
+						       page, 1, NULL, e), T_OK);
+	orca_odpdev_use_up(test, mr, va);
+
+	/*
+	 * The same fault answered again after that (a copy raised before
+	 * the page was used up): OK, no page changes, and the QP waiting
+	 * for the region goes on all the same.
+	 */
+	qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, qp);
+	qp->req.wait = ORCA_SOFT_WAIT_ODP;
+	qp->req.odp_key = key;
+	list_add_tail(&qp->wait_node, &t->sdev->eng_waiting);
+	KUNIT_EXPECT_EQ(test, orca_odpdev_update_epoch(t, key, T_FAIL_FAULT,
+						       page, 1, NULL, e), T_OK);
+	KUNIT_EXPECT_NULL(test, orca_odpdev_state(mr, page));
+	KUNIT_EXPECT_TRUE(test, list_empty(&t->sdev->eng_waiting));
+	KUNIT_EXPECT_EQ(test, qp->req.wait, ORCA_SOFT_WAIT_NONE);
+
+	/* The next fault carries epoch 1, and its answer fails the page. */
+	e = orca_odpdev_fault_epoch(test, mr, va);
+	KUNIT_EXPECT_EQ(test, e, 1U);
+	KUNIT_EXPECT_EQ(test, orca_odpdev_update_epoch(t, key, T_FAIL_FAULT,
+						       page, 1, NULL, e), T_OK);
+	KUNIT_EXPECT_NOT_NULL(test, orca_odpdev_state(mr, page));
+
+	/* Another page used up moves the epoch for the whole region. */
+	KUNIT_EXPECT_EQ(test, orca_odpdev_update(t, key, T_FAIL, page + 7, 1,
+						 NULL), T_OK);
+	orca_odpdev_use_up(test, mr, va + 7 * 4096);
+	KUNIT_EXPECT_EQ(test, orca_odpdev_fault_epoch(test, mr, va + 4096), 2U);
+	/* The page failed under epoch 1 stays failed until an access. */
+	orca_odpdev_use_up(test, mr, va);
+	KUNIT_EXPECT_EQ(test, orca_odpdev_fault_epoch(test, mr, va), 3U);
+
+	/* FAIL (3) ignores the epoch, as in 1.7. */
+	KUNIT_EXPECT_EQ(test, orca_odpdev_update(t, key, T_FAIL, page, 1, NULL),
+			T_OK);
+	KUNIT_EXPECT_NOT_NULL(test, orca_odpdev_state(mr, page));
+	orca_odpdev_use_up(test, mr, va);
+
+	/* UNMAP leaves the epoch; it wraps after 0xffff. */
+	KUNIT_EXPECT_EQ(test, orca_odpdev_update(t, key, T_UNMAP, page, 8, NULL),
+			T_OK);
+	KUNIT_EXPECT_EQ(test, orca_odpdev_fault_epoch(test, mr, va), 4U);
+	mr->odp_epoch = 0xffff;
+	KUNIT_EXPECT_EQ(test, orca_odpdev_fault_epoch(test, mr, va), 0xffffU);
+	KUNIT_EXPECT_EQ(test, orca_odpdev_update_epoch(t, key, T_FAIL_FAULT,
+						       page, 1, NULL, 0xffff),
+			T_OK);
+	orca_odpdev_use_up(test, mr, va);
+	e = orca_odpdev_fault_epoch(test, mr, va);
+	KUNIT_EXPECT_EQ(test, e, 0U);
+	KUNIT_EXPECT_EQ(test, orca_odpdev_update_epoch(t, key, T_FAIL_FAULT,
+						       page, 1, NULL, 0xffff),
+			T_OK);
+	KUNIT_EXPECT_NULL(test, orca_odpdev_state(mr, page));
+
+	/* epoch [31:16], and any epoch for the other operations: BAD_PARAM. */
+	KUNIT_EXPECT_EQ(test, orca_odpdev_update_epoch(t, key, T_FAIL_FAULT,
+						       page, 1, NULL,
+						       0x10000), T_BAD_PARAM);
+	KUNIT_EXPECT_EQ(test, orca_odpdev_update_epoch(t, key, T_FAIL, page, 1,
+						       NULL, 1), T_BAD_PARAM);
+	KUNIT_EXPECT_EQ(test, orca_odpdev_update_epoch(t, key, T_UNMAP, page, 1,
+						       NULL, 1), T_BAD_PARAM);
+	KUNIT_EXPECT_NULL(test, orca_odpdev_state(mr, page));
+
+	/* A device without ODP_EPOCH: no FAIL_FAULT, faults carry 0. */
+	t->caps &= ~T_CAP_ODP_EPOCH;
+	KUNIT_EXPECT_EQ(test, orca_odpdev_update_epoch(t, key, T_FAIL_FAULT,
+						       page, 1, NULL, 0),
+			T_BAD_PARAM);
+	mr->odp_epoch = 5;
+	KUNIT_EXPECT_EQ(test, orca_odpdev_fault_epoch(test, mr, va), 0U);
+	KUNIT_EXPECT_NULL(test, orca_odpdev_state(mr, page));
+	KUNIT_EXPECT_EQ(test, orca_odpdev_dereg(t, key), T_OK);
+}
+
 /* ---- memory windows ------------------------------------------------------------- */
 
 static void orca_odpdev_test_mw(struct kunit *test)
@@ -685,6 +828,7 @@ static struct kunit_case orca_odpdev_test_cases[] = {
 	KUNIT_CASE(orca_odpdev_test_bounds),
 	KUNIT_CASE(orca_odpdev_test_translate),
 	KUNIT_CASE(orca_odpdev_test_fault),
+	KUNIT_CASE(orca_odpdev_test_epoch),
 	KUNIT_CASE(orca_odpdev_test_mw),
 	KUNIT_CASE(orca_odpdev_test_dereg),
 	{}

@@ -99,9 +99,15 @@ static void orca_odp_test_args(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(3, 1025, 0));
 	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(3, 0, 0));
 	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(3, 1, 0x1000));
+	/* FAIL_FAULT (4, since 1.8): as FAIL. */
+	KUNIT_EXPECT_TRUE(test, orca_soft_odp_args_ok(4, 1, 0));
+	KUNIT_EXPECT_TRUE(test, orca_soft_odp_args_ok(4, 1024, 0));
+	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(4, 1025, 0));
+	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(4, 0, 0));
+	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(4, 1, 0x1000));
 	/* Unknown operations. */
 	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(0, 1, 0));
-	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(4, 1, 0));
+	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(5, 1, 0));
 	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(0xffffffffU, 1, 0x1000));
 }
 
