@@ -274,6 +274,19 @@ CMDLINE+=" pci=noacpi"
 # outside them (seen once, 0.003 s into a debug boot, in
 # handle_edge_irq(), before any module).  KASAN stays on.
 CMDLINE+=" no5lvl"
+# A periodic tick.  Under TCG the guest has no TSC-deadline timer, so each
+# CPU's clock events come from its local APIC timer, in one-shot mode by
+# default (NO_HZ idle, high-resolution timers).  On an overloaded host
+# (2026-11-28: a 2-vCPU guest beside a 2-vCPU debug guest, on 2 CPUs) one
+# such interrupt was lost: CPU 0 halted in idle and never took a timer
+# interrupt again ("rcu_preempt kthread timer wakeup didn't happen",
+# "Possible timer handling issue on cpu=0"), because Linux 6.1 reprograms
+# a one-shot clock event only for an earlier expiry than the one it
+# thinks is pending.  With both of these the local APIC timer runs in
+# periodic mode, which QEMU re-arms by itself, so one lost interrupt
+# costs one tick.  Measured beside the default on 310-wire-lossy.t,
+# 86-odp.t and 300-wire-veth.t: no slower.
+CMDLINE+=" nohz=off highres=off"
 # The TSC's frequency, measured here: under TCG the guest's TSC is the
 # host's, and the guest's own calibration against the emulated PIT goes
 # wrong on a busy host (2026-11-26: "PIT calibration deviates from HPET:
