@@ -424,7 +424,7 @@ struct orca_odp_mr {
 	/* For rdma resource show. */
 	atomic64_t faults;
 	atomic64_t mapped;
-	atomic64_t failed;
+	atomic64_t failed;		/* FAIL/FAIL_FAULT sent, maybe ignored */
 	atomic64_t unmapped;
 };
 
@@ -597,9 +597,7 @@ int orca_cmd_reg_mr(struct orca_dev *dev, const struct orca_hw_reg_mr *in,
 		    u32 *key);
 int orca_cmd_dereg_mr(struct orca_dev *dev, u32 key);
 int orca_cmd_odp_update(struct orca_dev *dev, u32 key, enum orca_odp_op op,
-			u64 page, u32 count, dma_addr_t pbl_addr);
-int orca_cmd_odp_fail_fault(struct orca_dev *dev, u32 key, u64 page,
-			    u32 count, u16 epoch);
+			u64 page, u32 count, dma_addr_t pbl_addr, u16 epoch);
 int orca_cmd_alloc_mw(struct orca_dev *dev, u32 pdn, u32 type, u32 variant,
 		      u32 *key);
 int orca_cmd_dealloc_mw(struct orca_dev *dev, u32 key);

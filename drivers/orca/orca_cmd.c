@@ -194,11 +194,12 @@ int orca_cmd_dereg_mr(struct orca_dev *dev, u32 key)
 
 /*
  * ODP_UPDATE: MAP @count entries at @pbl_addr from page @page of region
- * @key on, or UNMAP or FAIL those pages (@pbl_addr 0).  Allocates
- * nothing: it runs under the region's umem_mutex, in reclaim too.
+ * @key on, or UNMAP, FAIL or FAIL_FAULT those pages (@pbl_addr 0);
+ * @epoch is FAIL_FAULT's, 0 for the others.  Allocates nothing: it runs
+ * under the region's umem_mutex, in reclaim too.
  */
 int orca_cmd_odp_update(struct orca_dev *dev, u32 key, enum orca_odp_op op,
-			u64 page, u32 count, dma_addr_t pbl_addr)
+			u64 page, u32 count, dma_addr_t pbl_addr, u16 epoch)
 {
 	union orca_aq_cmd cmd;
 
@@ -208,20 +209,6 @@ int orca_cmd_odp_update(struct orca_dev *dev, u32 key, enum orca_odp_op op,
 	cmd.odp_update.page = cpu_to_le64(page);
 	cmd.odp_update.count = cpu_to_le32(count);
 	cmd.odp_update.pbl_addr = cpu_to_le64(pbl_addr);
-	return orca_admin_exec(dev, &cmd, NULL, 0, NULL, 0, NULL);
-}
-
-/* FAIL_FAULT (1.8): fail the pages if the region's epoch is still @epoch. */
-int orca_cmd_odp_fail_fault(struct orca_dev *dev, u32 key, u64 page,
-			    u32 count, u16 epoch)
-{
-	union orca_aq_cmd cmd;
-
-	orca_cmd_init(&cmd, ORCA_CMD_ODP_UPDATE);
-	cmd.odp_update.key = cpu_to_le32(key);
-	cmd.odp_update.op = cpu_to_le32(ORCA_ODP_FAIL_FAULT);
-	cmd.odp_update.page = cpu_to_le64(page);
-	cmd.odp_update.count = cpu_to_le32(count);
 	cmd.odp_update.epoch = cpu_to_le32(FIELD_PREP(ORCA_ODP_EPOCH, epoch));
 	return orca_admin_exec(dev, &cmd, NULL, 0, NULL, 0, NULL);
 }

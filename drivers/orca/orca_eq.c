@@ -219,8 +219,8 @@ static void orca_handle_eqe(struct orca_dev *dev, u32 info, u64 data, u32 aux)
 	return;
 bad:
 	dev_warn_ratelimited(orca_device(dev),
-			     "unexpected async event type 0x%x (data 0x%llx aux 0x%x)\n",
-			     type, data, aux);
+			     "unexpected async event type 0x%x (data 0x%llx aux 0x%x info 0x%x)\n",
+			     type, data, aux, info);
 }
 
 /* Consume every valid entry of @eq, handing each (its info word too) to @handle. */

@@ -264,7 +264,8 @@ struct orca_cmd_alloc_dm {
  * need pbl_addr 0.  Since 1.8 (ORCA_HW_DEV_CAP_ODP_EPOCH), FAIL_FAULT
  * answers one ODP_FAULT: it fails the pages only if epoch (ORCA_ODP_EPOCH)
  * is still the region's failure epoch, and otherwise changes nothing.
- * epoch is 0 for the other operations.
+ * The epoch moves on when an access uses up a failed page and when UNMAP
+ * erases the state of a page.  epoch is 0 for the other operations.
  */
 enum orca_odp_op {
 	ORCA_ODP_MAP			= 1,
@@ -830,11 +831,14 @@ enum orca_eqe_type {
 struct orca_eqe {
 	__le64 data;
 	__le32 aux;		/* type-specific; 0 unless the type says */
-	__le32 info;		/* ORCA_EQE_TYPE, ORCA_EQE_PHASE */
+	__le32 info;		/* ORCA_EQE_TYPE, _PHASE, _ODP_EPOCH */
 };
 
 #define ORCA_EQE_TYPE			GENMASK(7, 0)
-/* ODP_FAULT only, since 1.8: the region's failure epoch; else 0. */
+/*
+ * ODP_FAULT only, since 1.8 and only with ORCA_HW_DEV_CAP_ODP_EPOCH: the
+ * region's failure epoch when the fault was raised; else 0.
+ */
 #define ORCA_EQE_ODP_EPOCH		GENMASK(23, 8)
 #define ORCA_EQE_PHASE			BIT(31)
 

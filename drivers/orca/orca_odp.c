@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Orca HCA driver: on-demand paging (interface 1.5; implicit regions 1.6).
+ * Orca HCA driver: on-demand paging (interface 1.5; implicit regions 1.6;
+ * failure epochs 1.8).
  *
  * An ODP region (REG_MR with ORCA_MR_FLAG_ODP) is registered without a
  * page list.  The device keeps a table of its 4 KiB pages, each one not
@@ -314,7 +315,7 @@ static int orca_odp_push(struct orca_dev *dev, struct orca_odp_span *span,
 		if (!n)
 			continue;
 		ret = orca_cmd_odp_update(dev, mr->key, ORCA_ODP_MAP,
-					  page + i - n, n, mr->odp.pbl_dma);
+					  page + i - n, n, mr->odp.pbl_dma, 0);
 		if (ret)
 			break;
 		atomic64_add(n, &mr->odp.mapped);
@@ -374,18 +375,18 @@ static bool orca_odp_epochs(struct orca_dev *dev)
 static void orca_odp_fail(struct orca_dev *dev, struct orca_mr *mr,
 			  struct orca_odp_span *span, u64 page, u16 epoch)
 {
+	bool epochs = orca_odp_epochs(dev);
 	int ret = 0;
 
 	if (span)
 		mutex_lock(&span->umem->umem_mutex);
 	mutex_lock(&mr->odp.cmd_lock);
 	if (!mr->odp.dead) {
-		if (orca_odp_epochs(dev))
-			ret = orca_cmd_odp_fail_fault(dev, mr->key, page, 1,
-						      epoch);
-		else
-			ret = orca_cmd_odp_update(dev, mr->key, ORCA_ODP_FAIL,
-						  page, 1, 0);
+		ret = orca_cmd_odp_update(dev, mr->key,
+					  epochs ? ORCA_ODP_FAIL_FAULT :
+						   ORCA_ODP_FAIL,
+					  page, 1, 0, epochs ? epoch : 0);
+		/* Maybe failed: the device may have ignored FAIL_FAULT. */
 		if (!ret && span)
 			orca_odp_note_failed(span, page, page + 1);
 	}
@@ -394,8 +395,9 @@ static void orca_odp_fail(struct orca_dev *dev, struct orca_mr *mr,
 		mutex_unlock(&span->umem->umem_mutex);
 	if (ret)
 		ibdev_warn_ratelimited(&dev->ibdev,
-				       "ODP_UPDATE FAIL of region 0x%x failed: %d\n",
-				       mr->key, ret);
+				       "ODP_UPDATE %s of region 0x%x failed: %d\n",
+				       epochs ? "FAIL_FAULT" : "FAIL", mr->key,
+				       ret);
 	else
 		atomic64_inc(&mr->odp.failed);
 }
@@ -731,7 +733,8 @@ static void orca_odp_unmap(struct orca_dev *dev, struct orca_odp_span *span,
 
 	mutex_lock(&mr->odp.cmd_lock);
 	ret = mr->odp.dead ? -ENOENT :
-	      orca_cmd_odp_update(dev, mr->key, ORCA_ODP_UNMAP, lo, hi - lo, 0);
+	      orca_cmd_odp_update(dev, mr->key, ORCA_ODP_UNMAP, lo, hi - lo, 0,
+				  0);
 	mutex_unlock(&mr->odp.cmd_lock);
 	if (ret) {
 		/*
@@ -949,11 +952,11 @@ static int orca_odp_unmap_all(struct orca_dev *dev, struct orca_mr *mr)
 
 	if (!mr->odp.implicit)
 		return orca_cmd_odp_update(dev, mr->key, ORCA_ODP_UNMAP, 0,
-					   mr->num_pages, 0);
+					   mr->num_pages, 0, 0);
 	/* Every one, whatever happens to the others. */
 	xa_for_each(&mr->odp.children, chunk, span) {
 		err = orca_cmd_odp_update(dev, mr->key, ORCA_ODP_UNMAP,
-					  span->first, span->npages, 0);
+					  span->first, span->npages, 0, 0);
 		if (err && !ret)
 			ret = err;
 	}

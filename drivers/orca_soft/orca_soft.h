@@ -521,7 +521,7 @@ struct orca_soft_mr {
 	struct orca_soft_dm *dm;	/* ORCA_MR_FLAG_DM: its allocation */
 	u64 dm_bus;			/* bus address of the region's byte 0 */
 	struct xarray odp;		/* ORCA_MR_FLAG_ODP: page states */
-	u16 odp_epoch;			/* its failure epoch (1.8) */
+	u16 odp_epoch;			/* failure epoch (1.8); eng_rwsem written */
 };
 
 struct orca_soft_gid {

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * orca_soft: on-demand paging (interface 1.5; implicit regions, 1.6).
+ * orca_soft: on-demand paging (interface 1.5; implicit regions, 1.6;
+ * failure epochs, 1.8).
  *
  * An on-demand-paging region (REG_MR with FLAG_ODP) has no page list.
  * The device keeps the state of each of its 4 KiB pages in the region's
  * XArray, indexed by page (orca_soft_odp.h): no entry while the page is
  * not present, a value entry with the DMA address and the write right
- * once it is, a "failed" value entry after FAIL.  Only pages the driver
+ * once it is, a "failed" value entry after FAIL or FAIL_FAULT.  Only
+ * pages the driver
  * has mapped or failed take memory: a region of 2^28 pages costs nothing
  * until it is used, and neither does an implicit region
  * (FLAG_ODP_IMPLICIT), whose 2^52 pages are the whole address space:
@@ -15,7 +17,8 @@
  * (orca_soft_cap_flags()).
  *
  * ODP_UPDATE changes page states, and a command that fails changes none:
- * MAP and FAIL first reserve a slot for every page they name (the only
+ * MAP and FAIL (FAIL_FAULT too) first reserve a slot for every page they
+ * name (the only
  * step that allocates; on failure the reservations are released and the
  * command completes NO_RESOURCES), then store into the slots.  UNMAP only
  * erases entries, walking the ones the range holds rather than every
@@ -30,17 +33,26 @@
  *
  * The data path looks the pages of an access up before it moves data
  * (orca_soft_mem.c).  A failed page makes the access an access error,
- * like a bounds violation, and is not present again afterwards; that
- * adds one to the region's failure epoch (interface 1.8), which every
- * ODP_FAULT carries and FAIL_FAULT must name, so that the answer to a
- * fault raised twice cannot fail the page a second time.  A page
+ * like a bounds violation, and is not present again afterwards.
+ *
+ * Failure epochs (interface 1.8).  That adds one to the region's failure
+ * epoch, and so does an UNMAP that erases the state of a page (present or
+ * failed): either way a fault raised before may have had its answer, and
+ * the memory may have changed since.  Every ODP_FAULT carries the epoch
+ * and FAIL_FAULT must name it, so that a late answer to a fault raised
+ * twice cannot fail the page after the access it was for.  The epoch is
+ * read and changed only with eng_rwsem held for writing: by commands and
+ * by the data path's exclusive passes (the shared lane never runs while
+ * the device has an on-demand-paging region).
+ *
+ * A page
  * that is not present, or read-only for a write, is a page fault:
  * ODP_FAULT is posted with the region's key and
  * the pages from that one to the end of the access, and the caller parks
  * the requester (orca_soft_odp_park()), holds back READ responses
  * (orca_soft_odp_hold_resp()), answers an RNR NAK, or drops a datagram.
- * A MAP or FAIL of the region lets the QPs waiting for it go on at once;
- * otherwise they try again after ORCA_ODP_RETRY_MS.
+ * A MAP, FAIL or FAIL_FAULT of the region lets the QPs waiting for it go
+ * on at once; otherwise they try again after ORCA_ODP_RETRY_MS.
  */
 
 #include <linux/bitfield.h>
@@ -58,7 +70,6 @@
 void orca_soft_odp_mr_init(struct orca_soft_mr *mr)
 {
 	xa_init(&mr->odp);
-	mr->odp_epoch = 0;
 }
 
 void orca_soft_odp_mr_fini(struct orca_soft_mr *mr)
@@ -170,7 +181,8 @@ int orca_soft_odp_check(struct orca_soft_dev *sdev, struct orca_soft_mr *mr,
 
 /*
  * The requester of @qp met the page fault just posted: its send queue
- * waits for a MAP or FAIL of that region, or ORCA_ODP_RETRY_MS.
+ * waits for a MAP, FAIL or FAIL_FAULT of that region, or
+ * ORCA_ODP_RETRY_MS.
  */
 void orca_soft_odp_park(struct orca_soft_dev *sdev, struct orca_soft_qp *qp)
 {
@@ -181,7 +193,8 @@ void orca_soft_odp_park(struct orca_soft_dev *sdev, struct orca_soft_qp *qp)
 
 /*
  * The READ responses @qp sends met the page fault just posted: they wait
- * for a MAP or FAIL of that region, or ORCA_ODP_RETRY_MS.  The requester
+ * for a MAP, FAIL or FAIL_FAULT of that region, or ORCA_ODP_RETRY_MS.  The
+ * requester
  * only sees them late; its own timer asks again if they take too long.
  */
 void orca_soft_odp_hold_resp(struct orca_soft_dev *sdev,
@@ -292,15 +305,15 @@ out_free:
 
 /*
  * FAIL: the pages become failed, whatever they were.  FAIL_FAULT the
- * same, if the fault it answers (of failure epoch @epoch) is not older
- * than the region's last used-up failed page; otherwise nothing changes.
+ * same if the fault it answers, of failure epoch @epoch, was raised in
+ * the region's current epoch; otherwise nothing changes.
  */
-static u8 orca_soft_odp_fail(struct orca_soft_mr *mr, u64 first, u32 count,
-			     bool fault, u16 epoch)
+static u8 orca_soft_odp_fail(struct orca_soft_mr *mr, u32 op, u64 first,
+			     u32 count, u16 epoch)
 {
 	u32 i;
 
-	if (fault && epoch != mr->odp_epoch)
+	if (op == ORCA_ODP_FAIL_FAULT && epoch != mr->odp_epoch)
 		return ORCA_AQ_STS_OK;
 	if (orca_soft_odp_reserve(mr, first, count))
 		return ORCA_AQ_STS_NO_RESOURCES;
@@ -311,7 +324,8 @@ static u8 orca_soft_odp_fail(struct orca_soft_mr *mr, u64 first, u32 count,
 
 /*
  * UNMAP: erase the entries of pages [@first, @first + @count), visiting
- * only the entries there are.  Erasing never allocates.
+ * only the entries there are.  Erasing never allocates.  If it erased
+ * any, the failure epoch moves on.
  */
 static void orca_soft_odp_unmap(struct orca_soft_mr *mr, u64 first,
 				u32 count)
@@ -332,6 +346,8 @@ static void orca_soft_odp_unmap(struct orca_soft_mr *mr, u64 first,
 		xas_lock(&xas);
 	}
 	xas_unlock(&xas);
+	if (n)
+		mr->odp_epoch++;
 }
 
 u8 orca_soft_odp_update(struct orca_soft_dev *sdev,
@@ -352,9 +368,8 @@ u8 orca_soft_odp_update(struct orca_soft_dev *sdev,
 		return ORCA_AQ_STS_UNSUPPORTED;
 	if (op == ORCA_ODP_FAIL_FAULT && !(caps & ORCA_HW_DEV_CAP_ODP_EPOCH))
 		return ORCA_AQ_STS_BAD_PARAM;
-	if ((op == ORCA_ODP_FAIL_FAULT ? epoch & ~ORCA_ODP_EPOCH : epoch) ||
-	    !orca_soft_rsvd_clear(c->rsvd, sizeof(c->rsvd)) ||
-	    !orca_soft_odp_args_ok(op, count, pbl_addr))
+	if (!orca_soft_rsvd_clear(c->rsvd, sizeof(c->rsvd)) ||
+	    !orca_soft_odp_args_ok(op, count, pbl_addr, epoch))
 		return ORCA_AQ_STS_BAD_PARAM;
 	mr = xa_load(&sdev->mrs, FIELD_GET(ORCA_MR_KEY_INDEX, key));
 	if (!mr || mr->mw_type || !(mr->flags & ORCA_MR_FLAG_ODP) ||
@@ -371,8 +386,7 @@ u8 orca_soft_odp_update(struct orca_soft_dev *sdev,
 		break;
 	case ORCA_ODP_FAIL:
 	case ORCA_ODP_FAIL_FAULT:
-		sts = orca_soft_odp_fail(mr, page, count,
-					 op == ORCA_ODP_FAIL_FAULT,
+		sts = orca_soft_odp_fail(mr, op, page, count,
 					 FIELD_GET(ORCA_ODP_EPOCH, epoch));
 		break;
 	default:

@@ -26,9 +26,9 @@
 #define ORCA_SOFT_ODP_PAGE	BIT_ULL(ORCA_SOFT_ODP_SHIFT)
 
 /*
- * FAIL names at most this many pages: the device keeps one entry per
- * failed page, so that UNMAP never needs memory.  It is the most pages
- * one ODP_FAULT asks for.
+ * FAIL and FAIL_FAULT name at most this many pages: the device keeps one
+ * entry per failed page, so that UNMAP never needs memory.  It is the
+ * most pages one ODP_FAULT asks for.
  */
 #define ORCA_SOFT_ODP_FAIL_MAX	ORCA_ODP_FAULT_MAX
 
@@ -68,9 +68,16 @@ static inline bool orca_soft_odp_range_ok(u64 page, u32 count, u64 npages)
 	return count && page < npages && count <= npages - page;
 }
 
-/* ODP_UPDATE's count and pbl_addr, for operation @op; false: BAD_PARAM. */
-static inline bool orca_soft_odp_args_ok(u32 op, u32 count, u64 pbl_addr)
+/*
+ * ODP_UPDATE's count, pbl_addr and epoch, for operation @op; false:
+ * BAD_PARAM.
+ */
+static inline bool orca_soft_odp_args_ok(u32 op, u32 count, u64 pbl_addr,
+					 u32 epoch)
 {
+	/* Only FAIL_FAULT has an epoch, in [15:0]. */
+	if (op == ORCA_ODP_FAIL_FAULT ? epoch & ~ORCA_ODP_EPOCH : epoch)
+		return false;
 	switch (op) {
 	case ORCA_ODP_MAP:
 		return count && count <= ORCA_ODP_MAP_MAX && pbl_addr &&

@@ -160,6 +160,9 @@ void orca_soft_post_event_aux(struct orca_soft_dev *sdev, u8 type, u64 data,
 	unsigned long flags;
 	u64 addr;
 
+	/* The caller's bits are type-specific: never TYPE or PHASE. */
+	if (WARN_ON_ONCE(info & (ORCA_EQE_TYPE | ORCA_EQE_PHASE)))
+		info &= ~(ORCA_EQE_TYPE | ORCA_EQE_PHASE);
 	spin_lock_irqsave(&sdev->lock, flags);
 	if (!sdev->enabled || sdev->fatal)
 		goto out;
@@ -173,11 +176,10 @@ void orca_soft_post_event_aux(struct orca_soft_dev *sdev, u8 type, u64 data,
 	       ORCA_EQE_SIZE;
 	eqe.data = cpu_to_le64(data);
 	eqe.aux = cpu_to_le32(aux);
-	info &= ~(ORCA_EQE_TYPE | ORCA_EQE_PHASE);
 	info |= FIELD_PREP(ORCA_EQE_TYPE, type) |
-	       FIELD_PREP(ORCA_EQE_PHASE,
-			  orca_ring_phase(sdev->aeq_prod,
-					  sdev->aeq_log2_depth));
+		FIELD_PREP(ORCA_EQE_PHASE,
+			   orca_ring_phase(sdev->aeq_prod,
+					   sdev->aeq_log2_depth));
 	if (orca_soft_dma_write(sdev, addr, &eqe,
 				offsetof(struct orca_eqe, info)))
 		goto dma_error;

@@ -627,6 +627,7 @@ static void orca_odpdev_test_epoch(struct kunit *test)
 	struct orca_odpdev *t = test->priv;
 	struct orca_soft_mr *mr;
 	struct orca_soft_qp *qp;
+	__le64 pte = cpu_to_le64(0x5678001);
 	u64 va = 0x7f0000123000ULL, page = va >> 12;
 	u32 key, e;
 
@@ -684,10 +685,35 @@ static void orca_odpdev_test_epoch(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, orca_odpdev_state(mr, page));
 	orca_odpdev_use_up(test, mr, va);
 
-	/* UNMAP leaves the epoch; it wraps after 0xffff. */
+	/* An UNMAP of pages that are all not present leaves the epoch... */
 	KUNIT_EXPECT_EQ(test, orca_odpdev_update(t, key, T_UNMAP, page, 8, NULL),
 			T_OK);
 	KUNIT_EXPECT_EQ(test, orca_odpdev_fault_epoch(test, mr, va), 4U);
+	/* ...one that erases a failed page moves it, once... */
+	KUNIT_EXPECT_EQ(test, orca_odpdev_update(t, key, T_FAIL, page, 2, NULL),
+			T_OK);
+	KUNIT_EXPECT_EQ(test, orca_odpdev_update(t, key, T_UNMAP, page, 8, NULL),
+			T_OK);
+	KUNIT_EXPECT_NULL(test, orca_odpdev_state(mr, page));
+	KUNIT_EXPECT_EQ(test, orca_odpdev_fault_epoch(test, mr, va), 5U);
+	/*
+	 * ...and so does one that erases a present page: a copy of the
+	 * fault MAP answered, handled after the page was taken away, comes
+	 * too late.
+	 */
+	KUNIT_EXPECT_EQ(test, orca_odpdev_update(t, key, T_MAP, page, 1, &pte),
+			T_OK);
+	KUNIT_EXPECT_EQ(test, orca_odpdev_update(t, key, T_UNMAP, page, 1, NULL),
+			T_OK);
+	KUNIT_EXPECT_EQ(test, orca_odpdev_update_epoch(t, key, T_FAIL_FAULT,
+						       page, 1, NULL, 5), T_OK);
+	KUNIT_EXPECT_NULL(test, orca_odpdev_state(mr, page));
+	KUNIT_EXPECT_EQ(test, orca_odpdev_fault_epoch(test, mr, va), 6U);
+
+	/*
+	 * The epoch wraps after 0xffff (set here directly: reaching it
+	 * through the interface takes 65,530 more use-ups).
+	 */
 	mr->odp_epoch = 0xffff;
 	KUNIT_EXPECT_EQ(test, orca_odpdev_fault_epoch(test, mr, va), 0xffffU);
 	KUNIT_EXPECT_EQ(test, orca_odpdev_update_epoch(t, key, T_FAIL_FAULT,
@@ -709,6 +735,8 @@ static void orca_odpdev_test_epoch(struct kunit *test)
 						       NULL, 1), T_BAD_PARAM);
 	KUNIT_EXPECT_EQ(test, orca_odpdev_update_epoch(t, key, T_UNMAP, page, 1,
 						       NULL, 1), T_BAD_PARAM);
+	KUNIT_EXPECT_EQ(test, orca_odpdev_update_epoch(t, key, T_MAP, page, 1,
+						       &pte, 1), T_BAD_PARAM);
 	KUNIT_EXPECT_NULL(test, orca_odpdev_state(mr, page));
 
 	/* A device without ODP_EPOCH: no FAIL_FAULT, faults carry 0. */
@@ -716,6 +744,7 @@ static void orca_odpdev_test_epoch(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, orca_odpdev_update_epoch(t, key, T_FAIL_FAULT,
 						       page, 1, NULL, 0),
 			T_BAD_PARAM);
+	/* (An epoch that is not 0, set directly.) */
 	mr->odp_epoch = 5;
 	KUNIT_EXPECT_EQ(test, orca_odpdev_fault_epoch(test, mr, va), 0U);
 	KUNIT_EXPECT_NULL(test, orca_odpdev_state(mr, page));

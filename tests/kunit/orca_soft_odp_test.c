@@ -82,33 +82,40 @@ static void orca_odp_test_range(struct kunit *test)
 static void orca_odp_test_args(struct kunit *test)
 {
 	/* MAP (1): 1..512 entries at a non-zero 8-byte aligned address. */
-	KUNIT_EXPECT_TRUE(test, orca_soft_odp_args_ok(1, 1, 0x1000));
-	KUNIT_EXPECT_TRUE(test, orca_soft_odp_args_ok(1, 512, 0x8));
-	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(1, 0, 0x1000));
-	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(1, 513, 0x1000));
-	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(1, 1, 0));
-	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(1, 1, 0x1004));
+	KUNIT_EXPECT_TRUE(test, orca_soft_odp_args_ok(1, 1, 0x1000, 0));
+	KUNIT_EXPECT_TRUE(test, orca_soft_odp_args_ok(1, 512, 0x8, 0));
+	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(1, 0, 0x1000, 0));
+	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(1, 513, 0x1000, 0));
+	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(1, 1, 0, 0));
+	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(1, 1, 0x1004, 0));
 	/* UNMAP (2): any count from 1, no address. */
-	KUNIT_EXPECT_TRUE(test, orca_soft_odp_args_ok(2, 1, 0));
-	KUNIT_EXPECT_TRUE(test, orca_soft_odp_args_ok(2, 0xffffffffU, 0));
-	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(2, 0, 0));
-	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(2, 1, 0x1000));
+	KUNIT_EXPECT_TRUE(test, orca_soft_odp_args_ok(2, 1, 0, 0));
+	KUNIT_EXPECT_TRUE(test, orca_soft_odp_args_ok(2, 0xffffffffU, 0, 0));
+	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(2, 0, 0, 0));
+	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(2, 1, 0x1000, 0));
 	/* FAIL (3): 1..1024 pages, no address. */
-	KUNIT_EXPECT_TRUE(test, orca_soft_odp_args_ok(3, 1, 0));
-	KUNIT_EXPECT_TRUE(test, orca_soft_odp_args_ok(3, 1024, 0));
-	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(3, 1025, 0));
-	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(3, 0, 0));
-	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(3, 1, 0x1000));
+	KUNIT_EXPECT_TRUE(test, orca_soft_odp_args_ok(3, 1, 0, 0));
+	KUNIT_EXPECT_TRUE(test, orca_soft_odp_args_ok(3, 1024, 0, 0));
+	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(3, 1025, 0, 0));
+	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(3, 0, 0, 0));
+	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(3, 1, 0x1000, 0));
 	/* FAIL_FAULT (4, since 1.8): as FAIL. */
-	KUNIT_EXPECT_TRUE(test, orca_soft_odp_args_ok(4, 1, 0));
-	KUNIT_EXPECT_TRUE(test, orca_soft_odp_args_ok(4, 1024, 0));
-	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(4, 1025, 0));
-	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(4, 0, 0));
-	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(4, 1, 0x1000));
+	KUNIT_EXPECT_TRUE(test, orca_soft_odp_args_ok(4, 1, 0, 0));
+	KUNIT_EXPECT_TRUE(test, orca_soft_odp_args_ok(4, 1024, 0, 0));
+	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(4, 1025, 0, 0));
+	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(4, 0, 0, 0));
+	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(4, 1, 0x1000, 0));
+	/* Only FAIL_FAULT has an epoch, in [15:0]. */
+	KUNIT_EXPECT_TRUE(test, orca_soft_odp_args_ok(4, 1, 0, 0xffff));
+	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(4, 1, 0, 0x10000));
+	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(4, 1, 0, 0x80000000U));
+	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(1, 1, 0x1000, 1));
+	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(2, 1, 0, 1));
+	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(3, 1, 0, 1));
 	/* Unknown operations. */
-	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(0, 1, 0));
-	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(5, 1, 0));
-	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(0xffffffffU, 1, 0x1000));
+	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(0, 1, 0, 0));
+	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(5, 1, 0, 0));
+	KUNIT_EXPECT_FALSE(test, orca_soft_odp_args_ok(0xffffffffU, 1, 0x1000, 0));
 }
 
 static void orca_odp_test_pte(struct kunit *test)
