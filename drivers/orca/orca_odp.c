@@ -30,10 +30,11 @@
  * for a write, get FAIL: the waiting access then fails as one beyond
  * the region's bounds would, instead of waiting for ever.  On a device
  * with ODP_EPOCH (1.8) that is FAIL_FAULT with the fault's failure
- * epoch, which the device ignores if an access used up a failed page of
- * the region since the fault was raised: a copy of a fault the device
- * raised again while the first was being handled cannot fail the page
- * once more after the access it answered.
+ * epoch, which the device ignores if the epoch moved since the fault was
+ * raised (an access used up a failed page of the region, or an UNMAP
+ * erased a page's state): a copy of a fault the device raised again
+ * while the first was being handled cannot fail the page once more
+ * after the access it was for.
  *
  * Invalidations.  Before the kernel takes pages away (munmap, migration,
  * reclaim, copy-on-write), the MMU interval notifier calls
@@ -385,7 +386,7 @@ static void orca_odp_fail(struct orca_dev *dev, struct orca_mr *mr,
 		ret = orca_cmd_odp_update(dev, mr->key,
 					  epochs ? ORCA_ODP_FAIL_FAULT :
 						   ORCA_ODP_FAIL,
-					  page, 1, 0, epochs ? epoch : 0);
+					  page, 1, 0, epoch);
 		/* Maybe failed: the device may have ignored FAIL_FAULT. */
 		if (!ret && span)
 			orca_odp_note_failed(span, page, page + 1);

@@ -8,51 +8,49 @@
  * XArray, indexed by page (orca_soft_odp.h): no entry while the page is
  * not present, a value entry with the DMA address and the write right
  * once it is, a "failed" value entry after FAIL or FAIL_FAULT.  Only
- * pages the driver
- * has mapped or failed take memory: a region of 2^28 pages costs nothing
- * until it is used, and neither does an implicit region
- * (FLAG_ODP_IMPLICIT), whose 2^52 pages are the whole address space:
- * page i holds addresses [i * 4096, + 4096).  Page indices are u64 and
- * XArray indices unsigned long, so implicit regions need a 64-bit host
- * (orca_soft_cap_flags()).
+ * pages the driver has mapped or failed take memory: a region of 2^28
+ * pages costs nothing until it is used, and neither does an implicit
+ * region (FLAG_ODP_IMPLICIT), whose 2^52 pages are the whole address
+ * space: page i holds addresses [i * 4096, + 4096).  Page indices are u64
+ * and XArray indices unsigned long, so implicit regions need a 64-bit
+ * host (orca_soft_cap_flags()).
  *
  * ODP_UPDATE changes page states, and a command that fails changes none:
  * MAP and FAIL (FAIL_FAULT too) first reserve a slot for every page they
- * name (the only
- * step that allocates; on failure the reservations are released and the
- * command completes NO_RESOURCES), then store into the slots.  UNMAP only
- * erases entries, walking the ones the range holds rather than every
- * page, so it never needs memory: the driver issues it from its MMU
- * notifier, where it cannot be allowed to fail.  For the same reason FAIL
- * names at most ORCA_SOFT_ODP_FAIL_MAX pages: failed pages are entries
- * too, and a range of them is never split into two by allocating.
+ * name (the only step that allocates; on failure the reservations are
+ * released and the command completes NO_RESOURCES), then store into the
+ * slots.  UNMAP only erases entries, walking the ones the range holds
+ * rather than every page, so it never needs memory: the driver issues it
+ * from its MMU notifier, where it cannot be allowed to fail.  For the
+ * same reason FAIL names at most ORCA_SOFT_ODP_FAIL_MAX pages: failed
+ * pages are entries too, and a range of them is never split into two by
+ * allocating.
  *
- * Commands and the data path exclude each other (eng_rwsem): an access
- * sees the states before a command or after it, and once an UNMAP has
- * completed no access uses the pages it named.
+ * Commands and the data path exclude each other (eng_rwsem): an access sees
+ * the states before a command or after it, and once an UNMAP has completed
+ * no access uses the pages it named.
  *
  * The data path looks the pages of an access up before it moves data
- * (orca_soft_mem.c).  A failed page makes the access an access error,
- * like a bounds violation, and is not present again afterwards.
+ * (orca_soft_mem.c).  A failed page makes the access an access error, like a
+ * bounds violation, and is not present again afterwards.
  *
- * Failure epochs (interface 1.8).  That adds one to the region's failure
- * epoch, and so does an UNMAP that erases the state of a page (present or
- * failed): either way a fault raised before may have had its answer, and
- * the memory may have changed since.  Every ODP_FAULT carries the epoch
- * and FAIL_FAULT must name it, so that a late answer to a fault raised
- * twice cannot fail the page after the access it was for.  The epoch is
- * read and changed only with eng_rwsem held for writing: by commands and
- * by the data path's exclusive passes (the shared lane never runs while
- * the device has an on-demand-paging region).
+ * Failure epochs (interface 1.8).  Using up a failed page so adds one to the
+ * region's failure epoch, and so does an UNMAP that erases the state of a
+ * page (present or failed): either way a fault raised before may have had
+ * its answer, and the memory may have changed since.  Every ODP_FAULT
+ * carries the epoch and FAIL_FAULT must name it, so that a late answer to a
+ * fault raised twice cannot fail the page after the access it was for.  The
+ * epoch is read and changed only with eng_rwsem held for writing: by
+ * commands and by the data path's exclusive passes (the shared lane never
+ * runs while the device has an on-demand-paging region).
  *
- * A page
- * that is not present, or read-only for a write, is a page fault:
- * ODP_FAULT is posted with the region's key and
- * the pages from that one to the end of the access, and the caller parks
- * the requester (orca_soft_odp_park()), holds back READ responses
- * (orca_soft_odp_hold_resp()), answers an RNR NAK, or drops a datagram.
- * A MAP, FAIL or FAIL_FAULT of the region lets the QPs waiting for it go
- * on at once; otherwise they try again after ORCA_ODP_RETRY_MS.
+ * A page that is not present, or read-only for a write, is a page fault:
+ * ODP_FAULT is posted with the region's key and the pages from that one to
+ * the end of the access, and the caller parks the requester
+ * (orca_soft_odp_park()), holds back READ responses
+ * (orca_soft_odp_hold_resp()), answers an RNR NAK, or drops a datagram.  A
+ * MAP, FAIL or FAIL_FAULT of the region lets the QPs waiting for it go on at
+ * once; otherwise they try again after ORCA_ODP_RETRY_MS.
  */
 
 #include <linux/bitfield.h>
@@ -194,8 +192,8 @@ void orca_soft_odp_park(struct orca_soft_dev *sdev, struct orca_soft_qp *qp)
 /*
  * The READ responses @qp sends met the page fault just posted: they wait
  * for a MAP, FAIL or FAIL_FAULT of that region, or ORCA_ODP_RETRY_MS.  The
- * requester
- * only sees them late; its own timer asks again if they take too long.
+ * requester only sees them late; its own timer asks again if they take
+ * too long.
  */
 void orca_soft_odp_hold_resp(struct orca_soft_dev *sdev,
 			     struct orca_soft_qp *qp)
