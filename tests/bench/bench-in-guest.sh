@@ -47,6 +47,8 @@ N_2P=${BENCH_N_2P:-200000}
 # connection setup and teardown cost.
 N1=${BENCH_N_STRACE1:-1000}
 N2=${BENCH_N_STRACE2:-5000}
+# The breakdown of one small message: iterations of each step.
+N_MSG_COST=${BENCH_N_MSG_COST:-20000}
 # The idle rows: seconds measured, QPs held.
 IDLE_SECS=10
 IDLE_QPS=100
@@ -480,6 +482,52 @@ nvmeof() {
 	done
 }
 
+# msg_cost_run DEV GIDX PREFIX: one run of tests/bench/msg_cost.c, each
+# step recorded as PREFIX_STEP_ns.
+msg_cost_run() {
+	local dev=$1 out step ns
+	echo
+	echo "bench: msg_cost $dev $2 $N_MSG_COST ($3)"
+	if out=$(timeout "$TOOLS_TIMEOUT" "$BUILD_DIR/bench/msg_cost" "$dev" "$2" "$N_MSG_COST" 2>&1); then
+		echo "$out"
+		while read -r _ step ns; do
+			record "$dev" "${3}_${step}_ns" "$ns"
+		done < <(echo "$out" | grep '^msg_cost ')
+	else
+		printf '%s\n' "$out" | sed 's/^/bench: msg_cost: /'
+		echo "bench: msg_cost failed on $dev"
+		failed=1
+		for step in syscall uverbs_bad kick poll_empty write_pp read_pp send_pp; do
+			record "$dev" "${3}_${step}_ns" FAILED
+		done
+	fi
+}
+
+# msg_cost DEV GIDX: the breakdown rows.  orca_soft twice: with every
+# kick run in the poster's system call (inline_kicks=2), the way rxe
+# always works, as in perftest's latency tests, whose two processes keep
+# both CPUs busy; then with each kicked QP handed to the engine thread
+# (inline_kicks=3), which polls its SQ from the other CPU, so that no
+# post makes a system call.  rxe twice the same way (its second run
+# shows the spread).
+msg_cost() {
+	local param=/sys/module/orca_soft/parameters/inline_kicks mode=
+	if [ "$1" = orca0 ] && ! { mode=$(cat "$param") && echo 2 >"$param"; }; then
+		echo "bench: cannot set $param"
+		failed=1
+	fi
+	msg_cost_run "$1" "$2" mc
+	if [ "$1" = orca0 ] && ! echo 3 >"$param"; then
+		echo "bench: cannot set $param"
+		failed=1
+	fi
+	msg_cost_run "$1" "$2" mct
+	if [ -n "$mode" ] && ! echo "$mode" >"$param"; then
+		echo "bench: cannot restore $param"
+		failed=1
+	fi
+}
+
 # bench_dev DEV: every measurement on DEV.
 bench_dev() {
 	local dev=$1 gidx
@@ -490,6 +538,9 @@ bench_dev() {
 	fi
 	gidx=$(tools_gid_index "$dev" eth0)
 	record "$dev" gid_index "$gidx"
+	phase "$dev: the cost of one small message, piece by piece"
+	msg_cost "$dev" "$gidx"
+	[ -z "${BENCH_MSG_COST_ONLY:-}" ] || return 0
 	phase "$dev: perftest"
 	bw "$dev" "$gidx" ib_send_bw 64 "$N_SMALL" send_bw_64
 	bw "$dev" "$gidx" ib_write_bw 64 "$N_SMALL" write_bw_64

@@ -50,6 +50,8 @@ echo "bench: building (make)"
 if ! make -s >"$OUT/build.log" 2>&1 ||
 	! gcc -O2 -Wall -Wextra -Werror -o "$OUT/memcpy_bw" tests/bench/memcpy_bw.c >>"$OUT/build.log" 2>&1 ||
 	! gcc -O2 -Wall -Wextra -Werror -I tests/e2e/progs -o "$OUT/idle_qps" tests/bench/idle_qps.c \
+		-libverbs >>"$OUT/build.log" 2>&1 ||
+	! gcc -O2 -Wall -Wextra -Werror -I tests/e2e/progs -o "$OUT/msg_cost" tests/bench/msg_cost.c \
 		-libverbs >>"$OUT/build.log" 2>&1; then
 	tail -n 30 "$OUT/build.log" >&2
 	echo "bench: build failed" >&2
@@ -61,7 +63,7 @@ rc=0
 # The guest does not inherit this environment: pass the knobs on.
 knobs=()
 for k in BENCH_DEVS BENCH_N_SMALL BENCH_N_LARGE BENCH_N_LAT BENCH_N_2P BENCH_N_STRACE1 \
-	BENCH_N_STRACE2 BENCH_TIMEOUT BENCH_FIO_SECS; do
+	BENCH_N_STRACE2 BENCH_TIMEOUT BENCH_FIO_SECS BENCH_N_MSG_COST BENCH_MSG_COST_ONLY; do
 	[ -z "${!k:-}" ] || knobs+=("$k=${!k}")
 done
 tests/harness/run-guest.sh --timeout 3600 --out "$OUT/guest" "$@" -- \
@@ -117,7 +119,17 @@ idle100_eng_cpu_ms|  of which the engine thread orca_soft*_eng [ms]|info|
 idle_base_sys_cpu_ms|idle, no RDMA device: system CPU in 10 s [ms]|guest|(the baseline)
 nvmeof_randread_4k_iops|NVMe-oF fio 4 KiB random read, QD 16 [IOPS]|ratio|
 nvmeof_read_128k_mibs|NVMe-oF fio 128 KiB sequential read, QD 16 [MiB/s]|ratio|
-memcpy_64k_mibs|memcpy 64 KiB blocks, 16 MiB ring [MiB/s]|guest|(the ceiling)'
+memcpy_64k_mibs|memcpy 64 KiB blocks, 16 MiB ring [MiB/s]|guest|(the ceiling)
+mc_syscall_ns|one message, one thread: getppid() system call [ns]|ratio|
+mc_uverbs_bad_ns|  uverbs POST_SEND write(), no such QP [ns]|ratio|
+mc_kick_ns|  uverbs POST_SEND write(), no WR, empty SQ (a kick) [ns]|ratio|
+mc_poll_empty_ns|  ibv_poll_cq() of an empty CQ [ns]|ratio|
+mc_write_pp_ns|  2 B WRITE posted and reaped, QPs in turn, kicks inline [ns]|ratio|
+mc_read_pp_ns|  2 B READ posted and reaped, kicks inline [ns]|ratio|
+mc_send_pp_ns|  2 B SEND posted, both ends reaped, kicks inline [ns]|ratio|
+mct_write_pp_ns|  2 B WRITE, the engine thread polling [ns]|ratio|
+mct_read_pp_ns|  2 B READ, the engine thread polling [ns]|ratio|
+mct_send_pp_ns|  2 B SEND, the engine thread polling [ns]|ratio|'
 
 awk -v rows="$ROWS" '
 	{ v[$1 " " $2] = $3 }
@@ -180,6 +192,7 @@ awk -v rows="$ROWS" '
 	echo "latency = perftest t_typical (median); syscalls per post: steady-load loop = counted by tests/e2e/progs/dp_syscalls itself over 100,000 posts; ib_*_bw rows = (syscalls of an N2-message run - of an N1-message run) / (N2 - N1), strace -f -c, noisy (can come out slightly negative)"
 	echo "-q N: one perftest pair with N QPs, 20,000 messages in all by default; 2 processes: two pairs at once on two TCP ports, each client's message rate summed;"
 	echo "idle: CPU time (user+nice+system+irq+softirq+steal of /proc/stat; the engine thread's utime+stime) in 10 s while tests/bench/idle_qps holds 100 connected RC QPs with a receive posted and the CQ armed, nothing subtracted;"
+	echo "one message: tests/bench/msg_cost, one thread, two RC QPs of the device connected to each other, mean of $(sed -n 's/^bench: msg_cost [^ ]* [^ ]* \([0-9]*\) .*/\1/p' "$OUT/guest.log" | head -n1) iterations (ping-pong rows: per message); kicks inline: orca_soft inline_kicks=2, a system call per post, as rxe; the engine thread polling: inline_kicks=3, no system call per post (rxe0: a second run of the same);"
 	echo "NVMe-oF: nvmet-rdma (null_blk) and nvme-rdma in the same guest over the device, fio libaio, direct, 1 job, $(sed -n 's/^bench: fio .*--runtime=\([0-9]*\) .*/\1/p' "$OUT/guest.log" | head -n1) s per run"
 	echo
 	cat "$OUT/table.txt"
