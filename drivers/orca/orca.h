@@ -588,6 +588,7 @@ struct ib_mr *orca_reg_dm_mr(struct ib_pd *ibpd, struct ib_dm *ibdm,
 			     struct ib_dm_mr_attr *attr,
 			     struct uverbs_attr_bundle *attrs);
 extern const struct uapi_definition orca_uapi_defs[];
+extern const struct uapi_definition orca_qp_uapi_defs[];
 
 int orca_cmd_query_stats(struct orca_dev *dev, struct orca_hw_stats *stats);
 int orca_cmd_create_eq(struct orca_dev *dev, dma_addr_t ring, u8 log2_depth,

@@ -14,7 +14,8 @@
  * ORCA_IB_METHOD_DM_QUERY gives another context on the same ucontext
  * (ibv_import_device(3)) the key and length of a DM, for ibv_import_dm(3).
  * The driver's other uverbs attribute, the QUERY_CONTEXT response of
- * orca_query_ucontext(), is declared here too, with orca_uapi_defs.
+ * orca_query_ucontext(), is declared here too, with orca_uapi_defs,
+ * which also takes in the QP kick method of orca_wr.c.
  */
 
 #define UVERBS_MODULE_NAME orca_ib
@@ -187,6 +188,7 @@ ADD_UVERBS_ATTRIBUTES_SIMPLE(orca_ib_query_context, UVERBS_OBJECT_DEVICE,
 						 UA_MANDATORY));
 
 const struct uapi_definition orca_uapi_defs[] = {
+	UAPI_DEF_CHAIN(orca_qp_uapi_defs),
 	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_DM, &orca_ib_dm),
 	UAPI_DEF_CHAIN_OBJ_TREE_NAMED(UVERBS_OBJECT_DM),
 	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_DEVICE, &orca_ib_query_context),

@@ -323,6 +323,7 @@ static void orca_ucontext_resp(struct orca_dev *dev,
 	/* Ring buffers of the process are described by page lists. */
 	if (le32_to_cpu(dev->hw_attr.cap_flags) & ORCA_HW_DEV_CAP_RING_PBL)
 		resp->comp_mask |= ORCA_UCTX_RESP_USER_BUF;
+	resp->comp_mask |= ORCA_UCTX_RESP_QP_KICK;
 }
 
 static int orca_alloc_ucontext(struct ib_ucontext *ibuctx,

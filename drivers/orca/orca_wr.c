@@ -10,12 +10,18 @@
  * its own lock, taken with interrupts off: ib_core consumers post from
  * any context.
  *
- * User QPs post in their own mapping.  The zero-WR uverbs POST_SEND and
- * POST_RECV commands are their "kick": liborca found POLLING clear after
- * writing prod, and the driver rings the QP doorbell on its behalf.
+ * User QPs post in their own mapping.  Their "kick" is the driver's
+ * uverbs method ORCA_IB_METHOD_QP_KICK, or the zero-WR POST_SEND and
+ * POST_RECV commands of a provider that does not use it: liborca found
+ * POLLING clear after writing prod, and the driver rings the QP doorbell
+ * on its behalf.
  */
 
+#define UVERBS_MODULE_NAME orca_ib
 #include <linux/bitfield.h>
+#include <rdma/uverbs_ioctl.h>
+#include <rdma/uverbs_named_ioctl.h>
+#include <rdma/uverbs_std_types.h>
 
 #include "orca.h"
 #include "orca_ring.h"
@@ -406,3 +412,37 @@ int orca_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		return 0;
 	return orca_post_kwq_recv(&srq->kwq, wr, bad_wr, &kick);
 }
+
+/*
+ * ORCA_IB_METHOD_QP_KICK (orca-abi.h).  ib_core found the handle's object
+ * in the ucontext, checked that it is a QP and holds it (shared) until
+ * the method returns, so it cannot be destroyed meanwhile.  An XRC
+ * target has no queue of the process's own to kick.
+ */
+static int UVERBS_HANDLER(ORCA_IB_METHOD_QP_KICK)(struct uverbs_attr_bundle *attrs)
+{
+	struct ib_qp *ibqp = uverbs_attr_get_obj(attrs,
+						 ORCA_IB_ATTR_QP_KICK_HANDLE);
+	struct orca_qp *qp;
+
+	if (IS_ERR(ibqp))
+		return PTR_ERR(ibqp);
+	qp = to_oqp(ibqp->real_qp);
+	if (!qp->user || qp->hw_type == ORCA_QPT_XRC_TGT)
+		return -EINVAL;
+	orca_qp_kick(to_odev(ibqp->device), qp);
+	return 0;
+}
+
+DECLARE_UVERBS_NAMED_METHOD(ORCA_IB_METHOD_QP_KICK,
+			    UVERBS_ATTR_IDR(ORCA_IB_ATTR_QP_KICK_HANDLE,
+					    UVERBS_OBJECT_QP,
+					    UVERBS_ACCESS_READ, UA_MANDATORY));
+
+ADD_UVERBS_METHODS(orca_ib_qp, UVERBS_OBJECT_QP,
+		   &UVERBS_METHOD(ORCA_IB_METHOD_QP_KICK));
+
+const struct uapi_definition orca_qp_uapi_defs[] = {
+	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_QP, &orca_ib_qp),
+	{},
+};

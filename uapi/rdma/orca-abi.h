@@ -30,9 +30,11 @@ struct orca_alloc_ucontext_req {
 
 /*
  * ALLOC_UCONTEXT response comp_mask: the queue-creating commands accept
- * ORCA_QUEUE_REQ_USER_BUF (rings in the process's memory).
+ * ORCA_QUEUE_REQ_USER_BUF (rings in the process's memory); the driver
+ * has the QP kick method ORCA_IB_METHOD_QP_KICK (below).
  */
 #define ORCA_UCTX_RESP_USER_BUF		0x00000001U
+#define ORCA_UCTX_RESP_QP_KICK		0x00000002U
 
 struct orca_alloc_ucontext_resp {
 	__u32 comp_mask;	/* ORCA_UCTX_RESP_* */
@@ -482,6 +484,31 @@ enum orca_ib_query_dm_attrs {
 	ORCA_IB_ATTR_QUERY_DM_HANDLE = 0x1000,
 	ORCA_IB_ATTR_QUERY_DM_RESP_MMAP_KEY,
 	ORCA_IB_ATTR_QUERY_DM_RESP_LENGTH,
+};
+
+/*
+ * The kick of a user QP: after posting, a process that found POLLING
+ * clear in a queue's doorbell record asks the driver to ring the QP
+ * doorbell register on its behalf.  ORCA_IB_METHOD_QP_KICK, the first
+ * method of UVERBS_OBJECT_QP in the driver namespace, does that and
+ * nothing else: no work request, no udata, no response.  Its one
+ * attribute, mandatory:
+ *   ORCA_IB_ATTR_QP_KICK_HANDLE  the QP's handle (an object attribute,
+ *                                read access)
+ * A handle that names no object of the ucontext is ENOENT (ib_core's
+ * answer), one that names an object other than a QP EINVAL, as does a
+ * QP with no queue of the process's own (an XRC target).  The same
+ * kick, for either queue, is also the zero-WR uverbs POST_SEND or
+ * POST_RECV command, which drivers without the method (no
+ * ORCA_UCTX_RESP_QP_KICK) take; the method is the cheaper of the two
+ * (no command to unmarshal, no allocation).
+ */
+enum orca_ib_qp_methods {
+	ORCA_IB_METHOD_QP_KICK = 0x1000,
+};
+
+enum orca_ib_qp_kick_attrs {
+	ORCA_IB_ATTR_QP_KICK_HANDLE = 0x1000,
 };
 
 /*

@@ -7,8 +7,9 @@
  * published that it is not looking (the "kick", see uapi/rdma/orca-abi.h):
  *
  *   post:  WQEs -> release store of prod -> full fence -> read dev_flags;
- *          ORCA_DB_DEV_POLLING clear -> uverbs POST_SEND/POST_RECV with no
- *          WR, which orca.ko turns into the QP doorbell register.
+ *          ORCA_DB_DEV_POLLING clear -> the driver's QP kick method
+ *          (or, without it, uverbs POST_SEND/POST_RECV with no WR), which
+ *          orca.ko turns into the QP doorbell register.
  *   arm:   cons -> arm = (seq + 1) | REQUEST [| SOLICITED] -> full fence ->
  *          CQE at cons valid -> uverbs REQ_NOTIFY_CQ, which orca.ko turns
  *          into the CQ doorbell register.
@@ -30,6 +31,8 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <rdma/ib_user_ioctl_cmds.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
 
 #include "datapath.h"
 
@@ -70,12 +73,35 @@ static void orca_kick_failed(const char *what, uint32_t qpn, int err)
 		"");
 }
 
+_Static_assert(ORCA_IB_METHOD_QP_KICK == 1U << UVERBS_ID_NS_SHIFT &&
+	       ORCA_IB_ATTR_QP_KICK_HANDLE == 1U << UVERBS_ID_NS_SHIFT,
+	       "the QP kick is the first method of the driver namespace");
+
+/*
+ * The driver's QP kick method (orca-abi.h): one ioctl with the QP's
+ * handle, which rings the doorbell for both of its queues; 0 or errno.
+ */
+static int orca_kick_method(struct orca_qp *qp)
+{
+	struct ib_uverbs_attr attr = {
+		.attr_id = ORCA_IB_ATTR_QP_KICK_HANDLE,
+		.flags = UVERBS_ATTR_F_MANDATORY,
+		.data = qp->vqp.qp.handle,
+	};
+
+	return orca_ioctl(qp->vqp.qp.context, UVERBS_OBJECT_QP,
+			  ORCA_IB_METHOD_QP_KICK, &attr, 1);
+}
+
 void orca_kick_sq(struct orca_qp *qp)
 {
 	struct ibv_send_wr *bad = NULL;
 	int err;
 
-	err = ibv_cmd_post_send(&qp->vqp.qp, NULL, &bad);
+	if (to_octx(qp->vqp.qp.context)->qp_kick)
+		err = orca_kick_method(qp);
+	else
+		err = ibv_cmd_post_send(&qp->vqp.qp, NULL, &bad);
 	if (err)
 		orca_kick_failed("send queue", qp->qpn, err);
 }
@@ -85,7 +111,10 @@ static void orca_kick_rq(struct orca_qp *qp)
 	struct ibv_recv_wr *bad = NULL;
 	int err;
 
-	err = ibv_cmd_post_recv(&qp->vqp.qp, NULL, &bad);
+	if (to_octx(qp->vqp.qp.context)->qp_kick)
+		err = orca_kick_method(qp);
+	else
+		err = ibv_cmd_post_recv(&qp->vqp.qp, NULL, &bad);
 	if (err)
 		orca_kick_failed("receive queue", qp->qpn, err);
 }

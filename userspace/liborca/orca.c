@@ -188,13 +188,16 @@ static void orca_free_context(struct ibv_context *ibctx)
  * imported one, QUERY_CONTEXT's copy of it): 0, or EPROTO for an ABI
  * this library does not speak.  The response's comp_mask lists what the
  * kernel offers: ORCA_UCTX_RESP_USER_BUF, rings in the process's memory
- * (which parent domains' allocators need, verbs.c).  A bit this library
- * does not know is an offer it does not take, not an error.
+ * (which parent domains' allocators need, verbs.c); ORCA_UCTX_RESP_QP_KICK,
+ * the QP kick method, which the kicks use unless ORCA_KICK=post_send
+ * asks for the uverbs POST_SEND and POST_RECV commands (orca(7)).  A bit
+ * this library does not know is an offer it does not take, not an error.
  */
 static int orca_context_setup(struct orca_context *ctx,
 			      const struct orca_alloc_ucontext_resp *drv)
 {
 	struct ibv_device *ibdev = ctx->vctx.context.device;
+	const char *kick;
 
 	if (drv->abi_version != ORCA_UVERBS_ABI_VERSION) {
 		fprintf(stderr,
@@ -206,7 +209,11 @@ static int orca_context_setup(struct orca_context *ctx,
 	ctx->hw_version = drv->hw_version;
 	ctx->page_size = sysconf(_SC_PAGESIZE);
 	ctx->user_buf = drv->comp_mask & ORCA_UCTX_RESP_USER_BUF;
-	if (drv->comp_mask & ~ORCA_UCTX_RESP_USER_BUF)
+	kick = getenv("ORCA_KICK");
+	ctx->qp_kick = (drv->comp_mask & ORCA_UCTX_RESP_QP_KICK) &&
+		       !(kick && !strcmp(kick, "post_send"));
+	if (drv->comp_mask & ~(ORCA_UCTX_RESP_USER_BUF |
+			       ORCA_UCTX_RESP_QP_KICK))
 		orca_dbg("%s: context comp_mask 0x%x, unknown bits ignored\n",
 			 ibdev->name, drv->comp_mask);
 

@@ -55,6 +55,7 @@ struct orca_context {
 	size_t page_size;		/* mmap granule */
 	bool user_buf;			/* ORCA_UCTX_RESP_USER_BUF: rings may
 					 * be in the process's memory */
+	bool qp_kick;			/* kick with ORCA_IB_METHOD_QP_KICK */
 };
 
 /*

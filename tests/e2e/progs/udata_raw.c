@@ -296,10 +296,12 @@ static void test_get_context(void)
 		ret = get_context(fd, &d, sizeof(r), &r);
 		if (v_accepted(v))
 			ok(want(ret, 0, v_name[v]) &&
-			   !(r.comp_mask & ~ORCA_UCTX_RESP_USER_BUF) &&
+			   !(r.comp_mask & ~(ORCA_UCTX_RESP_USER_BUF |
+					     ORCA_UCTX_RESP_QP_KICK)) &&
+			   (r.comp_mask & ORCA_UCTX_RESP_QP_KICK) &&
 			   r.abi_version == ORCA_UVERBS_ABI_VERSION &&
 			   r.reserved == 0,
-			   "GET_CONTEXT with %s: accepted, abi_version %u, comp_mask 0x%x (defined bits only)",
+			   "GET_CONTEXT with %s: accepted, abi_version %u, comp_mask 0x%x (defined bits only, QP_KICK among them)",
 			   v_name[v], r.abi_version, r.comp_mask);
 		else
 			ok(want(ret, EINVAL, v_name[v]),

@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The kick of a user QP (uapi/rdma/orca-abi.h): the driver's method
+ * ORCA_IB_METHOD_QP_KICK, which liborca uses, and the zero-WR uverbs
+ * POST_SEND command, which it uses with ORCA_KICK=post_send and which
+ * providers without the method use.
+ *
+ *   dp_kick DEVICE [ROUNDS]
+ *
+ *  - traffic: ROUNDS (default 50) rounds of a 64-byte SEND each way and
+ *    a 64-byte WRITE, between two RC QPs of the device, with a pause of
+ *    2 ms after each, so that the device stops polling the queues and
+ *    the next post has to kick it (whether it did is not asserted:
+ *    that is timing; the completions and bytes are);
+ *  - the method, called directly: on a QP in RTS, RESET and ERR it
+ *    answers 0 and completes nothing; a handle that names nothing is
+ *    ENOENT, a CQ's handle, an XRC target's, the handle attribute
+ *    missing or given a length EINVAL, a destroyed QP's handle ENOENT;
+ *  - the zero-WR POST_SEND write() on a QP in RTS is still accepted.
+ *
+ * The run under ORCA_KICK=post_send is the same program (the .t file).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <rdma/ib_user_ioctl_cmds.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/orca-abi.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
+
+#include "dp_common.h"
+
+#define KICK_LEN	64
+
+struct kick_req {
+	struct ib_uverbs_ioctl_hdr hdr;
+	struct ib_uverbs_attr attr;
+};
+
+/*
+ * The method with @nattrs (0 or 1) attributes: the handle @handle, of
+ * length @len.  0 or errno.
+ */
+static int kick_raw(uint32_t handle, unsigned int nattrs, uint16_t len)
+{
+	struct kick_req req;
+
+	memset(&req, 0, sizeof(req));
+	req.hdr.length = sizeof(req.hdr) + nattrs * sizeof(req.attr);
+	req.hdr.object_id = UVERBS_OBJECT_QP;
+	req.hdr.method_id = ORCA_IB_METHOD_QP_KICK;
+	req.hdr.num_attrs = nattrs;
+	req.hdr.driver_id = RDMA_DRIVER_UNKNOWN;
+	req.attr.attr_id = ORCA_IB_ATTR_QP_KICK_HANDLE;
+	req.attr.flags = UVERBS_ATTR_F_MANDATORY;
+	req.attr.len = len;
+	req.attr.data = handle;
+	if (ioctl(dp.ctx->cmd_fd, RDMA_VERBS_IOCTL, &req))
+		return errno;
+	return 0;
+}
+
+static int kick(uint32_t handle)
+{
+	return kick_raw(handle, 1, 0);
+}
+
+/* The zero-WR POST_SEND command on @qp; 0 or errno. */
+static int kick_post_send(struct ibv_qp *qp)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_post_send c;
+	} req;
+	struct ib_uverbs_post_send_resp resp;
+
+	memset(&req, 0, sizeof(req));
+	req.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
+	req.hdr.in_words = sizeof(req) / 4;
+	req.hdr.out_words = sizeof(resp) / 4;
+	req.c.response = (uintptr_t)&resp;
+	req.c.qp_handle = qp->handle;
+	req.c.wqe_size = sizeof(struct ib_uverbs_send_wr);
+	if (write(dp.ctx->cmd_fd, &req, sizeof(req)) == (ssize_t)sizeof(req))
+		return 0;
+	return errno;
+}
+
+/* One completion on @cq: WR @id, successful, @opcode; 0 if so. */
+static int reap(struct ibv_cq *cq, uint64_t id, enum ibv_wc_opcode opcode,
+		const char *what)
+{
+	struct ibv_wc wc;
+
+	if (!dp_poll1(cq, &wc, what))
+		return -1;
+	if (wc.wr_id == id && wc.status == IBV_WC_SUCCESS &&
+	    wc.opcode == opcode)
+		return 0;
+	diag("%s: wr_id %llu, %s, opcode %d (want wr_id %llu, success, opcode %d)",
+	     what, (unsigned long long)wc.wr_id, ibv_wc_status_str(wc.status),
+	     wc.opcode, (unsigned long long)id, opcode);
+	return -1;
+}
+
+static const char *err_str(int err)
+{
+	return err ? strerror(err) : "0";
+}
+
+/* ROUNDS of SEND both ways and a WRITE a -> b, each checked. */
+static void test_traffic(int rounds)
+{
+	struct dp_buf abuf, bbuf;
+	struct dp_qp_cfg c;
+	struct dp_pair p;
+	int i, bad = 0;
+
+	dp_cfg_default(&c, IBV_QPT_RC);
+	if (!ok(!dp_pair_make(&p, &c), "an RC pair in RTS"))
+		return;
+	if (dp_buf_alloc(&abuf, dp.pd, 4 * KICK_LEN, DP_ACC_ALL) ||
+	    dp_buf_alloc(&bbuf, dp.pd, 4 * KICK_LEN, DP_ACC_ALL)) {
+		ok(0, "register the buffers");
+		dp_pair_destroy(&p);
+		return;
+	}
+	for (i = 0; i < rounds && !bad; i++) {
+		struct ibv_sge sa, sb, sw, ra, rb;
+		struct ibv_recv_wr rwa = { .wr_id = 1, .sg_list = &ra, .num_sge = 1 };
+		struct ibv_recv_wr rwb = { .wr_id = 2, .sg_list = &rb, .num_sge = 1 };
+		struct ibv_send_wr wa = { .wr_id = 3, .sg_list = &sa, .num_sge = 1,
+					  .opcode = IBV_WR_SEND,
+					  .send_flags = IBV_SEND_SIGNALED };
+		struct ibv_send_wr wb = { .wr_id = 4, .sg_list = &sb, .num_sge = 1,
+					  .opcode = IBV_WR_SEND,
+					  .send_flags = IBV_SEND_SIGNALED };
+		struct ibv_send_wr ww = { .wr_id = 5, .sg_list = &sw, .num_sge = 1,
+					  .opcode = IBV_WR_RDMA_WRITE,
+					  .send_flags = IBV_SEND_SIGNALED };
+		struct ibv_recv_wr *rbad;
+		struct ibv_send_wr *sbad;
+
+		/* a: [0] sends, [1] receives, [2] is written from. */
+		dp_fill(abuf.p, KICK_LEN, 3 * i);
+		dp_fill(abuf.p + 2 * KICK_LEN, KICK_LEN, 3 * i + 2);
+		dp_fill(bbuf.p, KICK_LEN, 3 * i + 1);
+		memset(abuf.p + KICK_LEN, 0, KICK_LEN);
+		memset(bbuf.p + KICK_LEN, 0, 3 * KICK_LEN);
+		sa = (struct ibv_sge){ (uintptr_t)abuf.p, KICK_LEN, abuf.mr->lkey };
+		ra = (struct ibv_sge){ (uintptr_t)abuf.p + KICK_LEN, KICK_LEN,
+				       abuf.mr->lkey };
+		sw = (struct ibv_sge){ (uintptr_t)abuf.p + 2 * KICK_LEN, KICK_LEN,
+				       abuf.mr->lkey };
+		sb = (struct ibv_sge){ (uintptr_t)bbuf.p, KICK_LEN, bbuf.mr->lkey };
+		rb = (struct ibv_sge){ (uintptr_t)bbuf.p + KICK_LEN, KICK_LEN,
+				       bbuf.mr->lkey };
+		ww.wr.rdma.remote_addr = (uintptr_t)bbuf.p + 2 * KICK_LEN;
+		ww.wr.rdma.rkey = bbuf.mr->rkey;
+
+		if (ibv_post_recv(p.a.qp, &rwa, &rbad) ||
+		    ibv_post_recv(p.b.qp, &rwb, &rbad) ||
+		    ibv_post_send(p.a.qp, &wa, &sbad)) {
+			diag("round %d: a post failed", i);
+			bad = 1;
+			break;
+		}
+		bad |= reap(p.a.scq, 3, IBV_WC_SEND, "a's SEND") ||
+		       reap(p.b.rcq, 2, IBV_WC_RECV, "b's receive");
+		dp_sleep_ms(2);
+		if (bad || ibv_post_send(p.b.qp, &wb, &sbad)) {
+			bad = 1;
+			break;
+		}
+		bad |= reap(p.b.scq, 4, IBV_WC_SEND, "b's SEND") ||
+		       reap(p.a.rcq, 1, IBV_WC_RECV, "a's receive");
+		dp_sleep_ms(2);
+		if (bad || ibv_post_send(p.a.qp, &ww, &sbad)) {
+			bad = 1;
+			break;
+		}
+		bad |= reap(p.a.scq, 5, IBV_WC_RDMA_WRITE, "a's WRITE");
+		if (bad)
+			break;
+		if (memcmp(bbuf.p + KICK_LEN, abuf.p, KICK_LEN) ||
+		    memcmp(abuf.p + KICK_LEN, bbuf.p, KICK_LEN) ||
+		    memcmp(bbuf.p + 2 * KICK_LEN, abuf.p + 2 * KICK_LEN,
+			   KICK_LEN)) {
+			diag("round %d: the bytes that arrived are not the ones sent",
+			     i);
+			bad = 1;
+		}
+		dp_sleep_ms(2);
+	}
+	ok(!bad && i == rounds,
+	   "%d rounds of SEND each way and a WRITE, pausing between posts: every completion and byte right",
+	   rounds);
+	ok(dp_cq_empty(p.a.scq, "a's send CQ") && dp_cq_empty(p.a.rcq, "a's recv CQ") &&
+	   dp_cq_empty(p.b.scq, "b's send CQ") && dp_cq_empty(p.b.rcq, "b's recv CQ"),
+	   "no completion more than the WRs posted");
+	dp_buf_free(&abuf);
+	dp_buf_free(&bbuf);
+	dp_pair_destroy(&p);
+}
+
+/* Calls of the method itself, good and bad, and the POST_SEND kick. */
+static void test_method(void)
+{
+	struct ibv_xrcd_init_attr xa = {
+		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
+		.fd = -1,
+		.oflags = O_CREAT,
+	};
+	struct ibv_qp_init_attr_ex tx = {
+		.qp_type = IBV_QPT_XRC_RECV,
+		.comp_mask = IBV_QP_INIT_ATTR_XRCD,
+	};
+	struct ibv_qp_attr qa = { .qp_state = IBV_QPS_ERR };
+	struct dp_qp_cfg c;
+	struct dp_pair p;
+	struct ibv_xrcd *xrcd;
+	struct ibv_qp *tgt;
+	uint32_t handle;
+	int err;
+
+	dp_cfg_default(&c, IBV_QPT_RC);
+	if (!ok(!dp_pair_make(&p, &c), "another RC pair in RTS"))
+		return;
+	err = kick(p.a.qp->handle);
+	ok(!err, "the method on a QP in RTS with nothing posted: %s", err_str(err));
+	err = kick_post_send(p.a.qp);
+	ok(!err, "the zero-WR POST_SEND kick of the same QP: %s", err_str(err));
+	err = kick_raw(p.a.qp->handle, 0, 0);
+	ok(err == EINVAL, "the method without its handle attribute: EINVAL (%s)",
+	   err_str(err));
+	err = kick_raw(p.a.qp->handle, 1, sizeof(uint32_t));
+	ok(err == EINVAL, "the handle attribute with a length: EINVAL (%s)",
+	   err_str(err));
+	err = kick(0xfffffff0U);
+	ok(err == ENOENT, "a handle that names nothing: ENOENT (%s)",
+	   err_str(err));
+	err = kick(p.a.scq->handle);
+	ok(err == EINVAL, "a CQ's handle: EINVAL (%s)", err_str(err));
+
+	err = ibv_modify_qp(p.b.qp, &qa, IBV_QP_STATE);
+	ok(!err, "move b to ERR: %s", err_str(err));
+	err = kick(p.b.qp->handle);
+	ok(!err, "the method on a QP in ERR: %s", err_str(err));
+	qa.qp_state = IBV_QPS_RESET;
+	err = ibv_modify_qp(p.b.qp, &qa, IBV_QP_STATE);
+	ok(!err, "move b to RESET: %s", err_str(err));
+	err = kick(p.b.qp->handle);
+	ok(!err, "the method on a QP in RESET: %s", err_str(err));
+	ok(dp_cq_empty(p.a.scq, "a's send CQ") && dp_cq_empty(p.a.rcq, "a's recv CQ") &&
+	   dp_cq_empty(p.b.scq, "b's send CQ") && dp_cq_empty(p.b.rcq, "b's recv CQ"),
+	   "kicks with nothing posted complete nothing");
+
+	handle = p.a.qp->handle;
+	dp_pair_destroy(&p);
+	err = kick(handle);
+	ok(err == ENOENT, "a destroyed QP's handle: ENOENT (%s)", err_str(err));
+
+	xrcd = ibv_open_xrcd(dp.ctx, &xa);
+	if (!ok(xrcd != NULL, "open an XRC domain: %s",
+		xrcd ? "0" : strerror(errno)))
+		return;
+	tx.xrcd = xrcd;
+	tgt = ibv_create_qp_ex(dp.ctx, &tx);
+	if (ok(tgt != NULL, "create an XRC target QP: %s",
+	       tgt ? "0" : strerror(errno))) {
+		err = kick(tgt->handle);
+		ok(err == EINVAL, "an XRC target's handle: EINVAL (%s)",
+		   err_str(err));
+		ok(!ibv_destroy_qp(tgt), "destroy the XRC target QP");
+	}
+	ok(!ibv_close_xrcd(xrcd), "close the XRC domain");
+}
+
+int main(int argc, char **argv)
+{
+	int rounds = argc > 2 ? atoi(argv[2]) : 50;
+
+	dp_open(argc, argv);
+	diag("ORCA_KICK=%s", getenv("ORCA_KICK") ? getenv("ORCA_KICK") : "");
+	test_traffic(rounds > 0 ? rounds : 50);
+	test_method();
+	return dp_close();
+}
