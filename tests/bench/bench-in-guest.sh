@@ -482,13 +482,15 @@ nvmeof() {
 	done
 }
 
-# msg_cost_run DEV GIDX PREFIX: one run of tests/bench/msg_cost.c, each
-# step recorded as PREFIX_STEP_ns.
+# msg_cost_run DEV GIDX PREFIX [VAR=VALUE...]: one run of
+# tests/bench/msg_cost.c (in that environment), each step recorded as
+# PREFIX_STEP_ns.
 msg_cost_run() {
 	local dev=$1 out step ns
 	echo
 	echo "bench: msg_cost $dev $2 $N_MSG_COST ($3)"
-	if out=$(timeout "$TOOLS_TIMEOUT" "$BUILD_DIR/bench/msg_cost" "$dev" "$2" "$N_MSG_COST" 2>&1); then
+	if out=$(timeout "$TOOLS_TIMEOUT" env "${@:4}" "$BUILD_DIR/bench/msg_cost" "$dev" "$2" \
+		"$N_MSG_COST" 2>&1); then
 		echo "$out"
 		while read -r _ step ns; do
 			record "$dev" "${3}_${step}_ns" "$ns"
@@ -503,13 +505,14 @@ msg_cost_run() {
 	fi
 }
 
-# msg_cost DEV GIDX: the breakdown rows.  orca_soft twice: with every
-# kick run in the poster's system call (inline_kicks=2), the way rxe
-# always works, as in perftest's latency tests, whose two processes keep
-# both CPUs busy; then with each kicked QP handed to the engine thread
-# (inline_kicks=3), which polls its SQ from the other CPU, so that no
-# post makes a system call.  rxe twice the same way (its second run
-# shows the spread).
+# msg_cost DEV GIDX: the breakdown rows.  orca_soft three times: with
+# every kick run in the poster's system call (inline_kicks=2), the way
+# rxe always works, as in perftest's latency tests, whose two processes
+# keep both CPUs busy, liborca kicking with the driver's QP kick method
+# and then with uverbs POST_SEND (ORCA_KICK=post_send); then with each
+# kicked QP handed to the engine thread (inline_kicks=3), which polls
+# its SQ from the other CPU, so that no post makes a system call.  rxe
+# three times the same way (the runs show its spread).
 msg_cost() {
 	local param=/sys/module/orca_soft/parameters/inline_kicks mode=
 	if [ "$1" = orca0 ] && ! { mode=$(cat "$param") && echo 2 >"$param"; }; then
@@ -517,6 +520,7 @@ msg_cost() {
 		failed=1
 	fi
 	msg_cost_run "$1" "$2" mc
+	msg_cost_run "$1" "$2" mcp ORCA_KICK=post_send
 	if [ "$1" = orca0 ] && ! echo 3 >"$param"; then
 		echo "bench: cannot set $param"
 		failed=1

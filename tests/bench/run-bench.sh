@@ -127,6 +127,9 @@ mc_poll_empty_ns|  ibv_poll_cq() of an empty CQ [ns]|ratio|
 mc_write_pp_ns|  2 B WRITE posted and reaped, QPs in turn, kicks inline [ns]|ratio|
 mc_read_pp_ns|  2 B READ posted and reaped, kicks inline [ns]|ratio|
 mc_send_pp_ns|  2 B SEND posted, both ends reaped, kicks inline [ns]|ratio|
+mcp_write_pp_ns|  2 B WRITE, kicks inline by uverbs POST_SEND [ns]|ratio|
+mcp_read_pp_ns|  2 B READ, kicks inline by uverbs POST_SEND [ns]|ratio|
+mcp_send_pp_ns|  2 B SEND, kicks inline by uverbs POST_SEND [ns]|ratio|
 mct_write_pp_ns|  2 B WRITE, the engine thread polling [ns]|ratio|
 mct_read_pp_ns|  2 B READ, the engine thread polling [ns]|ratio|
 mct_send_pp_ns|  2 B SEND, the engine thread polling [ns]|ratio|'
@@ -192,7 +195,7 @@ awk -v rows="$ROWS" '
 	echo "latency = perftest t_typical (median); syscalls per post: steady-load loop = counted by tests/e2e/progs/dp_syscalls itself over 100,000 posts; ib_*_bw rows = (syscalls of an N2-message run - of an N1-message run) / (N2 - N1), strace -f -c, noisy (can come out slightly negative)"
 	echo "-q N: one perftest pair with N QPs, 20,000 messages in all by default; 2 processes: two pairs at once on two TCP ports, each client's message rate summed;"
 	echo "idle: CPU time (user+nice+system+irq+softirq+steal of /proc/stat; the engine thread's utime+stime) in 10 s while tests/bench/idle_qps holds 100 connected RC QPs with a receive posted and the CQ armed, nothing subtracted;"
-	echo "one message: tests/bench/msg_cost, one thread, two RC QPs of the device connected to each other, mean of $(sed -n 's/^bench: msg_cost [^ ]* [^ ]* \([0-9]*\) .*/\1/p' "$OUT/guest.log" | head -n1) iterations (ping-pong rows: per message); kicks inline: orca_soft inline_kicks=2, a system call per post, as rxe; the engine thread polling: inline_kicks=3, no system call per post (rxe0: a second run of the same);"
+	echo "one message: tests/bench/msg_cost, one thread, two RC QPs of the device connected to each other, mean of $(sed -n 's/^bench: msg_cost [^ ]* [^ ]* \([0-9]*\) .*/\1/p' "$OUT/guest.log" | head -n1) iterations (ping-pong rows: per message); kicks inline: orca_soft inline_kicks=2, a system call per post, as rxe, liborca's kick the driver's QP kick method, or uverbs POST_SEND with ORCA_KICK=post_send; the engine thread polling: inline_kicks=3, no system call per post (rxe0: three runs of the same);"
 	echo "NVMe-oF: nvmet-rdma (null_blk) and nvme-rdma in the same guest over the device, fio libaio, direct, 1 job, $(sed -n 's/^bench: fio .*--runtime=\([0-9]*\) .*/\1/p' "$OUT/guest.log" | head -n1) s per run"
 	echo
 	cat "$OUT/table.txt"
