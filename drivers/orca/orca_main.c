@@ -291,8 +291,10 @@ static int orca_register(struct orca_dev *dev)
 	ibdev->phys_port_cnt = 1;
 	ibdev->num_comp_vectors = max_t(unsigned int, dev->num_ceqs, 1);
 	/*
-	 * liborca's kicks: POST_SEND and POST_RECV without WRs, and
-	 * REQ_NOTIFY_CQ, which ib_core leaves out of the default mask.
+	 * The kicks of a provider without the QP kick method (and
+	 * liborca's with ORCA_KICK=post_send): POST_SEND and POST_RECV
+	 * without WRs; and the CQ arm kick, REQ_NOTIFY_CQ.  ib_core leaves
+	 * them out of the default mask.
 	 */
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				  BIT_ULL(IB_USER_VERBS_CMD_POST_RECV) |
@@ -302,7 +304,11 @@ static int orca_register(struct orca_dev *dev)
 	strscpy(ibdev->node_desc, "Orca HCA", sizeof(ibdev->node_desc));
 	ib_set_device_ops(ibdev, &orca_dev_ops);
 	ib_set_device_ops(ibdev, &orca_lifetime_ops);
-	/* The mmap key of an ibv_alloc_dm(3) allocation (orca_dm.c). */
+	/*
+	 * The driver's uverbs methods and attributes: the QP kick
+	 * (orca_wr.c), the mmap key of an ibv_alloc_dm(3) allocation and
+	 * the context's answer to an import (orca_dm.c).
+	 */
 	ibdev->driver_def = orca_uapi_defs;
 
 	ret = ib_device_set_netdev(ibdev, bdev->netdev, ORCA_PORT_NUM);

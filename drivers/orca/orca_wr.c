@@ -283,7 +283,8 @@ int orca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	u32 start;
 
 	if (qp->user) {
-		if (wr) {
+		/* An XRC target has no queue of the process's own. */
+		if (wr || qp->hw_type == ORCA_QPT_XRC_TGT) {
 			*bad_wr = wr;
 			return -EINVAL;
 		}
@@ -370,7 +371,7 @@ int orca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	int ret;
 
 	if (qp->user) {
-		if (wr) {
+		if (wr || qp->hw_type == ORCA_QPT_XRC_TGT) {
 			*bad_wr = wr;
 			return -EINVAL;
 		}

@@ -495,13 +495,15 @@ enum orca_ib_query_dm_attrs {
  * attribute, mandatory:
  *   ORCA_IB_ATTR_QP_KICK_HANDLE  the QP's handle (an object attribute,
  *                                read access)
- * A handle that names no object of the ucontext is ENOENT (ib_core's
- * answer), one that names an object other than a QP EINVAL, as does a
- * QP with no queue of the process's own (an XRC target).  The same
- * kick, for either queue, is also the zero-WR uverbs POST_SEND or
- * POST_RECV command, which drivers without the method (no
- * ORCA_UCTX_RESP_QP_KICK) take; the method is the cheaper of the two
- * (no command to unmarshal, no allocation).
+ * A handle that names no object of the ucontext is ENOENT, one that
+ * names an object other than a QP EINVAL, a QP being destroyed at the
+ * same time EBUSY, any handle after the device is gone EIO (ib_core's
+ * answers); a QP with no queue of the process's own (an XRC target) is
+ * EINVAL.  The same kick, for either queue, is also the zero-WR uverbs
+ * POST_SEND or POST_RECV command (EINVAL for an XRC target too), which
+ * a provider for a driver without the method (no ORCA_UCTX_RESP_QP_KICK)
+ * sends; the method is the cheaper of the two (no command to unmarshal,
+ * no allocation).
  */
 enum orca_ib_qp_methods {
 	ORCA_IB_METHOD_QP_KICK = 0x1000,

@@ -16,7 +16,8 @@
  *    answers 0 and completes nothing; a handle that names nothing is
  *    ENOENT, a CQ's handle, an XRC target's, the handle attribute
  *    missing or given a length EINVAL, a destroyed QP's handle ENOENT;
- *  - the zero-WR POST_SEND write() on a QP in RTS is still accepted.
+ *  - the zero-WR POST_SEND write() on a QP in RTS is still accepted,
+ *    on an XRC target refused (EINVAL) as the method refuses it.
  *
  * The run under ORCA_KICK=post_send is the same program (the .t file).
  */
@@ -120,9 +121,14 @@ static void test_traffic(int rounds)
 	dp_cfg_default(&c, IBV_QPT_RC);
 	if (!ok(!dp_pair_make(&p, &c), "an RC pair in RTS"))
 		return;
-	if (dp_buf_alloc(&abuf, dp.pd, 4 * KICK_LEN, DP_ACC_ALL) ||
-	    dp_buf_alloc(&bbuf, dp.pd, 4 * KICK_LEN, DP_ACC_ALL)) {
+	if (dp_buf_alloc(&abuf, dp.pd, 4 * KICK_LEN, DP_ACC_ALL)) {
 		ok(0, "register the buffers");
+		dp_pair_destroy(&p);
+		return;
+	}
+	if (dp_buf_alloc(&bbuf, dp.pd, 4 * KICK_LEN, DP_ACC_ALL)) {
+		ok(0, "register the buffers");
+		dp_buf_free(&abuf);
 		dp_pair_destroy(&p);
 		return;
 	}
@@ -271,6 +277,10 @@ static void test_method(void)
 	       tgt ? "0" : strerror(errno))) {
 		err = kick(tgt->handle);
 		ok(err == EINVAL, "an XRC target's handle: EINVAL (%s)",
+		   err_str(err));
+		err = kick_post_send(tgt);
+		ok(err == EINVAL,
+		   "the zero-WR POST_SEND kick of an XRC target: EINVAL (%s)",
 		   err_str(err));
 		ok(!ibv_destroy_qp(tgt), "destroy the XRC target QP");
 	}
