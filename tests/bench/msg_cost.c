@@ -42,7 +42,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <rdma/ib_user_verbs.h>
 
 /*
  * The e2e programs' helpers: open_by_name(), and wire_rc_connect(),
@@ -54,6 +53,7 @@
 #include "e2e_tap.h"
 #pragma GCC diagnostic pop
 #include "wire_common.h"
+#include "kick_raw.h"
 
 #define MC_BUF		4096
 #define MC_TIMEOUT_NS	5000000000LL
@@ -128,27 +128,6 @@ static int reap(struct ibv_cq *cq, enum ibv_wc_opcode opcode)
 		return -1;
 	}
 	return 0;
-}
-
-/* A zero-WR uverbs POST_SEND of QP handle @handle; 0 or errno. */
-static int raw_post_send(int fd, uint32_t handle)
-{
-	struct {
-		struct ib_uverbs_cmd_hdr hdr;
-		struct ib_uverbs_post_send c;
-	} req;
-	struct ib_uverbs_post_send_resp resp;
-
-	memset(&req, 0, sizeof(req));
-	req.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
-	req.hdr.in_words = sizeof(req) / 4;
-	req.hdr.out_words = sizeof(resp) / 4;
-	req.c.response = (uintptr_t)&resp;
-	req.c.qp_handle = handle;
-	req.c.wqe_size = sizeof(struct ib_uverbs_send_wr);
-	if (write(fd, &req, sizeof(req)) == (ssize_t)sizeof(req))
-		return 0;
-	return errno;
 }
 
 static int post_recv(struct mc_end *e)
@@ -244,57 +223,70 @@ static int pingpong(struct mc_end *a, struct mc_end *b,
 	return 0;
 }
 
+/* The steps with no message, one call each: 0 if it went as it must. */
+static struct ibv_context *mc_ctx;
+static struct mc_end *mc_a;
+
+static int step_syscall(void)
+{
+	syscall(SYS_getppid);
+	return 0;
+}
+
+static int step_uverbs_bad(void)
+{
+	int ret = kick_post_send_raw(mc_ctx->cmd_fd, 0xfffffff0U);
+
+	if (ret == EINVAL || ret == ENOENT)
+		return 0;
+	return bad("POST_SEND of a QP handle that is not there",
+		   ret ? ret : EIO);
+}
+
+static int step_kick(void)
+{
+	int ret = kick_post_send_raw(mc_ctx->cmd_fd, mc_a->qp->handle);
+
+	return ret ? bad("POST_SEND with no WR", ret) : 0;
+}
+
+static int step_poll_empty(void)
+{
+	struct ibv_wc wc;
+
+	return ibv_poll_cq(mc_a->cq, 1, &wc) ?
+	       bad("a completion on an idle CQ", EIO) : 0;
+}
+
+static const struct {
+	const char *name;
+	int (*fn)(void);
+} calls[] = {
+	{ "syscall", step_syscall },
+	{ "uverbs_bad", step_uverbs_bad },
+	{ "kick", step_kick },
+	{ "poll_empty", step_poll_empty },
+};
+
 static int run(struct ibv_context *ctx, struct mc_end *a, struct mc_end *b)
 {
-	long long i, t0, warm = iters / 10;
-	struct ibv_wc wc;
-	int ret;
+	long long i, t0 = 0, warm = iters / 10;
+	size_t c;
 
-	if (want("syscall"))
+	mc_ctx = ctx;
+	mc_a = a;
+	for (c = 0; c < sizeof(calls) / sizeof(calls[0]); c++) {
+		if (!want(calls[c].name))
+			continue;
 		settle();
-	for (i = 0, t0 = 0; want("syscall") && i < warm + iters; i++) {
-		if (i == warm)
-			t0 = now_ns();
-		syscall(SYS_getppid);
+		for (i = 0; i < warm + iters; i++) {
+			if (i == warm)
+				t0 = now_ns();
+			if (calls[c].fn())
+				return -1;
+		}
+		report(calls[c].name, t0, iters);
 	}
-	if (want("syscall"))
-		report("syscall", t0, iters);
-
-	if (want("uverbs_bad"))
-		settle();
-	for (i = 0, t0 = 0; want("uverbs_bad") && i < warm + iters; i++) {
-		if (i == warm)
-			t0 = now_ns();
-		ret = raw_post_send(ctx->cmd_fd, 0xfffffff0);
-		if (ret != EINVAL && ret != ENOENT)
-			return bad("POST_SEND of a QP handle that is not there",
-				   ret ? ret : EIO);
-	}
-	if (want("uverbs_bad"))
-		report("uverbs_bad", t0, iters);
-
-	if (want("kick"))
-		settle();
-	for (i = 0, t0 = 0; want("kick") && i < warm + iters; i++) {
-		if (i == warm)
-			t0 = now_ns();
-		ret = raw_post_send(ctx->cmd_fd, a->qp->handle);
-		if (ret)
-			return bad("POST_SEND with no WR", ret);
-	}
-	if (want("kick"))
-		report("kick", t0, iters);
-
-	if (want("poll_empty"))
-		settle();
-	for (i = 0, t0 = 0; want("poll_empty") && i < warm + iters; i++) {
-		if (i == warm)
-			t0 = now_ns();
-		if (ibv_poll_cq(a->cq, 1, &wc))
-			return bad("a completion on an idle CQ", EIO);
-	}
-	if (want("poll_empty"))
-		report("poll_empty", t0, iters);
 
 	if (pingpong(a, b, IBV_WR_RDMA_WRITE, "write_pp") ||
 	    pingpong(a, b, IBV_WR_RDMA_READ, "read_pp") ||

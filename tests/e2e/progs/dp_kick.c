@@ -26,11 +26,11 @@
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <rdma/ib_user_ioctl_cmds.h>
-#include <rdma/ib_user_verbs.h>
 #include <rdma/orca-abi.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
 
 #include "dp_common.h"
+#include "kick_raw.h"
 
 #define KICK_LEN	64
 
@@ -70,22 +70,7 @@ static int kick(uint32_t handle)
 /* The zero-WR POST_SEND command on @qp; 0 or errno. */
 static int kick_post_send(struct ibv_qp *qp)
 {
-	struct {
-		struct ib_uverbs_cmd_hdr hdr;
-		struct ib_uverbs_post_send c;
-	} req;
-	struct ib_uverbs_post_send_resp resp;
-
-	memset(&req, 0, sizeof(req));
-	req.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
-	req.hdr.in_words = sizeof(req) / 4;
-	req.hdr.out_words = sizeof(resp) / 4;
-	req.c.response = (uintptr_t)&resp;
-	req.c.qp_handle = qp->handle;
-	req.c.wqe_size = sizeof(struct ib_uverbs_send_wr);
-	if (write(dp.ctx->cmd_fd, &req, sizeof(req)) == (ssize_t)sizeof(req))
-		return 0;
-	return errno;
+	return kick_post_send_raw(dp.ctx->cmd_fd, qp->handle);
 }
 
 /* One completion on @cq: WR @id, successful, @opcode; 0 if so. */
