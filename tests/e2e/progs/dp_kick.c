@@ -11,7 +11,8 @@
  *    a 64-byte WRITE, between two RC QPs of the device, with a pause of
  *    2 ms after each, so that the device stops polling the queues and
  *    the next post has to kick it (whether it did is not asserted:
- *    that is timing; the completions and bytes are);
+ *    that is timing; the completions and bytes are, and that no kick
+ *    went the other way than ORCA_KICK says);
  *  - the method, called directly: on a QP in RTS, RESET and ERR it
  *    answers 0 and completes nothing; a handle that names nothing is
  *    ENOENT, a CQ's handle, an XRC target's, the handle attribute
@@ -23,8 +24,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <rdma/ib_user_ioctl_cmds.h>
 #include <rdma/orca-abi.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
@@ -33,6 +36,65 @@
 #include "kick_raw.h"
 
 #define KICK_LEN	64
+
+/*
+ * Which kicks the library sent during the traffic: this program defines
+ * ioctl() and write(), which take precedence over the C library's for
+ * every caller in the process, libibverbs and liborca included, count
+ * the kicks they see, and make the system call themselves.  A kick by
+ * the method is ORCA_IB_METHOD_QP_KICK; one by the uverbs commands is
+ * POST_SEND or POST_RECV, which libibverbs sends as an ioctl
+ * (UVERBS_METHOD_INVOKE_WRITE) or, on a kernel without that, a write().
+ */
+static int counting;
+static unsigned long method_kicks, command_kicks, verbs_calls;
+
+static void count_ioctl(const struct ib_uverbs_ioctl_hdr *hdr)
+{
+	unsigned int i;
+
+	verbs_calls++;
+	if (hdr->object_id == UVERBS_OBJECT_QP &&
+	    hdr->method_id == ORCA_IB_METHOD_QP_KICK) {
+		method_kicks++;
+		return;
+	}
+	if (hdr->object_id != UVERBS_OBJECT_DEVICE ||
+	    hdr->method_id != UVERBS_METHOD_INVOKE_WRITE)
+		return;
+	for (i = 0; i < hdr->num_attrs; i++)
+		if (hdr->attrs[i].attr_id == UVERBS_ATTR_WRITE_CMD &&
+		    (hdr->attrs[i].data == IB_USER_VERBS_CMD_POST_SEND ||
+		     hdr->attrs[i].data == IB_USER_VERBS_CMD_POST_RECV))
+			command_kicks++;
+}
+
+int ioctl(int fd, unsigned long request, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, request);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (counting && request == RDMA_VERBS_IOCTL && arg)
+		count_ioctl(arg);
+	return syscall(SYS_ioctl, fd, request, arg);
+}
+
+ssize_t write(int fd, const void *buf, size_t count)
+{
+	const struct ib_uverbs_cmd_hdr *hdr = buf;
+
+	if (counting && dp.ctx && fd == dp.ctx->cmd_fd &&
+	    count >= sizeof(*hdr)) {
+		verbs_calls++;
+		if (hdr->command == IB_USER_VERBS_CMD_POST_SEND ||
+		    hdr->command == IB_USER_VERBS_CMD_POST_RECV)
+			command_kicks++;
+	}
+	return syscall(SYS_write, fd, buf, count);
+}
 
 struct kick_req {
 	struct ib_uverbs_ioctl_hdr hdr;
@@ -96,9 +158,12 @@ static const char *err_str(int err)
 }
 
 /* ROUNDS of SEND both ways and a WRITE a -> b, each checked. */
-static void test_traffic(int rounds)
+static void test_traffic(int rounds, int post_send_kicks)
 {
+	struct ibv_qp_init_attr qi;
 	struct dp_buf abuf, bbuf;
+	unsigned long before;
+	struct ibv_qp_attr qa;
 	struct dp_qp_cfg c;
 	struct dp_pair p;
 	int i, bad = 0;
@@ -117,6 +182,7 @@ static void test_traffic(int rounds)
 		dp_pair_destroy(&p);
 		return;
 	}
+	counting = 1;
 	for (i = 0; i < rounds && !bad; i++) {
 		struct ibv_sge sa, sb, sw, ra, rb;
 		struct ibv_recv_wr rwa = { .wr_id = 1, .sg_list = &ra, .num_sge = 1 };
@@ -184,9 +250,26 @@ static void test_traffic(int rounds)
 		}
 		dp_sleep_ms(2);
 	}
+	/* The counting sees libibverbs' calls: one it must make. */
+	before = verbs_calls;
+	if (!ibv_query_qp(p.a.qp, &qa, IBV_QP_STATE, &qi))
+		ok(verbs_calls > before,
+		   "ibv_query_qp() reached the kernel through this program's ioctl() or write()");
+	else
+		ok(0, "ibv_query_qp: %s", strerror(errno));
+	counting = 0;
 	ok(!bad && i == rounds,
 	   "%d rounds of SEND each way and a WRITE, pausing between posts: every completion and byte right",
 	   rounds);
+	/* How many posts kicked is timing; which way they kicked is not. */
+	if (post_send_kicks)
+		ok(!method_kicks,
+		   "ORCA_KICK=post_send: no kick by the method (%lu by POST_SEND/POST_RECV)",
+		   command_kicks);
+	else
+		ok(!command_kicks,
+		   "no kick by POST_SEND/POST_RECV: liborca kicks with the method (%lu kicks)",
+		   method_kicks);
 	ok(dp_cq_empty(p.a.scq, "a's send CQ") && dp_cq_empty(p.a.rcq, "a's recv CQ") &&
 	   dp_cq_empty(p.b.scq, "b's send CQ") && dp_cq_empty(p.b.rcq, "b's recv CQ"),
 	   "no completion more than the WRs posted");
@@ -275,10 +358,14 @@ static void test_method(void)
 int main(int argc, char **argv)
 {
 	int rounds = argc > 2 ? atoi(argv[2]) : 50;
+	const char *mode;
 
 	dp_open(argc, argv);
-	diag("ORCA_KICK=%s", getenv("ORCA_KICK") ? getenv("ORCA_KICK") : "");
-	test_traffic(rounds > 0 ? rounds : 50);
+	mode = getenv("ORCA_KICK");
+
+	diag("ORCA_KICK=%s", mode ? mode : "");
+	test_traffic(rounds > 0 ? rounds : 50,
+		     mode && !strcmp(mode, "post_send"));
 	test_method();
 	return dp_close();
 }
