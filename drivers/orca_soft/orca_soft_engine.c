@@ -34,7 +34,6 @@
 #include <linux/kthread.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
-#include <linux/sched/stat.h>
 #include <linux/slab.h>
 
 #include "orca_ring.h"
@@ -1012,15 +1011,9 @@ static int orca_soft_engine_thread(void *data)
 		/*
 		 * Polling waits for a poster on another CPU; with one CPU
 		 * it would only keep the poster (and the process polling
-		 * the CQ) off it until the next tick.  Nor does it poll
-		 * while another task waits for this CPU (a polling loop's
-		 * use of single_task_running()): that task may be the very
-		 * poster or the process waiting for the completion, kept
-		 * off the CPU for the rest of the time slice (milliseconds),
-		 * while its posts find POLLING set and wait for the thread.
-		 * Without polling, posts kick and run in the poster's task.
+		 * the CQ) off it until the next tick.
 		 */
-		bool spin = num_online_cpus() > 1 && single_task_running();
+		bool spin = num_online_cpus() > 1;
 		u64 now = ktime_get_ns();
 		bool idle, sleep = false;
 		int done = 0;
