@@ -33,6 +33,18 @@ static void orca_qp_kick(struct orca_dev *dev, struct orca_qp *qp)
 		       FIELD_PREP(ORCA_QP_DB_QPN, qp->qpn));
 }
 
+/*
+ * The kick of a user QP, whichever way it came: EINVAL for an XRC
+ * target, which has no queue of the process's own.
+ */
+static int orca_qp_user_kick(struct orca_dev *dev, struct orca_qp *qp)
+{
+	if (!qp->user || qp->hw_type == ORCA_QPT_XRC_TGT)
+		return -EINVAL;
+	orca_qp_kick(dev, qp);
+	return 0;
+}
+
 static u32 orca_kwq_room_at(struct orca_kwq *wq, u32 cons)
 {
 	u32 used = wq->prod - cons;
@@ -283,13 +295,11 @@ int orca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	u32 start;
 
 	if (qp->user) {
-		/* An XRC target has no queue of the process's own. */
-		if (wr || qp->hw_type == ORCA_QPT_XRC_TGT) {
+		if (wr) {
 			*bad_wr = wr;
 			return -EINVAL;
 		}
-		orca_qp_kick(dev, qp);
-		return 0;
+		return orca_qp_user_kick(dev, qp);
 	}
 	if (!wr)
 		return 0;
@@ -371,12 +381,11 @@ int orca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	int ret;
 
 	if (qp->user) {
-		if (wr || qp->hw_type == ORCA_QPT_XRC_TGT) {
+		if (wr) {
 			*bad_wr = wr;
 			return -EINVAL;
 		}
-		orca_qp_kick(dev, qp);
-		return 0;
+		return orca_qp_user_kick(dev, qp);
 	}
 	if (!wr)
 		return 0;
@@ -417,22 +426,17 @@ int orca_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 /*
  * ORCA_IB_METHOD_QP_KICK (orca-abi.h).  ib_core found the handle's object
  * in the ucontext, checked that it is a QP and holds it (shared) until
- * the method returns, so it cannot be destroyed meanwhile.  An XRC
- * target has no queue of the process's own to kick.
+ * the method returns, so it cannot be destroyed meanwhile.
  */
 static int UVERBS_HANDLER(ORCA_IB_METHOD_QP_KICK)(struct uverbs_attr_bundle *attrs)
 {
 	struct ib_qp *ibqp = uverbs_attr_get_obj(attrs,
 						 ORCA_IB_ATTR_QP_KICK_HANDLE);
-	struct orca_qp *qp;
 
 	if (IS_ERR(ibqp))
 		return PTR_ERR(ibqp);
-	qp = to_oqp(ibqp->real_qp);
-	if (!qp->user || qp->hw_type == ORCA_QPT_XRC_TGT)
-		return -EINVAL;
-	orca_qp_kick(to_odev(ibqp->device), qp);
-	return 0;
+	return orca_qp_user_kick(to_odev(ibqp->device),
+				 to_oqp(ibqp->real_qp));
 }
 
 DECLARE_UVERBS_NAMED_METHOD(ORCA_IB_METHOD_QP_KICK,
