@@ -24,10 +24,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <rdma/ib_user_ioctl_cmds.h>
 #include <rdma/orca-abi.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
@@ -38,11 +36,10 @@
 #define KICK_LEN	64
 
 /*
- * Which kicks the library sent during the traffic: this program defines
- * ioctl() and write(), which take precedence over the C library's for
- * every caller in the process, libibverbs and liborca included, count
- * the kicks they see, and make the system call themselves.  A kick by
- * the method is ORCA_IB_METHOD_QP_KICK; one by the uverbs commands is
+ * Which kicks the library sent during the traffic: this program's own
+ * ioctl() and write() (uverbs_intercept.h) see every call of the
+ * process, libibverbs' and liborca's included, and count the kicks.  A
+ * kick by the method is ORCA_IB_METHOD_QP_KICK; one by the commands is
  * POST_SEND or POST_RECV, which libibverbs sends as an ioctl
  * (UVERBS_METHOD_INVOKE_WRITE) or, on a kernel without that, a write().
  */
@@ -69,32 +66,27 @@ static void count_ioctl(const struct ib_uverbs_ioctl_hdr *hdr)
 			command_kicks++;
 }
 
-int ioctl(int fd, unsigned long request, ...)
+static void intercept_ioctl(int fd, unsigned long req, void *arg)
 {
-	va_list ap;
-	void *arg;
-
-	va_start(ap, request);
-	arg = va_arg(ap, void *);
-	va_end(ap);
-	if (counting && request == RDMA_VERBS_IOCTL && arg)
+	(void)fd;
+	if (counting && req == RDMA_VERBS_IOCTL && arg)
 		count_ioctl(arg);
-	return syscall(SYS_ioctl, fd, request, arg);
 }
 
-ssize_t write(int fd, const void *buf, size_t count)
+static void intercept_write(int fd, const void *buf, size_t len)
 {
 	const struct ib_uverbs_cmd_hdr *hdr = buf;
 
 	if (counting && dp.ctx && fd == dp.ctx->cmd_fd &&
-	    count >= sizeof(*hdr)) {
+	    len >= sizeof(*hdr)) {
 		verbs_calls++;
 		if (hdr->command == IB_USER_VERBS_CMD_POST_SEND ||
 		    hdr->command == IB_USER_VERBS_CMD_POST_RECV)
 			command_kicks++;
 	}
-	return syscall(SYS_write, fd, buf, count);
 }
+
+#include "uverbs_intercept.h"
 
 struct kick_req {
 	struct ib_uverbs_ioctl_hdr hdr;

@@ -554,25 +554,19 @@ static void uf_record_ioctl(const struct ib_uverbs_ioctl_hdr *h)
 }
 
 /* libibverbs' and liborca's calls go through these while recording. */
-ssize_t write(int fd, const void *buf, size_t len)
+static void intercept_write(int fd, const void *buf, size_t len)
 {
 	if (recording && uf_is_uverbs(fd))
 		uf_record_write(buf, len);
-	return syscall(SYS_write, fd, buf, len);
 }
 
-int ioctl(int fd, unsigned long req, ...)
+static void intercept_ioctl(int fd, unsigned long req, void *arg)
 {
-	va_list ap;
-	void *arg;
-
-	va_start(ap, req);
-	arg = va_arg(ap, void *);
-	va_end(ap);
 	if (recording && req == RDMA_VERBS_IOCTL && uf_is_uverbs(fd))
 		uf_record_ioctl(arg);
-	return syscall(SYS_ioctl, fd, req, arg);
 }
+
+#include "uverbs_intercept.h"
 
 /* Is the u64 at @p (8-aligned) an address in this process's half? */
 static int uf_is_addr(const uint8_t *p)
