@@ -890,6 +890,7 @@ void orca_soft_eq_publish(struct orca_soft_dev *sdev, struct orca_soft_eq *eq,
 void orca_soft_sqd_check(struct orca_soft_dev *sdev, struct orca_soft_qp *qp);
 void orca_soft_qp_activate(struct orca_soft_dev *sdev,
 			   struct orca_soft_qp *qp);
+void orca_soft_qp_answers(struct orca_soft_dev *sdev, struct orca_soft_qp *qp);
 void orca_soft_qp_set_err(struct orca_soft_dev *sdev, struct orca_soft_qp *qp);
 void orca_soft_qp_modified(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 			   u8 cur, u32 mask);

@@ -275,6 +275,33 @@ void orca_soft_engine_wake(struct orca_soft_dev *sdev)
 
 /* ------------------------------------------------------ QP activation */
 
+/* See orca_soft_kick_inline() for the modes. */
+#define ORCA_SOFT_HANDOVER_KICKS	4
+
+static int inline_kicks = 1;
+module_param(inline_kicks, int, 0644);
+MODULE_PARM_DESC(inline_kicks,
+		 "Run kicked queues in the kicking task: 0 never, 1 and hand repeatedly kicked QPs to the engine thread (default), 2 inline only, 3 and always hand over to the thread");
+
+/*
+ * Whether the engine thread takes @qp's posts by polling, with POLLING
+ * advertised: a steady poster (kicked again and again with no request
+ * from a peer in between), or every QP in the modes that hand each one
+ * over.  Half of a ping-pong never is: its poster kicks, and the kick
+ * runs inline.  Were POLLING set on it (a kick the thread took because a
+ * lock was busy), its posts would wait for the thread, which competes
+ * for the CPUs with two busy-polling processes and finds work in every
+ * pass: a state that lasts, with the thread's turn on a CPU (some
+ * milliseconds) in every round trip.
+ */
+static bool orca_soft_sq_polled(const struct orca_soft_qp *qp)
+{
+	int mode = READ_ONCE(inline_kicks);
+
+	return mode == 0 || mode == 3 ||
+	       (mode == 1 && qp->kick_repeats >= ORCA_SOFT_HANDOVER_KICKS);
+}
+
 static void orca_soft_sq_polling(struct orca_soft_dev *sdev,
 				 struct orca_soft_qp *qp, bool on)
 {
@@ -298,8 +325,22 @@ void orca_soft_qp_activate(struct orca_soft_dev *sdev, struct orca_soft_qp *qp)
 	if (list_empty(&qp->active_node))
 		list_add_tail(&qp->active_node, &sdev->eng_active);
 	spin_unlock(&sdev->eng_lock);
-	if (qp->state == ORCA_QPS_RTS)
+	if (qp->state == ORCA_QPS_RTS && orca_soft_sq_polled(qp))
 		orca_soft_sq_polling(sdev, qp, true);
+}
+
+/*
+ * @qp received a request from a peer (its lock held, or eng_rwsem
+ * written): its own kicks are a ping-pong's from now on, and its posts
+ * no longer wait for the engine thread.  The thread keeps the QP on its
+ * active list until it quiesces, so a post that saw POLLING still set
+ * is found.
+ */
+void orca_soft_qp_answers(struct orca_soft_dev *sdev, struct orca_soft_qp *qp)
+{
+	qp->kick_repeats = 0;
+	if (!orca_soft_sq_polled(qp))
+		orca_soft_sq_polling(sdev, qp, false);
 }
 
 /* Take @qp off every engine list (destroy, reset: eng_rwsem written). */
@@ -562,8 +603,12 @@ static void orca_soft_kick_one(struct orca_soft_dev *sdev, u32 entry)
 		return;
 	}
 	qp = orca_soft_qp_find(sdev, entry);
-	if (qp)
-		orca_soft_qp_activate(sdev, qp);
+	if (!qp)
+		return;
+	/* A kick the poster's task could not run counts as one too. */
+	if (qp->kick_repeats < ORCA_SOFT_HANDOVER_KICKS)
+		qp->kick_repeats++;
+	orca_soft_qp_activate(sdev, qp);
 }
 
 /*
@@ -586,12 +631,6 @@ static void orca_soft_kick_one(struct orca_soft_dev *sdev, u32 entry)
  * QPs (default); 2 inline only (a system call for nearly every post);
  * 3 inline, always hand over.
  */
-#define ORCA_SOFT_HANDOVER_KICKS	4
-
-static int inline_kicks = 1;
-module_param(inline_kicks, int, 0644);
-MODULE_PARM_DESC(inline_kicks,
-		 "Run kicked queues in the kicking task: 0 never, 1 and hand repeatedly kicked QPs to the engine thread (default), 2 inline only, 3 and always hand over to the thread");
 
 /*
  * A kick of @qp ran (the QP locked, or the engine semaphore written):
@@ -644,17 +683,91 @@ static int orca_soft_lane_run(struct orca_soft_dev *sdev,
 }
 
 /*
+ * How long a kick waits for a QP lock another lane holds.  Lanes hold
+ * them for one bounded batch and wait for nothing meanwhile but, in a
+ * kick, another QP lock in order, so the lock is normally free again
+ * within a few microseconds; a kick
+ * left to the engine thread instead waits for the thread's turn on a
+ * CPU, which in a ping-pong of two busy-polling processes on two CPUs
+ * is milliseconds.  The kick spins rather than sleeps: notify never
+ * sleeps.
+ */
+#define ORCA_SOFT_LOCK_SPIN_NS	50000
+
+/* Take @lock, spinning until *@until (set on the first failure). */
+static bool orca_soft_lane_spin(struct mutex *lock, u64 *until)
+{
+	while (!mutex_trylock(lock)) {
+		u64 now = ktime_get_ns();
+
+		if (!*until)
+			*until = now + ORCA_SOFT_LOCK_SPIN_NS;
+		else if (now >= *until)
+			return false;
+		cpu_relax();
+	}
+	return true;
+}
+
+/*
+ * Lock kicked @qp and its shared-lane peer, spinning for each a little
+ * (orca_soft_lane_spin()).  Two kicks spin only in QPN order, lower
+ * first, so they never spin for each other's lock.  Return the peer
+ * with both locked, or NULL with neither; *@excl then says whether the
+ * exclusive holders must look at the QP (it is not eligible).
+ */
+static struct orca_soft_qp *orca_soft_kick_lock(struct orca_soft_dev *sdev,
+						struct orca_soft_qp *qp,
+						bool *excl)
+{
+	struct orca_soft_qp *peer;
+	u64 until = 0;
+
+	*excl = false;
+	if (!orca_soft_lane_spin(&qp->lock, &until))
+		return NULL;
+	peer = orca_soft_req_shared_peer(sdev, qp);
+	if (!peer) {
+		*excl = true;
+		goto unlock;
+	}
+	if (peer == qp || mutex_trylock(&peer->lock))
+		return peer;
+	if (peer->qpn > qp->qpn) {
+		if (orca_soft_lane_spin(&peer->lock, &until))
+			return peer;
+		goto unlock;
+	}
+	mutex_unlock(&qp->lock);
+	if (!orca_soft_lane_spin(&peer->lock, &until))
+		return NULL;
+	if (!orca_soft_lane_spin(&qp->lock, &until)) {
+		mutex_unlock(&peer->lock);
+		return NULL;
+	}
+	/* Its state may have changed while it was unlocked. */
+	if (orca_soft_req_shared_peer(sdev, qp) == peer)
+		return peer;
+	*excl = true;
+	mutex_unlock(&peer->lock);
+unlock:
+	mutex_unlock(&qp->lock);
+	return NULL;
+}
+
+/*
  * The shared lane (orca_soft.h): run kicked QP @qpn with eng_rwsem held
  * for reading, the QP's lock and its local peer's, so that tasks kicking
- * different QPs run them on their own CPUs at once.  No lock is waited
- * for.  Return false if the exclusive holders must look at the QP: it is
- * not eligible (orca_soft_req_shared_peer()), a lock is taken, or a WQE
- * is not for the shared lane; *@more if the batch budget ran out.
+ * different QPs run them on their own CPUs at once.  The semaphore is
+ * not waited for, the QP locks only briefly.  Return false if the
+ * exclusive holders must look at the QP: it is not eligible
+ * (orca_soft_req_shared_peer()), a lock stayed taken, or a WQE is not
+ * for the shared lane; *@more if the batch budget ran out.
  */
 static bool orca_soft_kick_shared(struct orca_soft_dev *sdev, u32 qpn,
 				  int mode, bool *more, bool *counted)
 {
-	struct orca_soft_qp *qp;
+	struct orca_soft_qp *qp, *peer;
 	bool excl = true;
 	int n;
 
@@ -663,16 +776,19 @@ static bool orca_soft_kick_shared(struct orca_soft_dev *sdev, u32 qpn,
 	if (!READ_ONCE(sdev->enabled) || READ_ONCE(sdev->fatal))
 		goto out;
 	qp = orca_soft_qp_find(sdev, qpn);
-	if (!qp || !mutex_trylock(&qp->lock))
+	if (!qp)
 		goto out;
-	n = orca_soft_lane_run(sdev, qp, ORCA_SOFT_BATCH_BUDGET, &excl);
-	if (n < 0) {
+	peer = orca_soft_kick_lock(sdev, qp, &excl);
+	if (!peer) {
 		excl = true;
-	} else {
-		*more = orca_soft_kick_handover(qp, mode) ||
-			n >= ORCA_SOFT_BATCH_BUDGET;
-		*counted = true;
+		goto out;
 	}
+	n = orca_soft_sq_run_shared(sdev, qp, ORCA_SOFT_BATCH_BUDGET, &excl);
+	*more = orca_soft_kick_handover(qp, mode) ||
+		n >= ORCA_SOFT_BATCH_BUDGET;
+	*counted = true;
+	if (peer != qp)
+		mutex_unlock(&peer->lock);
 	mutex_unlock(&qp->lock);
 out:
 	up_read(&sdev->eng_rwsem);

@@ -536,8 +536,7 @@ enum orca_soft_answer orca_soft_resp_deliver(struct orca_soft_dev *sdev,
 
 	if (!orca_soft_qp_receives(dqp))
 		return ORCA_SOFT_SILENT;
-	/* It answers a peer: its own kicks are a ping-pong's. */
-	dqp->kick_repeats = 0;
+	orca_soft_qp_answers(sdev, dqp);
 	switch (dqp->type) {
 	case ORCA_QPT_RC:
 	case ORCA_QPT_XRC_TGT:

@@ -1127,7 +1127,7 @@ static void orca_soft_wire_rx_dispatch(struct orca_soft_dev *sdev,
 		orca_soft_count(sdev, ORCA_SOFT_CNT_RX_DROPS, 1);
 		return;
 	}
-	qp->kick_repeats = 0;
+	orca_soft_qp_answers(sdev, qp);
 	if (orca_soft_qp_is_rc(qp))
 		orca_soft_wire_rc_request(sdev, qp, pkt, op->flags, payload);
 	else
