@@ -160,6 +160,12 @@
 /* Kicks (QP and CQ doorbells) the engine has not picked up yet. */
 #define ORCA_SOFT_KICK_FIFO		256
 #define ORCA_SOFT_KICK_CQ		BIT(31)
+/* A QP doorbell the posting task did not run: a kick for the handover. */
+#define ORCA_SOFT_KICK_POSTER		BIT(30)
+/* A QP doorbell from a context that can run no queue (orca_soft_engine.c). */
+#define ORCA_SOFT_KICK_ATOMIC		BIT(29)
+#define ORCA_SOFT_KICK_QP_FLAGS		(ORCA_SOFT_KICK_POSTER | \
+					 ORCA_SOFT_KICK_ATOMIC)
 
 /* Allocations in the device's own contexts: see the comment at the top. */
 #define ORCA_SOFT_GFP	((GFP_KERNEL & ~__GFP_DIRECT_RECLAIM) | __GFP_NOMEMALLOC)
@@ -493,6 +499,7 @@ struct orca_soft_qp {
 	struct list_head timer_node;	/* on eng_timers: wire timers armed */
 	bool sq_polling;		/* ORCA_DB_DEV_POLLING set in the SQ record */
 	u8 kick_repeats;		/* kicks since it last received a request */
+	bool kicks_atomic;		/* kicked where no queue can run */
 	bool sqd_notify;		/* SQD: QP_SQ_DRAINED owed once drained */
 };
 

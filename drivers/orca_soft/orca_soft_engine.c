@@ -287,8 +287,10 @@ MODULE_PARM_DESC(inline_kicks,
  * Whether the engine thread takes @qp's posts by polling, with POLLING
  * advertised: a steady poster (kicked again and again with no request
  * from a peer in between), or every QP in the modes that hand each one
- * over.  Half of a ping-pong never is: its poster kicks, and the kick
- * runs inline.  Were POLLING set on it (a kick the thread took because a
+ * over, or one kicked from a context that cannot run its queue (a
+ * kernel poster under a lock: the thread serves it whatever it does).
+ * Half of a ping-pong of any other poster never is: its poster kicks,
+ * and the kick runs inline.  Were POLLING set on it (a kick the thread took because a
  * lock was busy), its posts would wait for the thread, which competes
  * for the CPUs with two busy-polling processes and finds work in every
  * pass: a state that lasts, with the thread's turn on a CPU (some
@@ -299,7 +301,8 @@ static bool orca_soft_sq_polled(const struct orca_soft_qp *qp)
 	int mode = READ_ONCE(inline_kicks);
 
 	return mode == 0 || mode == 3 ||
-	       (mode == 1 && qp->kick_repeats >= ORCA_SOFT_HANDOVER_KICKS);
+	       (mode == 1 && (qp->kicks_atomic ||
+			      qp->kick_repeats >= ORCA_SOFT_HANDOVER_KICKS));
 }
 
 static void orca_soft_sq_polling(struct orca_soft_dev *sdev,
@@ -434,6 +437,8 @@ static void orca_soft_qp_reset_dp(struct orca_soft_dev *sdev,
 	orca_soft_qp_unlink(qp);
 	memset(&qp->req, 0, sizeof(qp->req));
 	memset(&qp->resp, 0, sizeof(qp->resp));
+	qp->kick_repeats = 0;
+	qp->kicks_atomic = false;
 	qp->req.swqe = swqe;
 	INIT_LIST_HEAD(&qp->resp.ack_node);
 	if (qp->type == ORCA_QPT_XRC_TGT) {
@@ -602,11 +607,17 @@ static void orca_soft_kick_one(struct orca_soft_dev *sdev, u32 entry)
 		orca_soft_cq_doorbell(sdev, entry & ~ORCA_SOFT_KICK_CQ);
 		return;
 	}
-	qp = orca_soft_qp_find(sdev, entry);
+	qp = orca_soft_qp_find(sdev, entry & ~ORCA_SOFT_KICK_QP_FLAGS);
 	if (!qp)
 		return;
-	/* A kick the poster's task could not run counts as one too. */
-	if (qp->kick_repeats < ORCA_SOFT_HANDOVER_KICKS)
+	if (entry & ORCA_SOFT_KICK_ATOMIC)
+		qp->kicks_atomic = true;
+	/*
+	 * A poster's kick that its task could not run counts as one too,
+	 * and before the thread runs the WQEs it was for.
+	 */
+	if ((entry & ORCA_SOFT_KICK_POSTER) &&
+	    qp->kick_repeats < ORCA_SOFT_HANDOVER_KICKS)
 		qp->kick_repeats++;
 	orca_soft_qp_activate(sdev, qp);
 }
@@ -800,14 +811,15 @@ out:
  * The poster's task does not reclaim while it holds the engine's
  * semaphore (orca_soft.h).
  */
-static bool orca_soft_kick_inline(struct orca_soft_dev *sdev, u32 entry)
+static bool orca_soft_kick_inline(struct orca_soft_dev *sdev, u32 entry,
+				  bool *counted)
 {
 	int mode = READ_ONCE(inline_kicks);
-	bool more = false, counted = false;
+	bool more = false;
 	struct orca_soft_qp *qp;
 	unsigned int noreclaim;
 
-	if (!mode || !in_task() || !preemptible())
+	if (!mode)
 		return false;
 	noreclaim = memalloc_noreclaim_save();
 	/* An arm touches its CQ alone, under the CQ's lock. */
@@ -822,7 +834,7 @@ static bool orca_soft_kick_inline(struct orca_soft_dev *sdev, u32 entry)
 		memalloc_noreclaim_restore(noreclaim);
 		return true;
 	}
-	if (orca_soft_kick_shared(sdev, entry, mode, &more, &counted)) {
+	if (orca_soft_kick_shared(sdev, entry, mode, &more, counted)) {
 		memalloc_noreclaim_restore(noreclaim);
 		/* The engine: only for what this lane left it. */
 		orca_soft_engine_timer_wake(sdev);
@@ -838,19 +850,34 @@ static bool orca_soft_kick_inline(struct orca_soft_dev *sdev, u32 entry)
 	if (qp && orca_soft_qp_run(sdev, qp, ORCA_SOFT_BATCH_BUDGET) >=
 	    ORCA_SOFT_BATCH_BUDGET)
 		more = true;
-	if (qp && !counted && orca_soft_kick_handover(qp, mode))
-		more = true;
+	if (qp && !*counted) {
+		*counted = true;
+		if (orca_soft_kick_handover(qp, mode))
+			more = true;
+	}
 unlock:
 	up_write(&sdev->eng_rwsem);
 	memalloc_noreclaim_restore(noreclaim);
 	return !more && !orca_soft_engine_busy(sdev);
 }
 
-/* Notify: a QP or CQ doorbell (ORCA_SOFT_KICK_CQ | cqn). */
+/*
+ * Notify: a QP or CQ doorbell (ORCA_SOFT_KICK_CQ | cqn).  The engine
+ * thread learns from the kicks it is given how the QP's poster kicks.
+ */
 void orca_soft_doorbell(struct orca_soft_dev *sdev, u32 entry)
 {
-	if (!orca_soft_kick_inline(sdev, entry))
-		orca_soft_kick(sdev, entry);
+	bool counted = false;
+
+	if (!in_task() || !preemptible()) {
+		if (!(entry & ORCA_SOFT_KICK_CQ))
+			entry |= ORCA_SOFT_KICK_ATOMIC;
+	} else if (orca_soft_kick_inline(sdev, entry, &counted)) {
+		return;
+	} else if (!counted && !(entry & ORCA_SOFT_KICK_CQ)) {
+		entry |= ORCA_SOFT_KICK_POSTER;
+	}
+	orca_soft_kick(sdev, entry);
 }
 
 /* Take the kicks queued by notify. */

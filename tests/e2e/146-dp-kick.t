@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # The kick of a user QP (progs/dp_kick.c): traffic that pauses between
-# posts, so that posts kick an idle device, and the driver's QP kick
+# posts, so that posts kick an idle device; a WRITE ping-pong between
+# two threads, in which every post must kick (the device never polls
+# the send queue of half of a ping-pong); and the driver's QP kick
 # method called directly, good and bad handles; once with liborca's
 # default kick (the method) and once with ORCA_KICK=post_send (the
 # zero-WR uverbs POST_SEND and POST_RECV commands, as a provider without

@@ -13,6 +13,9 @@
  *    the next post has to kick it (whether it did is not asserted:
  *    that is timing; the completions and bytes are, and that no kick
  *    went the other way than ORCA_KICK says);
+ *  - a WRITE ping-pong between two threads, each busy-polling for the
+ *    other's WRITE: every post kicks (the device never polls the send
+ *    queue of half of a ping-pong), and every WRITE arrives;
  *  - the method, called directly: on a QP in RTS, RESET and ERR it
  *    answers 0 and completes nothing; a handle that names nothing is
  *    ENOENT, a CQ's handle, an XRC target's, the handle attribute
@@ -24,6 +27,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <rdma/ib_user_ioctl_cmds.h>
@@ -46,14 +50,26 @@
 static int counting;
 static unsigned long method_kicks, command_kicks, verbs_calls;
 
+/* The ping-pong's two threads kick at once. */
+static void count(unsigned long *n)
+{
+	__atomic_fetch_add(n, 1, __ATOMIC_RELAXED);
+}
+
+static unsigned long kicks_so_far(void)
+{
+	return __atomic_load_n(&method_kicks, __ATOMIC_RELAXED) +
+	       __atomic_load_n(&command_kicks, __ATOMIC_RELAXED);
+}
+
 static void count_ioctl(const struct ib_uverbs_ioctl_hdr *hdr)
 {
 	unsigned int i;
 
-	verbs_calls++;
+	count(&verbs_calls);
 	if (hdr->object_id == UVERBS_OBJECT_QP &&
 	    hdr->method_id == ORCA_IB_METHOD_QP_KICK) {
-		method_kicks++;
+		count(&method_kicks);
 		return;
 	}
 	if (hdr->object_id != UVERBS_OBJECT_DEVICE ||
@@ -63,7 +79,7 @@ static void count_ioctl(const struct ib_uverbs_ioctl_hdr *hdr)
 		if (hdr->attrs[i].attr_id == UVERBS_ATTR_WRITE_CMD &&
 		    (hdr->attrs[i].data == IB_USER_VERBS_CMD_POST_SEND ||
 		     hdr->attrs[i].data == IB_USER_VERBS_CMD_POST_RECV))
-			command_kicks++;
+			count(&command_kicks);
 }
 
 static void intercept_ioctl(int fd, unsigned long req, void *arg)
@@ -79,10 +95,10 @@ static void intercept_write(int fd, const void *buf, size_t len)
 
 	if (counting && dp.ctx && fd == dp.ctx->cmd_fd &&
 	    len >= sizeof(*hdr)) {
-		verbs_calls++;
+		count(&verbs_calls);
 		if (hdr->command == IB_USER_VERBS_CMD_POST_SEND ||
 		    hdr->command == IB_USER_VERBS_CMD_POST_RECV)
-			command_kicks++;
+			count(&command_kicks);
 	}
 }
 
@@ -270,6 +286,158 @@ static void test_traffic(int rounds, int post_send_kicks)
 	dp_pair_destroy(&p);
 }
 
+/*
+ * A WRITE ping-pong between two threads, one per QP of a pair: each
+ * waits, busy-polling its buffer, for the other's WRITE of round i
+ * before it writes round i back (a first).  Each QP therefore receives
+ * a request between any two of its posts, the pattern of perftest's
+ * latency tests, and the device never takes its posts by polling
+ * (POLLING stays clear in its SQ record; orca-hw-interface.rst, "When
+ * POLLING is set"): every post kicks.  The two threads kick at once on
+ * two CPUs and meet in the device's locks; a kick that met a busy lock
+ * used to leave its QP to the engine thread with POLLING set.
+ */
+struct pp_side {
+	struct ibv_qp *qp;
+	struct ibv_cq *scq;
+	volatile uint32_t *in;		/* the peer writes here */
+	uint32_t *out;			/* this side writes from here */
+	uint32_t lkey, rkey;
+	uint64_t raddr;
+	int rounds, first;
+	int bad;
+	char why[160];
+};
+
+/* Wait for @v in *@s->in; 0, or -1 after the timeout. */
+static int pp_wait(struct pp_side *s, uint32_t v)
+{
+	long deadline = dp_now_ms() + dp_timeout_ms();
+	unsigned int spins = 0;
+
+	while (*s->in != v) {
+		if ((++spins & 0xfff) == 0 && dp_now_ms() > deadline) {
+			snprintf(s->why, sizeof(s->why),
+				 "round %u: the peer's WRITE did not arrive (%u there)",
+				 v, *s->in);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void *pp_main(void *arg)
+{
+	struct pp_side *s = arg;
+	struct ibv_sge sge = { (uintptr_t)s->out, sizeof(uint32_t), s->lkey };
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_RDMA_WRITE,
+				  .send_flags = IBV_SEND_SIGNALED };
+	struct ibv_send_wr *bad;
+	uint32_t i;
+
+	wr.wr.rdma.remote_addr = s->raddr;
+	wr.wr.rdma.rkey = s->rkey;
+	for (i = 1; i <= (uint32_t)s->rounds; i++) {
+		struct ibv_wc wc;
+		long deadline;
+		int n;
+
+		if (!s->first && pp_wait(s, i))
+			goto fail;
+		*s->out = i;
+		wr.wr_id = i;
+		if (ibv_post_send(s->qp, &wr, &bad)) {
+			snprintf(s->why, sizeof(s->why),
+				 "round %u: ibv_post_send failed", i);
+			goto fail;
+		}
+		deadline = dp_now_ms() + dp_timeout_ms();
+		while ((n = ibv_poll_cq(s->scq, 1, &wc)) == 0 &&
+		       dp_now_ms() <= deadline)
+			;
+		if (n != 1 || wc.status != IBV_WC_SUCCESS || wc.wr_id != i) {
+			snprintf(s->why, sizeof(s->why),
+				 "round %u: the WRITE's completion: poll %d, %s, wr_id %llu",
+				 i, n, n == 1 ? ibv_wc_status_str(wc.status) : "-",
+				 n == 1 ? (unsigned long long)wc.wr_id : 0ULL);
+			goto fail;
+		}
+		if (s->first && pp_wait(s, i))
+			goto fail;
+	}
+	return NULL;
+fail:
+	s->bad = 1;
+	return NULL;
+}
+
+static void test_pingpong(int rounds)
+{
+	struct pp_side side[2];
+	struct dp_buf abuf, bbuf;
+	unsigned long before;
+	pthread_t tid[2];
+	struct dp_qp_cfg c;
+	struct dp_pair p;
+	int i, started = 0;
+
+	dp_cfg_default(&c, IBV_QPT_RC);
+	if (!ok(!dp_pair_make(&p, &c), "a third RC pair in RTS"))
+		return;
+	if (dp_buf_alloc(&abuf, dp.pd, 64, DP_ACC_ALL)) {
+		ok(0, "register the ping-pong's buffers");
+		dp_pair_destroy(&p);
+		return;
+	}
+	if (dp_buf_alloc(&bbuf, dp.pd, 64, DP_ACC_ALL)) {
+		ok(0, "register the ping-pong's buffers");
+		dp_buf_free(&abuf);
+		dp_pair_destroy(&p);
+		return;
+	}
+	memset(abuf.p, 0, 64);
+	memset(bbuf.p, 0, 64);
+	memset(side, 0, sizeof(side));
+	/* Each buffer: [0] written by the peer, [8] written from. */
+	side[0] = (struct pp_side){
+		.qp = p.a.qp, .scq = p.a.scq,
+		.in = (volatile uint32_t *)abuf.p,
+		.out = (uint32_t *)(abuf.p + 8),
+		.lkey = abuf.mr->lkey, .rkey = bbuf.mr->rkey,
+		.raddr = (uintptr_t)bbuf.p, .rounds = rounds, .first = 1,
+	};
+	side[1] = (struct pp_side){
+		.qp = p.b.qp, .scq = p.b.scq,
+		.in = (volatile uint32_t *)bbuf.p,
+		.out = (uint32_t *)(bbuf.p + 8),
+		.lkey = bbuf.mr->lkey, .rkey = abuf.mr->rkey,
+		.raddr = (uintptr_t)abuf.p, .rounds = rounds,
+	};
+	counting = 1;
+	before = kicks_so_far();
+	for (i = 0; i < 2; i++) {
+		if (pthread_create(&tid[i], NULL, pp_main, &side[i]))
+			break;
+		started++;
+	}
+	for (i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+	counting = 0;
+	for (i = 0; i < 2; i++)
+		if (side[i].bad)
+			diag("%s: %s", i ? "b" : "a", side[i].why);
+	if (ok(started == 2 && !side[0].bad && !side[1].bad,
+	       "a 4-byte WRITE ping-pong of %d rounds between two threads: every WRITE arrived and completed",
+	       rounds))
+		ok(kicks_so_far() - before == 2UL * rounds,
+		   "every one of its %d posts kicked (%lu kicks): the device never polls a ping-pong's send queue",
+		   2 * rounds, kicks_so_far() - before);
+	dp_buf_free(&abuf);
+	dp_buf_free(&bbuf);
+	dp_pair_destroy(&p);
+}
+
 /* Calls of the method itself, good and bad, and the POST_SEND kick. */
 static void test_method(void)
 {
@@ -358,6 +526,7 @@ int main(int argc, char **argv)
 	diag("ORCA_KICK=%s", mode ? mode : "");
 	test_traffic(rounds > 0 ? rounds : 50,
 		     mode && !strcmp(mode, "post_send"));
+	test_pingpong(2000);
 	test_method();
 	return dp_close();
 }
