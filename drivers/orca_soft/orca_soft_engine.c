@@ -211,7 +211,11 @@ out:
 
 /* -------------------------------------------------------------- kicks */
 
-/* From notify, any context: queue a QPN or ORCA_SOFT_KICK_CQ | CQN. */
+/*
+ * From notify, any context: queue a QPN (with ORCA_SOFT_KICK_POSTER or
+ * ORCA_SOFT_KICK_ATOMIC, from orca_soft_doorbell()) or
+ * ORCA_SOFT_KICK_CQ | CQN.
+ */
 void orca_soft_kick(struct orca_soft_dev *sdev, u32 entry)
 {
 	unsigned long flags;
@@ -288,13 +292,14 @@ MODULE_PARM_DESC(inline_kicks,
  * advertised: a steady poster (kicked again and again with no request
  * from a peer in between), or every QP in the modes that hand each one
  * over, or one kicked from a context that cannot run its queue (a
- * kernel poster under a lock: the thread serves it whatever it does).
- * Half of a ping-pong of any other poster never is: its poster kicks,
- * and the kick runs inline.  Were POLLING set on it (a kick the thread took because a
- * lock was busy), its posts would wait for the thread, which competes
- * for the CPUs with two busy-polling processes and finds work in every
- * pass: a state that lasts, with the thread's turn on a CPU (some
- * milliseconds) in every round trip.
+ * kernel poster under a spinlock or in softirq: the thread serves it
+ * whatever it does, until the QP is reset).  Half of a ping-pong of any
+ * other poster never is: its poster kicks, and the kick runs inline.
+ * Were POLLING set on it (a kick the thread took because a lock was
+ * busy), its posts would wait for the thread, which competes for the
+ * CPUs with two busy-polling processes and finds work in every pass: a
+ * state that lasts, with the thread's turn on a CPU (some milliseconds)
+ * in every round trip.
  */
 static bool orca_soft_sq_polled(const struct orca_soft_qp *qp)
 {
@@ -333,11 +338,13 @@ void orca_soft_qp_activate(struct orca_soft_dev *sdev, struct orca_soft_qp *qp)
 }
 
 /*
- * @qp received a request from a peer (its lock held, or eng_rwsem
- * written): its own kicks are a ping-pong's from now on, and its posts
- * no longer wait for the engine thread.  The thread keeps the QP on its
- * active list until it quiesces, so a post that saw POLLING still set
- * is found.
+ * @qp received a request from a peer, even a duplicate or one it will
+ * refuse (its lock held, or eng_rwsem written): its own kicks are a
+ * ping-pong's from now on, and its posts no longer wait for the engine
+ * thread.  A QP with POLLING set is on the active list (or waits for a
+ * timer, which brings it back), and leaves it only when the thread
+ * quiesces, which reads prod after clearing the flag: a post that saw
+ * POLLING still set is found.
  */
 void orca_soft_qp_answers(struct orca_soft_dev *sdev, struct orca_soft_qp *qp)
 {
@@ -628,19 +635,21 @@ static void orca_soft_kick_one(struct orca_soft_dev *sdev, u32 entry)
  * itself, as a NIC would start on the doorbell write: no wake-up of the
  * engine thread and no context switch on the way.  In the shared lane if
  * the QP is eligible, else with the engine semaphore free for writing;
- * only with trylocks (notify never sleeps), and bounded by a batch.
+ * the semaphore only tried, QP locks spun for briefly (notify never
+ * sleeps), and bounded by a batch.
  *
  * A QP kicked several times with no request from a peer in between (a
  * steady poster) is then also handed to the engine thread, which polls
  * its SQ with POLLING set for a while, so that the poster stops making
- * system calls.  Ping-pong
- * between two QPs stays inline: no third busy thread competes for the
- * CPUs, and a send has completed when the post that kicked returns
- * (perftest's latency tests with -e rely on that, as they do with rxe).
+ * system calls (orca_soft_sq_polled()).  Ping-pong between two QPs
+ * stays inline: no third busy thread competes for the CPUs, and a send
+ * has completed when the post that kicked returns (perftest's latency
+ * tests with -e rely on that, as they do with rxe).
  *
- * inline_kicks: 0 never inline; 1 inline, hand over repeatedly kicked
- * QPs (default); 2 inline only (a system call for nearly every post);
- * 3 inline, always hand over.
+ * The module parameter inline_kicks (above orca_soft_sq_polled()): 0
+ * never inline; 1 inline, hand over repeatedly kicked QPs (default); 2
+ * inline only (a system call for nearly every post); 3 inline, always
+ * hand over.
  */
 
 /*
@@ -697,11 +706,11 @@ static int orca_soft_lane_run(struct orca_soft_dev *sdev,
  * How long a kick waits for a QP lock another lane holds.  Lanes hold
  * them for one bounded batch and wait for nothing meanwhile but, in a
  * kick, another QP lock in order, so the lock is normally free again
- * within a few microseconds; a kick
- * left to the engine thread instead waits for the thread's turn on a
- * CPU, which in a ping-pong of two busy-polling processes on two CPUs
- * is milliseconds.  The kick spins rather than sleeps: notify never
- * sleeps.
+ * within a few microseconds; a kick left to the engine thread instead
+ * waits for the thread's turn on a CPU, which in a ping-pong of two
+ * busy-polling processes on two CPUs is milliseconds.  The kick spins
+ * rather than sleeps (notify never sleeps), and gives up at once when
+ * its CPU is wanted, perhaps by the holder.
  */
 #define ORCA_SOFT_LOCK_SPIN_NS	50000
 
@@ -713,9 +722,12 @@ static bool orca_soft_lane_spin(struct mutex *lock, u64 *until)
 
 		if (!*until)
 			*until = now + ORCA_SOFT_LOCK_SPIN_NS;
-		else if (now >= *until)
+		else if (now >= *until || need_resched())
 			return false;
-		cpu_relax();
+		/* Read only, off the holder's cache line, until it is free. */
+		while (mutex_is_locked(lock) && !need_resched() &&
+		       ktime_get_ns() < *until)
+			cpu_relax();
 	}
 	return true;
 }
@@ -724,24 +736,20 @@ static bool orca_soft_lane_spin(struct mutex *lock, u64 *until)
  * Lock kicked @qp and its shared-lane peer, spinning for each a little
  * (orca_soft_lane_spin()).  Two kicks spin only in QPN order, lower
  * first, so they never spin for each other's lock.  Return the peer
- * with both locked, or NULL with neither; *@excl then says whether the
- * exclusive holders must look at the QP (it is not eligible).
+ * with both locked, or NULL with neither (a lock stayed taken, or the
+ * QP is not eligible: its state is only known under its lock).
  */
 static struct orca_soft_qp *orca_soft_kick_lock(struct orca_soft_dev *sdev,
-						struct orca_soft_qp *qp,
-						bool *excl)
+						struct orca_soft_qp *qp)
 {
 	struct orca_soft_qp *peer;
 	u64 until = 0;
 
-	*excl = false;
 	if (!orca_soft_lane_spin(&qp->lock, &until))
 		return NULL;
 	peer = orca_soft_req_shared_peer(sdev, qp);
-	if (!peer) {
-		*excl = true;
+	if (!peer)
 		goto unlock;
-	}
 	if (peer == qp || mutex_trylock(&peer->lock))
 		return peer;
 	if (peer->qpn > qp->qpn) {
@@ -759,7 +767,6 @@ static struct orca_soft_qp *orca_soft_kick_lock(struct orca_soft_dev *sdev,
 	/* Its state may have changed while it was unlocked. */
 	if (orca_soft_req_shared_peer(sdev, qp) == peer)
 		return peer;
-	*excl = true;
 	mutex_unlock(&peer->lock);
 unlock:
 	mutex_unlock(&qp->lock);
@@ -789,11 +796,9 @@ static bool orca_soft_kick_shared(struct orca_soft_dev *sdev, u32 qpn,
 	qp = orca_soft_qp_find(sdev, qpn);
 	if (!qp)
 		goto out;
-	peer = orca_soft_kick_lock(sdev, qp, &excl);
-	if (!peer) {
-		excl = true;
+	peer = orca_soft_kick_lock(sdev, qp);
+	if (!peer)
 		goto out;
-	}
 	n = orca_soft_sq_run_shared(sdev, qp, ORCA_SOFT_BATCH_BUDGET, &excl);
 	*more = orca_soft_kick_handover(qp, mode) ||
 		n >= ORCA_SOFT_BATCH_BUDGET;
@@ -807,9 +812,10 @@ out:
 }
 
 /*
- * Return true if the kick needs nothing more from the engine thread.
- * The poster's task does not reclaim while it holds the engine's
- * semaphore (orca_soft.h).
+ * Return true if the kick needs nothing more from the engine thread;
+ * *@counted if it counted toward the QP's handover.  Only from a task
+ * that may block (orca_soft_doorbell() checks).  The poster's task does
+ * not reclaim while it holds the engine's semaphore (orca_soft.h).
  */
 static bool orca_soft_kick_inline(struct orca_soft_dev *sdev, u32 entry,
 				  bool *counted)
@@ -870,8 +876,10 @@ void orca_soft_doorbell(struct orca_soft_dev *sdev, u32 entry)
 	bool counted = false;
 
 	if (!in_task() || !preemptible()) {
+		/* Without a preempt count every context looks atomic. */
 		if (!(entry & ORCA_SOFT_KICK_CQ))
-			entry |= ORCA_SOFT_KICK_ATOMIC;
+			entry |= IS_ENABLED(CONFIG_PREEMPT_COUNT) ?
+				 ORCA_SOFT_KICK_ATOMIC : ORCA_SOFT_KICK_POSTER;
 	} else if (orca_soft_kick_inline(sdev, entry, &counted)) {
 		return;
 	} else if (!counted && !(entry & ORCA_SOFT_KICK_CQ)) {
