@@ -310,6 +310,13 @@ static bool orca_soft_sq_polled(const struct orca_soft_qp *qp)
 			      qp->kick_repeats >= ORCA_SOFT_HANDOVER_KICKS));
 }
 
+/* One more kick of @qp with no request from its peer since the last. */
+static void orca_soft_kick_count(struct orca_soft_qp *qp)
+{
+	if (qp->kick_repeats < ORCA_SOFT_HANDOVER_KICKS)
+		qp->kick_repeats++;
+}
+
 static void orca_soft_sq_polling(struct orca_soft_dev *sdev,
 				 struct orca_soft_qp *qp, bool on)
 {
@@ -623,9 +630,8 @@ static void orca_soft_kick_one(struct orca_soft_dev *sdev, u32 entry)
 	 * A poster's kick that its task could not run counts as one too,
 	 * and before the thread runs the WQEs it was for.
 	 */
-	if ((entry & ORCA_SOFT_KICK_POSTER) &&
-	    qp->kick_repeats < ORCA_SOFT_HANDOVER_KICKS)
-		qp->kick_repeats++;
+	if (entry & ORCA_SOFT_KICK_POSTER)
+		orca_soft_kick_count(qp);
 	orca_soft_qp_activate(sdev, qp);
 }
 
@@ -660,8 +666,7 @@ static void orca_soft_kick_one(struct orca_soft_dev *sdev, u32 entry)
  */
 static bool orca_soft_kick_handover(struct orca_soft_qp *qp, int mode)
 {
-	if (qp->kick_repeats < ORCA_SOFT_HANDOVER_KICKS)
-		qp->kick_repeats++;
+	orca_soft_kick_count(qp);
 	return mode == 3 ||
 	       (mode == 1 && qp->kick_repeats >= ORCA_SOFT_HANDOVER_KICKS);
 }
@@ -874,17 +879,19 @@ unlock:
 void orca_soft_doorbell(struct orca_soft_dev *sdev, u32 entry)
 {
 	bool counted = false;
+	u32 how;
 
-	if (!in_task() || !preemptible()) {
+	if (in_task() && preemptible()) {
+		if (orca_soft_kick_inline(sdev, entry, &counted))
+			return;
+		how = counted ? 0 : ORCA_SOFT_KICK_POSTER;
+	} else {
 		/* Without a preempt count every context looks atomic. */
-		if (!(entry & ORCA_SOFT_KICK_CQ))
-			entry |= IS_ENABLED(CONFIG_PREEMPT_COUNT) ?
-				 ORCA_SOFT_KICK_ATOMIC : ORCA_SOFT_KICK_POSTER;
-	} else if (orca_soft_kick_inline(sdev, entry, &counted)) {
-		return;
-	} else if (!counted && !(entry & ORCA_SOFT_KICK_CQ)) {
-		entry |= ORCA_SOFT_KICK_POSTER;
+		how = IS_ENABLED(CONFIG_PREEMPT_COUNT) ?
+		      ORCA_SOFT_KICK_ATOMIC : ORCA_SOFT_KICK_POSTER;
 	}
+	if (!(entry & ORCA_SOFT_KICK_CQ))
+		entry |= how;
 	orca_soft_kick(sdev, entry);
 }
 

@@ -306,7 +306,6 @@ struct pp_side {
 	uint64_t raddr;
 	int rounds, first;
 	int bad;
-	char why[160];
 };
 
 /* Wait for @v in *@s->in; 0, or -1 after the timeout. */
@@ -317,9 +316,8 @@ static int pp_wait(struct pp_side *s, uint32_t v)
 
 	while (*s->in != v) {
 		if ((++spins & 0xfff) == 0 && dp_now_ms() > deadline) {
-			snprintf(s->why, sizeof(s->why),
-				 "round %u: the peer's WRITE did not arrive (%u there)",
-				 v, *s->in);
+			diag("round %u: the peer's WRITE did not arrive (%u there)",
+			     v, *s->in);
 			return -1;
 		}
 	}
@@ -339,31 +337,16 @@ static void *pp_main(void *arg)
 	wr.wr.rdma.remote_addr = s->raddr;
 	wr.wr.rdma.rkey = s->rkey;
 	for (i = 1; i <= (uint32_t)s->rounds; i++) {
-		struct ibv_wc wc;
-		long deadline;
-		int n;
-
 		if (!s->first && pp_wait(s, i))
 			goto fail;
 		*s->out = i;
 		wr.wr_id = i;
 		if (ibv_post_send(s->qp, &wr, &bad)) {
-			snprintf(s->why, sizeof(s->why),
-				 "round %u: ibv_post_send failed", i);
+			diag("round %u: ibv_post_send failed", i);
 			goto fail;
 		}
-		deadline = dp_now_ms() + dp_timeout_ms();
-		while ((n = ibv_poll_cq(s->scq, 1, &wc)) == 0 &&
-		       dp_now_ms() <= deadline)
-			;
-		if (n != 1 || wc.status != IBV_WC_SUCCESS || wc.wr_id != i) {
-			snprintf(s->why, sizeof(s->why),
-				 "round %u: the WRITE's completion: poll %d, %s, wr_id %llu",
-				 i, n, n == 1 ? ibv_wc_status_str(wc.status) : "-",
-				 n == 1 ? (unsigned long long)wc.wr_id : 0ULL);
-			goto fail;
-		}
-		if (s->first && pp_wait(s, i))
+		if (reap(s->scq, i, IBV_WC_RDMA_WRITE, "the WRITE's completion") ||
+		    (s->first && pp_wait(s, i)))
 			goto fail;
 	}
 	return NULL;
@@ -375,8 +358,8 @@ fail:
 static void test_pingpong(int rounds)
 {
 	struct pp_side side[2];
-	struct dp_buf abuf, bbuf;
 	unsigned long before;
+	struct dp_buf buf;
 	pthread_t tid[2];
 	struct dp_qp_cfg c;
 	struct dp_pair p;
@@ -385,35 +368,23 @@ static void test_pingpong(int rounds)
 	dp_cfg_default(&c, IBV_QPT_RC);
 	if (!ok(!dp_pair_make(&p, &c), "a third RC pair in RTS"))
 		return;
-	if (dp_buf_alloc(&abuf, dp.pd, 64, DP_ACC_ALL)) {
-		ok(0, "register the ping-pong's buffers");
+	if (dp_buf_alloc(&buf, dp.pd, 128, DP_ACC_ALL)) {
+		ok(0, "register the ping-pong's buffer");
 		dp_pair_destroy(&p);
 		return;
 	}
-	if (dp_buf_alloc(&bbuf, dp.pd, 64, DP_ACC_ALL)) {
-		ok(0, "register the ping-pong's buffers");
-		dp_buf_free(&abuf);
-		dp_pair_destroy(&p);
-		return;
-	}
-	memset(abuf.p, 0, 64);
-	memset(bbuf.p, 0, 64);
-	memset(side, 0, sizeof(side));
-	/* Each buffer: [0] written by the peer, [8] written from. */
-	side[0] = (struct pp_side){
-		.qp = p.a.qp, .scq = p.a.scq,
-		.in = (volatile uint32_t *)abuf.p,
-		.out = (uint32_t *)(abuf.p + 8),
-		.lkey = abuf.mr->lkey, .rkey = bbuf.mr->rkey,
-		.raddr = (uintptr_t)bbuf.p, .rounds = rounds, .first = 1,
-	};
-	side[1] = (struct pp_side){
-		.qp = p.b.qp, .scq = p.b.scq,
-		.in = (volatile uint32_t *)bbuf.p,
-		.out = (uint32_t *)(bbuf.p + 8),
-		.lkey = bbuf.mr->lkey, .rkey = abuf.mr->rkey,
-		.raddr = (uintptr_t)abuf.p, .rounds = rounds,
-	};
+	memset(buf.p, 0, 128);
+	/* a's half, then b's: [0] written by the peer, [8] written from. */
+	for (i = 0; i < 2; i++)
+		side[i] = (struct pp_side){
+			.qp = i ? p.b.qp : p.a.qp,
+			.scq = i ? p.b.scq : p.a.scq,
+			.in = (volatile uint32_t *)(buf.p + 64 * i),
+			.out = (uint32_t *)(buf.p + 64 * i + 8),
+			.lkey = buf.mr->lkey, .rkey = buf.mr->rkey,
+			.raddr = (uintptr_t)buf.p + 64 * !i,
+			.rounds = rounds, .first = !i,
+		};
 	counting = 1;
 	before = kicks_so_far();
 	for (i = 0; i < 2; i++) {
@@ -424,17 +395,13 @@ static void test_pingpong(int rounds)
 	for (i = 0; i < started; i++)
 		pthread_join(tid[i], NULL);
 	counting = 0;
-	for (i = 0; i < 2; i++)
-		if (side[i].bad)
-			diag("%s: %s", i ? "b" : "a", side[i].why);
 	if (ok(started == 2 && !side[0].bad && !side[1].bad,
 	       "a 4-byte WRITE ping-pong of %d rounds between two threads: every WRITE arrived and completed",
 	       rounds))
 		ok(kicks_so_far() - before == 2UL * rounds,
 		   "every one of its %d posts kicked (%lu kicks): the device never polls a ping-pong's send queue",
 		   2 * rounds, kicks_so_far() - before);
-	dp_buf_free(&abuf);
-	dp_buf_free(&bbuf);
+	dp_buf_free(&buf);
 	dp_pair_destroy(&p);
 }
 
