@@ -61,10 +61,11 @@
  * same way, under the lock of the QP each is for
  * (orca_soft_wire_rx_shared()).  What they touch beyond those QPs has a
  * lock of its own: a CQ's lock, the engine lists' eng_lock (the wire's
- * timers and owed ACKs included), the event queue locks; counters are
- * per CPU, scratch space is per QP.  Anything else (memory keys
- * changing, shared receive queues, on-demand paging, UD and XRC, READ
- * responses, timers that expire) is left to the exclusive holders of
+ * timers and owed ACKs included), the event queue locks, a shared
+ * receive queue's lock (its consumer side); counters are per CPU,
+ * scratch space is per QP.  Anything else (memory keys changing,
+ * on-demand paging, UD and XRC, READ responses, timers that expire, the
+ * QPs of an SRQ that broke) is left to the exclusive holders of
  * eng_rwsem.
  *
  * The device never reclaims host memory.  Since on-demand paging, the
@@ -328,7 +329,17 @@ struct orca_soft_srq {
 	struct orca_soft_xrcd *xrcd;	/* XRC SRQ: its domain, else NULL */
 	struct orca_soft_cq *cq;	/* XRC SRQ: CQ of its receives */
 	struct orca_soft_wq wq;
+	/*
+	 * The consumer side (wq.cons, wq.broken, limit, err_owed) in the
+	 * shared lane: a lane that may take this SRQ's WQEs (its QP's local
+	 * peer's SRQ, or a received packet's QP's) holds it for its batch,
+	 * so that QPs on one SRQ never take one WQE twice.  Taken after the
+	 * QP locks and only tried (a kick spins briefly), never waited for;
+	 * the exclusive holders of eng_rwsem need not take it.
+	 */
+	struct mutex lock;
 	u32 limit;			/* armed limit, 0: not armed */
+	bool err_owed;			/* broken, its QPs not yet in ERR */
 	u32 users;			/* QPs */
 };
 
@@ -579,6 +590,11 @@ struct orca_soft_dev {
 	 * under eng_rwsem written).
 	 */
 	bool eng_excl;
+	/*
+	 * An SRQ broke (err_owed): its QPs go to ERR in the next exclusive
+	 * pass (set under eng_lock, cleared under eng_rwsem written).
+	 */
+	bool srq_err_owed;
 	struct task_struct *eng_task;	/* under kick_lock */
 	bool eng_idle;			/* asleep, wants a wake-up; kick_lock */
 	u64 eng_sleep_until;		/* ... until then, U64_MAX: a kick */
@@ -856,6 +872,7 @@ u8 orca_soft_destroy_srq(struct orca_soft_dev *sdev,
 			 const union orca_aq_cmd *cmd);
 struct orca_soft_srq *orca_soft_srq_find(struct orca_soft_dev *sdev,
 					 u32 srqn);
+int orca_soft_srq_err_spread(struct orca_soft_dev *sdev);
 void orca_soft_srq_reset(struct orca_soft_dev *sdev);
 void orca_soft_xrc_srq_gone(struct orca_soft_dev *sdev,
 			    struct orca_soft_srq *srq);

@@ -686,22 +686,28 @@ static bool orca_soft_engine_busy(struct orca_soft_dev *sdev)
 
 /*
  * Run @qp, whose lock is held, in the shared lane if it is eligible and
- * its peer's lock is free.  Return the WQEs executed, or -1 if it did
- * not run; *@excl says whether the exclusive holders must look at it
- * (not eligible, or a WQE the lane leaves), not when the peer was only
- * busy in another lane.
+ * its peer's lock (and the peer's SRQ's) is free.  Return the WQEs
+ * executed, or -1 if it did not run; *@excl says whether the exclusive
+ * holders must look at it (not eligible, or a WQE the lane leaves), not
+ * when the peer or its SRQ was only busy in another lane.
  */
 static int orca_soft_lane_run(struct orca_soft_dev *sdev,
 			      struct orca_soft_qp *qp, int budget, bool *excl)
 {
 	struct orca_soft_qp *peer = orca_soft_req_shared_peer(sdev, qp);
-	int n;
+	struct orca_soft_srq *srq;
+	int n = -1;
 
 	*excl = !peer;
 	/* Never waits, so two lanes that each want the other's QP back off. */
 	if (!peer || (peer != qp && !mutex_trylock(&peer->lock)))
 		return -1;
-	n = orca_soft_sq_run_shared(sdev, qp, budget, excl);
+	srq = orca_soft_req_shared_srq(sdev, qp, peer);
+	if (!srq || mutex_trylock(&srq->lock)) {
+		n = orca_soft_sq_run_shared(sdev, qp, budget, excl);
+		if (srq)
+			mutex_unlock(&srq->lock);
+	}
 	if (peer != qp)
 		mutex_unlock(&peer->lock);
 	return n;
@@ -780,18 +786,21 @@ unlock:
 
 /*
  * The shared lane (orca_soft.h): run kicked QP @qpn with eng_rwsem held
- * for reading, the QP's lock and its local peer's, so that tasks kicking
- * different QPs run them on their own CPUs at once.  The semaphore is
- * not waited for, the QP locks only briefly.  Return false if the
- * exclusive holders must look at the QP: it is not eligible
- * (orca_soft_req_shared_peer()), a lock stayed taken, or a WQE is not
- * for the shared lane; *@more if the batch budget ran out.
+ * for reading, the QP's lock and its local peer's (and the peer's SRQ's,
+ * orca_soft_req_shared_srq()), so that tasks kicking different QPs run
+ * them on their own CPUs at once.  The semaphore is not waited for, the
+ * other locks only briefly.  Return false if the exclusive holders must
+ * look at the QP: it is not eligible (orca_soft_req_shared_peer()), a
+ * lock stayed taken, or a WQE is not for the shared lane; *@more if the
+ * batch budget ran out.
  */
 static bool orca_soft_kick_shared(struct orca_soft_dev *sdev, u32 qpn,
 				  int mode, bool *more, bool *counted)
 {
 	struct orca_soft_qp *qp, *peer;
+	struct orca_soft_srq *srq;
 	bool excl = true;
+	u64 until = 0;
 	int n;
 
 	if (!down_read_trylock(&sdev->eng_rwsem))
@@ -804,10 +813,17 @@ static bool orca_soft_kick_shared(struct orca_soft_dev *sdev, u32 qpn,
 	peer = orca_soft_kick_lock(sdev, qp);
 	if (!peer)
 		goto out;
+	/* Taken after the QP locks, and only tried: no order to keep. */
+	srq = orca_soft_req_shared_srq(sdev, qp, peer);
+	if (srq && !orca_soft_lane_spin(&srq->lock, &until))
+		goto unlock;
 	n = orca_soft_sq_run_shared(sdev, qp, ORCA_SOFT_BATCH_BUDGET, &excl);
 	*more = orca_soft_kick_handover(qp, mode) ||
 		n >= ORCA_SOFT_BATCH_BUDGET;
 	*counted = true;
+	if (srq)
+		mutex_unlock(&srq->lock);
+unlock:
 	if (peer != qp)
 		mutex_unlock(&peer->lock);
 	mutex_unlock(&qp->lock);
@@ -866,6 +882,7 @@ static bool orca_soft_kick_inline(struct orca_soft_dev *sdev, u32 entry,
 		if (orca_soft_kick_handover(qp, mode))
 			more = true;
 	}
+	orca_soft_srq_err_spread(sdev);
 unlock:
 	up_write(&sdev->eng_rwsem);
 	memalloc_noreclaim_restore(noreclaim);
@@ -1004,6 +1021,8 @@ static int orca_soft_engine_pass(struct orca_soft_dev *sdev, u64 *next_timer)
 		if (done >= ORCA_SOFT_BATCH_BUDGET)
 			break;
 	}
+	/* Last: an SRQ may have broken in this pass too. */
+	done += orca_soft_srq_err_spread(sdev);
 	*next_timer = orca_soft_next_timer(sdev);
 	return done;
 }

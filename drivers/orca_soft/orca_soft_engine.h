@@ -207,6 +207,9 @@ bool orca_soft_req_local(struct orca_soft_dev *sdev, struct orca_soft_qp *qp);
 bool orca_soft_wqe_refused(const struct orca_send_wqe *wqe, bool *excl);
 struct orca_soft_qp *orca_soft_req_shared_peer(struct orca_soft_dev *sdev,
 					       struct orca_soft_qp *qp);
+struct orca_soft_srq *orca_soft_req_shared_srq(struct orca_soft_dev *sdev,
+					       struct orca_soft_qp *qp,
+					       struct orca_soft_qp *peer);
 int orca_soft_sq_run_shared(struct orca_soft_dev *sdev,
 			    struct orca_soft_qp *qp, int budget, bool *excl);
 

@@ -669,8 +669,9 @@ int orca_soft_sq_run(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
  * there: its local peer, or @qp itself on the wire, where the peer is
  * another host's.  NULL if the queue needs the exclusive holders: not an
  * RC or UC QP in RTS with nothing to wait for (READ responses to send
- * included), a local peer that takes its receives from an SRQ, or a
- * device with on-demand-paging regions.
+ * included), or a device with on-demand-paging regions.  A local peer
+ * that takes its receives from an SRQ needs the SRQ's lock too
+ * (orca_soft_req_shared_srq()).
  */
 struct orca_soft_qp *orca_soft_req_shared_peer(struct orca_soft_dev *sdev,
 					       struct orca_soft_qp *qp)
@@ -684,9 +685,20 @@ struct orca_soft_qp *orca_soft_req_shared_peer(struct orca_soft_dev *sdev,
 	if (!orca_soft_req_local(sdev, qp))
 		return qp;
 	dqp = orca_soft_req_dest(sdev, qp);
-	if (!dqp || dqp->srq)
-		return NULL;
 	return dqp;
+}
+
+/*
+ * The SRQ whose lock the shared lane must hold, with @qp's and @peer's
+ * (orca_soft_req_shared_peer()), to run @qp's send queue: the local
+ * peer's, whose WQEs its SENDs take; NULL if none.  On the wire the
+ * peer's receives are another host's.
+ */
+struct orca_soft_srq *orca_soft_req_shared_srq(struct orca_soft_dev *sdev,
+					       struct orca_soft_qp *qp,
+					       struct orca_soft_qp *peer)
+{
+	return orca_soft_req_local(sdev, qp) ? peer->srq : NULL;
 }
 
 /*

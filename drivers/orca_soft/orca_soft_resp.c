@@ -231,26 +231,26 @@ static u8 orca_soft_build_grh(struct orca_soft_dev *sdev,
 }
 
 /*
- * An SRQ whose prod is impossible or unreachable: report it once; every
- * QP that uses it goes to ERR.
+ * An SRQ whose prod is impossible or unreachable (its lock held): report
+ * it once.  Every QP that uses it goes to ERR, the one at hand through
+ * its responder's error, the others when the exclusive holders next
+ * look (orca_soft_srq_err_spread(): the engine's exclusive pass, or an
+ * admin command): a shared lane may change only the QPs it holds.
+ * Until then each one that takes a message into the SRQ goes to ERR
+ * itself.
  */
 static void orca_soft_srq_broken(struct orca_soft_dev *sdev,
 				 struct orca_soft_srq *srq)
 {
-	struct orca_soft_qp *qp;
-	unsigned long idx;
-
 	if (srq->wq.broken)
 		return;
 	srq->wq.broken = true;
 	orca_soft_post_event(sdev, ORCA_EQE_SRQ_ERR, srq->srqn);
-	/*
-	 * An XRC_TGT QP only borrows SRQs: it goes to ERR if it takes a
-	 * message into this one (orca_soft_recv_need()).
-	 */
-	xa_for_each(&sdev->qps, idx, qp)
-		if (qp->srq == srq && qp->type != ORCA_QPT_XRC_TGT)
-			orca_soft_qp_set_err(sdev, qp);
+	srq->err_owed = true;
+	spin_lock(&sdev->eng_lock);
+	sdev->srq_err_owed = true;
+	WRITE_ONCE(sdev->eng_excl, true);
+	spin_unlock(&sdev->eng_lock);
 }
 
 /*
@@ -262,6 +262,10 @@ int orca_soft_recv_avail(struct orca_soft_dev *sdev, struct orca_soft_qp *dqp,
 {
 	struct orca_soft_wq *wq = dqp->srq ? &dqp->srq->wq : &dqp->rq;
 
+	/* An SRQ: the exclusive holders', or the shared lane's that locked it. */
+	if (dqp->srq)
+		lockdep_assert(lockdep_is_held_type(&sdev->eng_rwsem, 0) ||
+			       lockdep_is_held(&dqp->srq->lock));
 	if (wq->broken)
 		return -EIO;
 	if (orca_soft_dma_read32(sdev, wq->db_addr + ORCA_SOFT_REC_PROD, prod) ||

@@ -128,6 +128,7 @@ u8 orca_soft_create_srq(struct orca_soft_dev *sdev,
 	srq->cq = cq;
 	srq->wq = wq;
 	srq->limit = limit;
+	mutex_init(&srq->lock);
 	sts = orca_soft_ring_load(sdev, &srq->wq.ring,
 				  orca_soft_wq_bytes(&srq->wq));
 	if (sts)
@@ -151,6 +152,7 @@ u8 orca_soft_create_srq(struct orca_soft_dev *sdev,
 err_release_ring:
 	orca_soft_ring_release(&srq->wq.ring);
 err_free_srq:
+	mutex_destroy(&srq->lock);
 	kfree(srq);
 	return sts;
 }
@@ -219,6 +221,7 @@ static void orca_soft_srq_free(struct orca_soft_dev *sdev,
 	}
 	sdev->counts.srqs--;
 	orca_soft_ring_release(&srq->wq.ring);
+	mutex_destroy(&srq->lock);
 	kfree(srq);
 }
 
@@ -297,6 +300,38 @@ bool orca_soft_xrc_bind(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 	qp->resp.xrc_srqn = srqn;
 	qp->resp.xrc_live = true;
 	return true;
+}
+
+/*
+ * The exclusive holders of eng_rwsem (the engine's passes, admin
+ * commands): every QP of an SRQ that broke goes to ERR
+ * (orca_soft_srq_broken()).  An XRC_TGT QP only borrows SRQs: it goes
+ * to ERR if it takes a message into one (orca_soft_recv_need()).
+ * Return the QPs moved.
+ */
+int orca_soft_srq_err_spread(struct orca_soft_dev *sdev)
+{
+	struct orca_soft_srq *srq;
+	struct orca_soft_qp *qp;
+	unsigned long i, j;
+	int n = 0;
+
+	if (!sdev->srq_err_owed)
+		return 0;
+	sdev->srq_err_owed = false;
+	xa_for_each(&sdev->srqs, i, srq) {
+		if (!srq->err_owed)
+			continue;
+		srq->err_owed = false;
+		xa_for_each(&sdev->qps, j, qp) {
+			if (qp->srq == srq && qp->type != ORCA_QPT_XRC_TGT &&
+			    qp->state != ORCA_QPS_ERR) {
+				orca_soft_qp_set_err(sdev, qp);
+				n++;
+			}
+		}
+	}
+	return n;
 }
 
 void orca_soft_srq_reset(struct orca_soft_dev *sdev)

@@ -224,7 +224,8 @@ static void orca_soft_wire_answer(struct orca_soft_dev *sdev,
  * time, and so is a UD QP's (a datagram is one packet); an RC QP's SRQ
  * WQE is taken off the SRQ (cons advanced, limit checked, with @prod
  * from orca_soft_recv_need) the first time and held by the QP until the
- * message completes.  0, or the status to complete it with.
+ * message completes.  (orca.ko gives no UC QP an SRQ.)  0, or the
+ * status to complete it with.
  */
 static u8 orca_soft_wire_rwqe(struct orca_soft_dev *sdev,
 			      struct orca_soft_qp *dqp,
@@ -1164,7 +1165,7 @@ int orca_soft_wire_rx(struct orca_soft_dev *sdev, int budget)
 /*
  * The QP the shared lane may take the parsed packet @pkt for, or NULL if
  * it needs the exclusive holders.  Only what no lane changes is looked
- * at here: the QP's type and SRQ, the device's ODP regions; the rest of
+ * at here: the QP's type, the device's ODP regions; the rest of
  * orca_soft_wire_rx_dispatch()'s checks run with the QP locked.
  */
 static struct orca_soft_qp *
@@ -1181,22 +1182,44 @@ orca_soft_wire_rx_lane_qp(struct orca_soft_dev *sdev,
 	    (op->hdrs & ORCA_WIRE_HDR_IETH))
 		return NULL;
 	qp = orca_soft_qp_find(sdev, pkt->dest_qpn);
-	if (!qp || (qp->type != ORCA_QPT_RC && qp->type != ORCA_QPT_UC) ||
-	    qp->srq)
+	if (!qp || (qp->type != ORCA_QPT_RC && qp->type != ORCA_QPT_UC))
 		return NULL;
 	return qp;
+}
+
+/* Try @qp's lock and its SRQ's (the QP's receives are taken under it). */
+static bool orca_soft_wire_rx_lock(struct orca_soft_qp *qp)
+{
+	if (!mutex_trylock(&qp->lock))
+		return false;
+	if (qp->srq && !mutex_trylock(&qp->srq->lock)) {
+		mutex_unlock(&qp->lock);
+		return false;
+	}
+	return true;
+}
+
+/* Flush the ACK @qp owes, then unlock what orca_soft_wire_rx_lock took. */
+static void orca_soft_wire_rx_unlock(struct orca_soft_dev *sdev,
+				     struct orca_soft_qp *qp)
+{
+	orca_soft_wire_flush_ack(sdev, qp);
+	if (qp->srq)
+		mutex_unlock(&qp->srq->lock);
+	mutex_unlock(&qp->lock);
 }
 
 /*
  * The wire in the shared lane (orca_soft.h; eng_rwsem held for reading,
  * by the engine thread, rxq's only consumer): received packets for RC
- * and UC QPs with their own RQ, each under its QP's lock, so that kicks
- * run other QPs meanwhile.  What such a packet changes beyond its QP has
- * its own lock: CQs, event queues, the engine's lists (eng_lock), the
- * counters.  Consecutive packets for one QP are taken under one locking,
- * and its ACK is flushed before the lock is dropped.  A packet that
- * does not parse is dropped in the lane.  One that needs the exclusive
- * holders (UD, XRC, an SRQ, a memory key, a QP that a kick is running)
+ * and UC QPs, each under its QP's lock, so that kicks run other QPs
+ * meanwhile, and the QP's SRQ's lock if it has one.  What such a packet
+ * changes beyond its QP has its own lock: CQs, event queues, the
+ * engine's lists (eng_lock), the counters.  Consecutive packets for one
+ * QP are taken under one locking, and its ACK is flushed before the
+ * locks are dropped.  A packet that does not parse is dropped in the
+ * lane.  One that needs the exclusive holders (UD, XRC, a memory key, a
+ * QP or SRQ that a kick is running)
  * ends the batch: it stays in rx_held, *@excl is set, and the exclusive
  * pass takes it before any other, so packets keep their order.  Return
  * the packets taken.
@@ -1208,6 +1231,8 @@ int orca_soft_wire_rx_shared(struct orca_soft_dev *sdev, int budget,
 	struct orca_soft_qp *qp, *locked = NULL;
 	struct orca_wire_pkt pkt;
 	int n = 0;
+
+	/* Locked: @locked and its SRQ, if any. */
 
 	lockdep_assert_held_read(&sdev->eng_rwsem);
 	while (n < budget && (rx->skb || orca_soft_net_rx_next(sdev, rx))) {
@@ -1223,11 +1248,10 @@ int orca_soft_wire_rx_shared(struct orca_soft_dev *sdev, int budget,
 		qp = orca_soft_wire_rx_lane_qp(sdev, &pkt);
 		if (!qp || qp != locked) {
 			if (locked) {
-				orca_soft_wire_flush_ack(sdev, locked);
-				mutex_unlock(&locked->lock);
+				orca_soft_wire_rx_unlock(sdev, locked);
 				locked = NULL;
 			}
-			if (!qp || !mutex_trylock(&qp->lock)) {
+			if (!qp || !orca_soft_wire_rx_lock(qp)) {
 				*excl = true;
 				break;
 			}
@@ -1237,9 +1261,7 @@ int orca_soft_wire_rx_shared(struct orca_soft_dev *sdev, int budget,
 		orca_soft_net_rx_done(rx);
 		n++;
 	}
-	if (locked) {
-		orca_soft_wire_flush_ack(sdev, locked);
-		mutex_unlock(&locked->lock);
-	}
+	if (locked)
+		orca_soft_wire_rx_unlock(sdev, locked);
 	return n;
 }

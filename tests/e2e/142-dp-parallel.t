@@ -5,7 +5,10 @@
 # does FETCH_ADD on one shared word, SENDs, WRITE and READ, and each
 # thread also sends on the next thread's pair, so two threads kick the
 # two QPs of one pair at the same time.  Every completion and payload as
-# expected, no increment lost or returned twice (progs/dp_parallel.c).
+# expected, no increment lost or returned twice.  Then 4 threads whose
+# pairs' receivers share one SRQ: each of its WQEs taken once, with the
+# payload of the SEND that took it, and its limit event once
+# (progs/dp_parallel.c).
 # ORCA_PARALLEL_ROUNDS rounds per thread (1000; fewer on the debug
 # kernel, where each costs about ten times as much).
 

@@ -14,6 +14,16 @@
  * values the fetch-and-adds returned must be 0 .. 4 x ROUNDS - 1, each
  * once: an atomic that is not atomic against another QP's (on another
  * CPU) loses an increment or returns a value twice.
+ *
+ * Then 4 threads again, each with an RC pair whose b takes its receives
+ * from one SRQ that all four b's share, ROUNDS rounds of a SEND a -> b
+ * and one b -> a (so that both QPs of a pair receive, and their kicks
+ * run in the posting threads at once).  The SRQ holds 4 x ROUNDS + 64
+ * WQEs, each with its own buffer, and its limit is armed at 65: each of
+ * the first 4 x ROUNDS WQEs must complete exactly once, with the
+ * payload of the SEND that took it, and SRQ_LIMIT_REACHED must come
+ * once, with the last message.  Two QPs that took one WQE would
+ * complete it twice and leave one of the others.
  * Prints TAP.  Usage: dp_parallel DEVICE [ROUNDS]  (1 to 1000; 1000)
  */
 #include <pthread.h>
@@ -37,6 +47,13 @@ struct worker {
 static struct worker w[NTHREADS];
 static struct dp_buf word;		/* the shared 8-byte counter */
 static int rounds = MAX_ROUNDS;
+
+/* The SRQ phase: the shared SRQ, its WQEs' buffers, each WQE's uses. */
+#define SRQ_SPARE	64
+static struct ibv_srq *srq;
+static struct dp_buf slots;		/* MSG bytes per SRQ WQE */
+static int nslots;
+static int *slot_used;
 
 /* Buffer layout of each end: [0, 64) receive, [64, 128) send, then RDMA. */
 #define RX_OFF		0
@@ -203,6 +220,161 @@ static int round_once(struct worker *k, int r)
 	return 1;
 }
 
+/* Thread @t's SEND a -> b of round @r in the SRQ phase. */
+static uint32_t srq_seed(int t, int r)
+{
+	return 0x20000000U + (uint32_t)(t * MAX_ROUNDS + r);
+}
+
+/*
+ * One round of the SRQ phase: a SEND from a, which b takes from the
+ * shared SRQ, then one from b, which a takes from its RQ.  0 with the
+ * reason in @k->err.
+ */
+static int srq_round(struct worker *k, int r)
+{
+	struct ibv_qp *a = k->p.a.qp, *b = k->p.b.qp;
+	uint8_t want[MSG];
+	struct ibv_wc wc;
+	struct ibv_sge s;
+
+	if (!post_rx(k, a, &k->abuf))
+		return 0;
+	dp_fill(k->abuf.p + TX_OFF, MSG, srq_seed(k->t, r));
+	dp_fill(k->bbuf.p + TX_OFF, MSG, ring_seed(k->t, r));
+	sge_of(&s, &k->abuf, TX_OFF, MSG);
+	if (!post(k, a, 2, IBV_WR_SEND, &s, 0, 0) ||
+	    !poll_n(k, k->p.b.rcq, &wc, 1, "b's receive from the SRQ"))
+		return 0;
+	if (wc.wr_id >= (uint64_t)nslots || wc.byte_len != MSG ||
+	    wc.qp_num != b->qp_num || wc.opcode != IBV_WC_RECV) {
+		snprintf(k->err, sizeof(k->err),
+			 "round %d: SRQ completion wr_id %llu, %u bytes, QP %u, opcode %d",
+			 r, (unsigned long long)wc.wr_id, wc.byte_len,
+			 wc.qp_num, wc.opcode);
+		return 0;
+	}
+	__atomic_add_fetch(&slot_used[wc.wr_id], 1, __ATOMIC_RELAXED);
+	dp_fill(want, MSG, srq_seed(k->t, r));
+	if (!dp_cmp(slots.p + wc.wr_id * MSG, want, MSG, "a -> b (SRQ)")) {
+		snprintf(k->err, sizeof(k->err),
+			 "round %d: SRQ WQE %llu holds another payload", r,
+			 (unsigned long long)wc.wr_id);
+		return 0;
+	}
+	sge_of(&s, &k->bbuf, TX_OFF, MSG);
+	if (!post(k, b, 3, IBV_WR_SEND, &s, 0, 0) ||
+	    !poll_n(k, k->p.a.scq, &wc, 1, "a's send") ||
+	    !poll_n(k, k->p.b.scq, &wc, 1, "b's send") ||
+	    !poll_n(k, k->p.a.rcq, &wc, 1, "a's receive"))
+		return 0;
+	if (!dp_cmp(k->abuf.p + RX_OFF, k->bbuf.p + TX_OFF, MSG, "b -> a")) {
+		snprintf(k->err, sizeof(k->err), "round %d: b -> a differs",
+			 r);
+		return 0;
+	}
+	return 1;
+}
+
+static void *srq_worker_main(void *arg)
+{
+	struct worker *k = arg;
+	int r;
+
+	for (r = 0; r < rounds; r++) {
+		if (!srq_round(k, r))
+			break;
+		k->rounds_ok++;
+	}
+	return NULL;
+}
+
+/* The SRQ phase (the head comment).  @acc: the buffers' access. */
+static void srq_phase(int acc)
+{
+	struct ibv_srq_init_attr sa = { .attr = { .max_sge = 1 } };
+	struct ibv_srq_attr lim = { .srq_limit = SRQ_SPARE + 1 };
+	int t, made = 0, bad = 0, i, used = 0;
+	pthread_t tid[NTHREADS];
+	struct dp_qp_cfg cfg;
+	struct ibv_sge s;
+
+	nslots = NTHREADS * rounds + SRQ_SPARE;
+	sa.attr.max_wr = nslots;
+	memset(w, 0, sizeof(w));
+	slot_used = calloc(nslots, sizeof(*slot_used));
+	srq = ibv_create_srq(dp.pd, &sa);
+	if (!ok(srq && slot_used &&
+		!dp_buf_alloc(&slots, dp.pd, (size_t)nslots * MSG, acc),
+		"an SRQ of %d WQEs, each with a buffer of its own", nslots))
+		goto out;
+	for (i = 0; i < nslots; i++) {
+		sge_of(&s, &slots, (size_t)i * MSG, MSG);
+		if (dp_post_srq_recv(srq, i, &s, 1))
+			break;
+	}
+	if (!ok(i == nslots, "post its %d WQEs", nslots) ||
+	    !ok(!ibv_modify_srq(srq, &lim, IBV_SRQ_LIMIT),
+		"arm its limit at %d", SRQ_SPARE + 1))
+		goto out;
+	dp_cfg_default(&cfg, IBV_QPT_RC);
+	for (t = 0; t < NTHREADS; t++) {
+		struct worker *k = &w[t];
+
+		k->t = t;
+		if (dp_pair_make2(&k->p, &cfg, srq) ||
+		    dp_buf_alloc(&k->abuf, dp.pd, 4096, acc) ||
+		    dp_buf_alloc(&k->bbuf, dp.pd, 4096, acc))
+			break;
+		made++;
+	}
+	if (!ok(made == NTHREADS, "%d RC pairs, each b on the SRQ", NTHREADS))
+		goto out;
+	for (t = 0; t < NTHREADS; t++)
+		if (pthread_create(&tid[t], NULL, srq_worker_main, &w[t]))
+			break;
+	made = t;
+	for (t = 0; t < made; t++)
+		pthread_join(tid[t], NULL);
+	ok(made == NTHREADS, "%d threads started", NTHREADS);
+	for (t = 0; t < made; t++)
+		if (!ok(w[t].rounds_ok == rounds,
+			"thread %d: %d rounds of a SEND into the shared SRQ and one back, all intact",
+			t, rounds))
+			diag("thread %d stopped after %d rounds: %s", t,
+			     w[t].rounds_ok, w[t].err);
+	for (i = 0; i < nslots; i++) {
+		if (slot_used[i] > 1 || (!slot_used[i] && i < made * rounds)) {
+			if (bad++ < 5)
+				diag("SRQ WQE %d completed %d times", i,
+				     slot_used[i]);
+		}
+		used += slot_used[i];
+	}
+	ok(!bad && used == made * rounds,
+	   "each of the SRQ's first %d WQEs completed once (%d completions)",
+	   made * rounds, used);
+	if (made == NTHREADS) {
+		ok(dp_ev_wait(IBV_EVENT_SRQ_LIMIT_REACHED, srq,
+			      "the SRQ's limit"),
+		   "SRQ_LIMIT_REACHED when %d WQEs were left", SRQ_SPARE);
+		dp_ev_collect(0);
+		ok(!dp_ev_take(IBV_EVENT_SRQ_LIMIT_REACHED, srq),
+		   "and only once");
+	}
+out:
+	dp_ev_forget();
+	for (t = 0; t < NTHREADS; t++) {
+		dp_pair_destroy(&w[t].p);
+		dp_buf_free(&w[t].abuf);
+		dp_buf_free(&w[t].bbuf);
+	}
+	if (srq)
+		ok(!ibv_destroy_srq(srq), "destroy the SRQ");
+	dp_buf_free(&slots);
+	free(slot_used);
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *k = arg;
@@ -302,5 +474,6 @@ out:
 		dp_buf_free(&w[t].bbuf);
 	}
 	dp_buf_free(&word);
+	srq_phase(acc);
 	return dp_close();
 }
