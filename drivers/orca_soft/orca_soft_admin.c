@@ -466,9 +466,14 @@ static int orca_soft_post_completion(struct orca_soft_dev *sdev, u16 cmd_id,
  * the opcode that failed.  fault_admin_hold_nth = N holds the N-th
  * command back before executing it: fault_admin_held reads Y until the
  * test writes N to it (or a minute has passed), and the command then
- * runs and completes, after the driver may have given up on it.  The
- * counters are read and written under the module's parameter lock, as
- * sysfs writes them.
+ * runs and completes, after the driver may have given up on it.
+ *
+ * Sysfs stores each parameter with one write, under the module's
+ * parameter lock.  The admin work does not take that lock: a write of
+ * dump_state holds it and waits for orca_soft_mutex, which the reaper
+ * holds while it flushes this work.  It counts down with a
+ * compare-and-swap instead, which a store from sysfs in between makes
+ * fail and try again, and reads and writes the rest once each.
  */
 static int fault_admin_nth;
 module_param(fault_admin_nth, int, 0644);
@@ -500,22 +505,15 @@ MODULE_PARM_DESC(fault_admin_held,
 /* Count @counter down; true when it reaches zero now. */
 static bool orca_soft_fault_countdown(int *counter)
 {
-	bool hit = false;
+	int old = READ_ONCE(*counter), seen;
 
-	kernel_param_lock(THIS_MODULE);
-	if (*counter > 0) {
-		(*counter)--;
-		hit = !*counter;
+	while (old > 0) {
+		seen = cmpxchg(counter, old, old - 1);
+		if (seen == old)
+			return old == 1;
+		old = seen;
 	}
-	kernel_param_unlock(THIS_MODULE);
-	return hit;
-}
-
-static void orca_soft_fault_set_held(bool held)
-{
-	kernel_param_lock(THIS_MODULE);
-	fault_admin_held = held;
-	kernel_param_unlock(THIS_MODULE);
+	return false;
 }
 
 /* The status an injected failure gives @opcode, or OK for none. */
@@ -526,18 +524,16 @@ static u8 orca_soft_fault_admin(u8 opcode)
 
 	if (orca_soft_fault_countdown(&fault_admin_hold_nth)) {
 		until = jiffies + msecs_to_jiffies(ORCA_SOFT_HOLD_MAX_MS);
-		orca_soft_fault_set_held(true);
+		WRITE_ONCE(fault_admin_held, true);
 		while (READ_ONCE(fault_admin_held) &&
 		       time_before(jiffies, until))
 			msleep(20);
-		orca_soft_fault_set_held(false);
+		WRITE_ONCE(fault_admin_held, false);
 	}
 	if (!orca_soft_fault_countdown(&fault_admin_nth))
 		return ORCA_AQ_STS_OK;
-	kernel_param_lock(THIS_MODULE);
-	status = fault_admin_status;
-	fault_admin_fired = opcode;
-	kernel_param_unlock(THIS_MODULE);
+	status = READ_ONCE(fault_admin_status);
+	WRITE_ONCE(fault_admin_fired, opcode);
 	/* A fault must fail the command. */
 	return status && status <= U8_MAX ? status : ORCA_AQ_STS_INTERNAL;
 }
@@ -570,9 +566,15 @@ void orca_soft_admin_process(struct orca_soft_dev *sdev)
 		status = orca_soft_fault_admin(FIELD_GET(ORCA_AQ_HDR_OPCODE,
 							 le32_to_cpu(cmd.hdr.op)));
 		if (status == ORCA_AQ_STS_OK) {
-			/* Commands and data-path batches exclude each other. */
+			/*
+			 * Commands and data-path batches exclude each other.
+			 * A command sees, and leaves, the QPs of an SRQ that
+			 * broke in ERR (orca_soft_srq_broken()).
+			 */
 			down_write(&sdev->eng_rwsem);
+			orca_soft_srq_err_spread(sdev);
 			status = orca_soft_exec(sdev, &cmd, &out);
+			orca_soft_srq_err_spread(sdev);
 			up_write(&sdev->eng_rwsem);
 		}
 		if (status != ORCA_AQ_STS_OK) {

@@ -49,7 +49,13 @@ add_and_check() {
 
 check "the kernel allows deleting $ORCA_DEV (IBK_ALLOW_USER_UNREG)" dev_present
 
-# --- idle ---
+# --- idle, after a state dump ---
+# dump_state (the diagnosis the data-path tests write on a stall) holds
+# the module's parameter lock and the instance list's mutex; deleting
+# the link then destroys the instance under that mutex, flushing its
+# admin work.  On the debug kernel lockdep judges the two orders.
+echo 1 >/sys/module/orca_soft/parameters/dump_state
+ok $? "orca_soft's dump_state can be written (it logs each instance's engine)"
 delete_and_check idle
 add_and_check "after an idle delete"
 
