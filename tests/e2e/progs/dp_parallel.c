@@ -276,17 +276,68 @@ static int srq_round(struct worker *k, int r)
 	return 1;
 }
 
-static void *srq_worker_main(void *arg)
+/* The round the phase's threads run: round_once() or srq_round(). */
+static int (*phase_round)(struct worker *k, int r);
+
+static void *worker_main(void *arg)
 {
 	struct worker *k = arg;
 	int r;
 
 	for (r = 0; r < rounds; r++) {
-		if (!srq_round(k, r))
+		if (!phase_round(k, r))
 			break;
 		k->rounds_ok++;
 	}
 	return NULL;
+}
+
+/*
+ * The NTHREADS RC pairs of a phase per @cfg (b on @srq if not NULL),
+ * each end with a 4 KiB buffer of access @acc; the number made.
+ */
+static int workers_make(const struct dp_qp_cfg *cfg, struct ibv_srq *srq,
+			int acc)
+{
+	int t;
+
+	for (t = 0; t < NTHREADS; t++) {
+		struct worker *k = &w[t];
+
+		k->t = t;
+		if (dp_pair_make2(&k->p, cfg, srq) ||
+		    dp_buf_alloc(&k->abuf, dp.pd, 4096, acc) ||
+		    dp_buf_alloc(&k->bbuf, dp.pd, 4096, acc))
+			break;
+	}
+	return t;
+}
+
+/*
+ * A thread per worker running ROUNDS rounds of @fn, joined; one point
+ * that they all started and one per thread that it ran every round
+ * (@what, the round).  The number of threads that ran.
+ */
+static int workers_run(int (*fn)(struct worker *k, int r), const char *what)
+{
+	pthread_t tid[NTHREADS];
+	int t, made;
+
+	phase_round = fn;
+	for (t = 0; t < NTHREADS; t++)
+		if (pthread_create(&tid[t], NULL, worker_main, &w[t]))
+			break;
+	made = t;
+	for (t = 0; t < made; t++)
+		pthread_join(tid[t], NULL);
+	ok(made == NTHREADS, "%d threads started", NTHREADS);
+	for (t = 0; t < made; t++)
+		if (!ok(w[t].rounds_ok == rounds,
+			"thread %d: %d rounds of %s, all intact", t, rounds,
+			what))
+			diag("thread %d stopped after %d rounds: %s", t,
+			     w[t].rounds_ok, w[t].err);
+	return made;
 }
 
 /* The SRQ phase (the head comment).  @acc: the buffers' access. */
@@ -294,8 +345,7 @@ static void srq_phase(int acc)
 {
 	struct ibv_srq_init_attr sa = { .attr = { .max_sge = 1 } };
 	struct ibv_srq_attr lim = { .srq_limit = SRQ_SPARE + 1 };
-	int t, made = 0, bad = 0, i, used = 0;
-	pthread_t tid[NTHREADS];
+	int t, made, bad = 0, i, used = 0;
 	struct dp_qp_cfg cfg;
 	struct ibv_sge s;
 
@@ -318,31 +368,11 @@ static void srq_phase(int acc)
 		"arm its limit at %d", SRQ_SPARE + 1))
 		goto out;
 	dp_cfg_default(&cfg, IBV_QPT_RC);
-	for (t = 0; t < NTHREADS; t++) {
-		struct worker *k = &w[t];
-
-		k->t = t;
-		if (dp_pair_make2(&k->p, &cfg, srq) ||
-		    dp_buf_alloc(&k->abuf, dp.pd, 4096, acc) ||
-		    dp_buf_alloc(&k->bbuf, dp.pd, 4096, acc))
-			break;
-		made++;
-	}
-	if (!ok(made == NTHREADS, "%d RC pairs, each b on the SRQ", NTHREADS))
+	if (!ok(workers_make(&cfg, srq, acc) == NTHREADS,
+		"%d RC pairs, each b on the SRQ", NTHREADS))
 		goto out;
-	for (t = 0; t < NTHREADS; t++)
-		if (pthread_create(&tid[t], NULL, srq_worker_main, &w[t]))
-			break;
-	made = t;
-	for (t = 0; t < made; t++)
-		pthread_join(tid[t], NULL);
-	ok(made == NTHREADS, "%d threads started", NTHREADS);
-	for (t = 0; t < made; t++)
-		if (!ok(w[t].rounds_ok == rounds,
-			"thread %d: %d rounds of a SEND into the shared SRQ and one back, all intact",
-			t, rounds))
-			diag("thread %d stopped after %d rounds: %s", t,
-			     w[t].rounds_ok, w[t].err);
+	made = workers_run(srq_round,
+			   "a SEND into the shared SRQ and one back");
 	for (i = 0; i < nslots; i++) {
 		if (slot_used[i] > 1 || (!slot_used[i] && i < made * rounds)) {
 			if (bad++ < 5)
@@ -375,18 +405,6 @@ out:
 	free(slot_used);
 }
 
-static void *worker_main(void *arg)
-{
-	struct worker *k = arg;
-	int r;
-
-	for (r = 0; r < rounds; r++) {
-		if (!round_once(k, r))
-			break;
-		k->rounds_ok++;
-	}
-	return NULL;
-}
 
 static int cmp_u64(const void *x, const void *y)
 {
@@ -400,9 +418,8 @@ int main(int argc, char **argv)
 	int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 		  IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
 	static uint64_t all[NTHREADS * MAX_ROUNDS];
-	pthread_t tid[NTHREADS];
 	struct dp_qp_cfg cfg;
-	int t, made = 0, i, once = 1;
+	int t, made, i, once = 1;
 	uint64_t total;
 
 	if (argc > 2)
@@ -422,32 +439,13 @@ int main(int argc, char **argv)
 	if (!ok(!dp_buf_alloc(&word, dp.pd, 4096, acc), "the shared word"))
 		return dp_close();
 	memset(word.p, 0, 8);
-	for (t = 0; t < NTHREADS; t++) {
-		struct worker *k = &w[t];
-
-		k->t = t;
-		k->fetched = &all[t * rounds];
-		if (dp_pair_make(&k->p, &cfg) ||
-		    dp_buf_alloc(&k->abuf, dp.pd, 4096, acc) ||
-		    dp_buf_alloc(&k->bbuf, dp.pd, 4096, acc))
-			break;
-		made++;
-	}
-	if (!ok(made == NTHREADS, "%d RC pairs with their buffers", NTHREADS))
-		goto out;
 	for (t = 0; t < NTHREADS; t++)
-		if (pthread_create(&tid[t], NULL, worker_main, &w[t]))
-			break;
-	made = t;
-	for (t = 0; t < made; t++)
-		pthread_join(tid[t], NULL);
-	ok(made == NTHREADS, "%d threads started", NTHREADS);
-	for (t = 0; t < made; t++)
-		if (!ok(w[t].rounds_ok == rounds,
-			"thread %d: %d rounds of FETCH_ADD, SEND both ways, WRITE and READ, all intact",
-			t, rounds))
-			diag("thread %d stopped after %d rounds: %s", t,
-			     w[t].rounds_ok, w[t].err);
+		w[t].fetched = &all[t * rounds];
+	if (!ok(workers_make(&cfg, NULL, acc) == NTHREADS,
+		"%d RC pairs with their buffers", NTHREADS))
+		goto out;
+	made = workers_run(round_once,
+			   "FETCH_ADD, SEND both ways, WRITE and READ");
 	memcpy(&total, word.p, 8);
 	ok(total == (uint64_t)made * rounds,
 	   "the shared word counts every fetch-and-add (%llu, want %llu)",
