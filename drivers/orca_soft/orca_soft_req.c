@@ -676,16 +676,13 @@ int orca_soft_sq_run(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 struct orca_soft_qp *orca_soft_req_shared_peer(struct orca_soft_dev *sdev,
 					       struct orca_soft_qp *qp)
 {
-	struct orca_soft_qp *dqp;
-
 	if ((qp->type != ORCA_QPT_RC && qp->type != ORCA_QPT_UC) ||
 	    qp->state != ORCA_QPS_RTS || qp->req.wait != ORCA_SOFT_WAIT_NONE ||
 	    qp->resp.rd_busy || qp->sq.broken || sdev->odp_mrs)
 		return NULL;
 	if (!orca_soft_req_local(sdev, qp))
 		return qp;
-	dqp = orca_soft_req_dest(sdev, qp);
-	return dqp;
+	return orca_soft_req_dest(sdev, qp);
 }
 
 /*

@@ -1228,11 +1228,10 @@ int orca_soft_wire_rx_shared(struct orca_soft_dev *sdev, int budget,
 			     bool *excl)
 {
 	struct orca_soft_rx *rx = &sdev->rx_held;
+	/* @locked's lock is held, and its SRQ's if it has one. */
 	struct orca_soft_qp *qp, *locked = NULL;
 	struct orca_wire_pkt pkt;
 	int n = 0;
-
-	/* Locked: @locked and its SRQ, if any. */
 
 	lockdep_assert_held_read(&sdev->eng_rwsem);
 	while (n < budget && (rx->skb || orca_soft_net_rx_next(sdev, rx))) {

@@ -340,12 +340,24 @@ static int workers_run(int (*fn)(struct worker *k, int r), const char *what)
 	return made;
 }
 
+/* Destroy what workers_make() made, whatever it got to. */
+static void workers_free(void)
+{
+	int t;
+
+	for (t = 0; t < NTHREADS; t++) {
+		dp_pair_destroy(&w[t].p);
+		dp_buf_free(&w[t].abuf);
+		dp_buf_free(&w[t].bbuf);
+	}
+}
+
 /* The SRQ phase (the head comment).  @acc: the buffers' access. */
 static void srq_phase(int acc)
 {
 	struct ibv_srq_init_attr sa = { .attr = { .max_sge = 1 } };
 	struct ibv_srq_attr lim = { .srq_limit = SRQ_SPARE + 1 };
-	int t, made, bad = 0, i, used = 0;
+	int made, bad = 0, i, used = 0;
 	struct dp_qp_cfg cfg;
 	struct ibv_sge s;
 
@@ -394,17 +406,12 @@ static void srq_phase(int acc)
 	}
 out:
 	dp_ev_forget();
-	for (t = 0; t < NTHREADS; t++) {
-		dp_pair_destroy(&w[t].p);
-		dp_buf_free(&w[t].abuf);
-		dp_buf_free(&w[t].bbuf);
-	}
+	workers_free();
 	if (srq)
 		ok(!ibv_destroy_srq(srq), "destroy the SRQ");
 	dp_buf_free(&slots);
 	free(slot_used);
 }
-
 
 static int cmp_u64(const void *x, const void *y)
 {
@@ -466,11 +473,7 @@ int main(int argc, char **argv)
 		   NTHREADS * rounds - 1);
 	}
 out:
-	for (t = 0; t < NTHREADS; t++) {
-		dp_pair_destroy(&w[t].p);
-		dp_buf_free(&w[t].abuf);
-		dp_buf_free(&w[t].bbuf);
-	}
+	workers_free();
 	dp_buf_free(&word);
 	srq_phase(acc);
 	return dp_close();
