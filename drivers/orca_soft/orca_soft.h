@@ -595,6 +595,11 @@ struct orca_soft_dev {
 	 * pass (set under eng_lock, cleared under eng_rwsem written).
 	 */
 	bool srq_err_owed;
+	/*
+	 * Until then (jiffies) no poster's QP is handed to the engine
+	 * thread: it found no CPU of its own (orca_soft_engine_give_back()).
+	 */
+	unsigned long handover_at;
 	struct task_struct *eng_task;	/* under kick_lock */
 	bool eng_idle;			/* asleep, wants a wake-up; kick_lock */
 	u64 eng_sleep_until;		/* ... until then, U64_MAX: a kick */
@@ -676,6 +681,8 @@ static inline void orca_soft_count(struct orca_soft_dev *sdev,
 {
 	this_cpu_add(sdev->dp_counts->n[c], n);
 }
+
+u64 orca_soft_dp_total(struct orca_soft_dev *sdev, enum orca_soft_dp_count c);
 
 /* RC transport: RC, and both halves of XRC. */
 static inline bool orca_soft_qp_is_rc(const struct orca_soft_qp *qp)

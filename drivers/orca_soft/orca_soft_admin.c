@@ -195,15 +195,20 @@ static u8 orca_soft_query_port(struct orca_soft_dev *sdev,
 }
 
 /* The data path's counter @c, summed over the CPUs. */
-static __le64 orca_soft_dp_sum(struct orca_soft_dev *sdev,
-			       enum orca_soft_dp_count c)
+u64 orca_soft_dp_total(struct orca_soft_dev *sdev, enum orca_soft_dp_count c)
 {
 	u64 sum = 0;
 	int cpu;
 
 	for_each_possible_cpu(cpu)
 		sum += READ_ONCE(per_cpu_ptr(sdev->dp_counts, cpu)->n[c]);
-	return cpu_to_le64(sum);
+	return sum;
+}
+
+static __le64 orca_soft_dp_sum(struct orca_soft_dev *sdev,
+			       enum orca_soft_dp_count c)
+{
+	return cpu_to_le64(orca_soft_dp_total(sdev, c));
 }
 
 /* The NAKs of kind @nak (enum orca_aeth_nak) sent and received. */

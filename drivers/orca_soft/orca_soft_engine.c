@@ -34,6 +34,7 @@
 #include <linux/kthread.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/stat.h>
 #include <linux/slab.h>
 
 #include "orca_ring.h"
@@ -54,6 +55,14 @@
 #define ORCA_SOFT_RX_BUDGET	64
 /* Active QPs per pass of the shared lane. */
 #define ORCA_SOFT_SHARED_QPS	16
+/*
+ * The engine thread gives its posters' QPs back (their kicks run inline)
+ * once another task has been runnable on its CPU for this long of its
+ * polling, with RNR NAKs meanwhile, and takes none again for
+ * ORCA_SOFT_GIVE_BACK_MS (orca_soft_engine_give_back()).
+ */
+#define ORCA_SOFT_CONTEND_NS	(2 * NSEC_PER_MSEC)
+#define ORCA_SOFT_GIVE_BACK_MS	1000
 
 #define ORCA_SOFT_REC_PROD	offsetof(struct orca_db_record, prod)
 #define ORCA_SOFT_REC_CONS	offsetof(struct orca_db_record, cons)
@@ -287,27 +296,35 @@ module_param(inline_kicks, int, 0644);
 MODULE_PARM_DESC(inline_kicks,
 		 "Run kicked queues in the kicking task: 0 never, 1 and hand repeatedly kicked QPs to the engine thread (default), 2 inline only, 3 and always hand over to the thread");
 
+/* Whether a steady poster's QP may be handed to the engine thread now. */
+static bool orca_soft_handover_open(struct orca_soft_dev *sdev)
+{
+	return time_after_eq(jiffies, READ_ONCE(sdev->handover_at));
+}
+
 /*
  * Whether the engine thread takes @qp's posts by polling, with POLLING
  * advertised: a steady poster (kicked again and again with no request
- * from a peer in between), or every QP in the modes that hand each one
- * over, or one kicked from a context that cannot run its queue (a
- * kernel poster under a spinlock or in softirq: the thread serves it
- * whatever it does, until the QP is reset).  Half of a ping-pong of any
- * other poster never is: its poster kicks, and the kick runs inline.
- * Were POLLING set on it (a kick the thread took because a lock was
- * busy), its posts would wait for the thread, which competes for the
- * CPUs with two busy-polling processes and finds work in every pass: a
- * state that lasts, with the thread's turn on a CPU (some milliseconds)
- * in every round trip.
+ * from a peer in between) while the thread has a CPU to poll on, or
+ * every QP in the modes that hand each one over, or one kicked from a
+ * context that cannot run its queue (a kernel poster under a spinlock or
+ * in softirq: the thread serves it whatever it does, until the QP is
+ * reset).  Half of a ping-pong of any other poster never is: its poster
+ * kicks, and the kick runs inline.  Were POLLING set on it (a kick the
+ * thread took because a lock was busy), its posts would wait for the
+ * thread, which competes for the CPUs with two busy-polling processes
+ * and finds work in every pass: a state that lasts, with the thread's
+ * turn on a CPU (some milliseconds) in every round trip.
  */
-static bool orca_soft_sq_polled(const struct orca_soft_qp *qp)
+static bool orca_soft_sq_polled(struct orca_soft_dev *sdev,
+				const struct orca_soft_qp *qp)
 {
 	int mode = READ_ONCE(inline_kicks);
 
 	return mode == 0 || mode == 3 ||
 	       (mode == 1 && (qp->kicks_atomic ||
-			      qp->kick_repeats >= ORCA_SOFT_HANDOVER_KICKS));
+			      (qp->kick_repeats >= ORCA_SOFT_HANDOVER_KICKS &&
+			       orca_soft_handover_open(sdev))));
 }
 
 /* One more kick of @qp with no request from its peer since the last. */
@@ -340,7 +357,7 @@ void orca_soft_qp_activate(struct orca_soft_dev *sdev, struct orca_soft_qp *qp)
 	if (list_empty(&qp->active_node))
 		list_add_tail(&qp->active_node, &sdev->eng_active);
 	spin_unlock(&sdev->eng_lock);
-	if (qp->state == ORCA_QPS_RTS && orca_soft_sq_polled(qp))
+	if (qp->state == ORCA_QPS_RTS && orca_soft_sq_polled(sdev, qp))
 		orca_soft_sq_polling(sdev, qp, true);
 }
 
@@ -356,7 +373,7 @@ void orca_soft_qp_activate(struct orca_soft_dev *sdev, struct orca_soft_qp *qp)
 void orca_soft_qp_answers(struct orca_soft_dev *sdev, struct orca_soft_qp *qp)
 {
 	qp->kick_repeats = 0;
-	if (!orca_soft_sq_polled(qp))
+	if (!orca_soft_sq_polled(sdev, qp))
 		orca_soft_sq_polling(sdev, qp, false);
 }
 
@@ -647,10 +664,11 @@ static void orca_soft_kick_one(struct orca_soft_dev *sdev, u32 entry)
  * A QP kicked several times with no request from a peer in between (a
  * steady poster) is then also handed to the engine thread, which polls
  * its SQ with POLLING set for a while, so that the poster stops making
- * system calls (orca_soft_sq_polled()).  Ping-pong between two QPs
- * stays inline: no third busy thread competes for the CPUs, and a send
- * has completed when the post that kicked returns (perftest's latency
- * tests with -e rely on that, as they do with rxe).
+ * system calls (orca_soft_sq_polled()), unless the thread found no CPU
+ * of its own lately (orca_soft_engine_give_back()).  Ping-pong between
+ * two QPs stays inline: no third busy thread competes for the CPUs, and
+ * a send has completed when the post that kicked returns (perftest's
+ * latency tests with -e rely on that, as they do with rxe).
  *
  * The module parameter inline_kicks (above orca_soft_sq_polled()): 0
  * never inline; 1 inline, hand over repeatedly kicked QPs (default); 2
@@ -664,11 +682,13 @@ static void orca_soft_kick_one(struct orca_soft_dev *sdev, u32 entry)
  * again and again with no request from a peer in between is a steady
  * poster; one that receives between its kicks is half of a ping-pong.
  */
-static bool orca_soft_kick_handover(struct orca_soft_qp *qp, int mode)
+static bool orca_soft_kick_handover(struct orca_soft_dev *sdev,
+				    struct orca_soft_qp *qp, int mode)
 {
 	orca_soft_kick_count(qp);
 	return mode == 3 ||
-	       (mode == 1 && qp->kick_repeats >= ORCA_SOFT_HANDOVER_KICKS);
+	       (mode == 1 && qp->kick_repeats >= ORCA_SOFT_HANDOVER_KICKS &&
+		orca_soft_handover_open(sdev));
 }
 
 /*
@@ -818,7 +838,7 @@ static bool orca_soft_kick_shared(struct orca_soft_dev *sdev, u32 qpn,
 	if (srq && !orca_soft_lane_spin(&srq->lock, &until))
 		goto unlock;
 	n = orca_soft_sq_run_shared(sdev, qp, ORCA_SOFT_BATCH_BUDGET, &excl);
-	*more = orca_soft_kick_handover(qp, mode) ||
+	*more = orca_soft_kick_handover(sdev, qp, mode) ||
 		n >= ORCA_SOFT_BATCH_BUDGET;
 	*counted = true;
 	if (srq)
@@ -879,7 +899,7 @@ static bool orca_soft_kick_inline(struct orca_soft_dev *sdev, u32 entry,
 		more = true;
 	if (qp && !*counted) {
 		*counted = true;
-		if (orca_soft_kick_handover(qp, mode))
+		if (orca_soft_kick_handover(sdev, qp, mode))
 			more = true;
 	}
 	orca_soft_srq_err_spread(sdev);
@@ -1100,6 +1120,72 @@ static void orca_soft_engine_sleep(struct orca_soft_dev *sdev, u64 deadline)
 }
 
 /*
+ * The engine thread has polled for a while on a CPU another task wanted
+ * too, and requesters met RNR NAKs meanwhile (eng_rwsem written).  On two
+ * CPUs, ib_send_bw's client and server each busy-poll one, and the
+ * thread takes its turns from them: a turn the server is off its CPU is
+ * a turn it reposts no receive, so the client's next SENDs wait out an
+ * RNR timer, and a turn the client is off its CPU is one it posts
+ * nothing.  Polling saves the poster its system calls only where the
+ * thread has a CPU of its own.  So each poster's QP the thread polls
+ * goes back to its poster, whose kicks then run it inline, and none is
+ * taken again for ORCA_SOFT_GIVE_BACK_MS.  Without RNR NAKs the thread
+ * keeps its QPs even on a shared CPU: two processes posting 64-byte
+ * WRITEs on two CPUs still move more with it than by a system call
+ * each (Documentation/orca-performance.rst).  QPs the thread serves
+ * anyway keep POLLING.  A QP stays on the active list until the thread
+ * quiesces, which reads prod after clearing the flag: a post that saw
+ * POLLING still set is found.
+ */
+static void orca_soft_engine_give_back(struct orca_soft_dev *sdev)
+{
+	unsigned long until = jiffies + msecs_to_jiffies(ORCA_SOFT_GIVE_BACK_MS);
+	struct orca_soft_qp *qp;
+
+	if (READ_ONCE(inline_kicks) != 1)
+		return;
+	list_for_each_entry(qp, &sdev->eng_active, active_node) {
+		if (!qp->sq_polling || qp->kicks_atomic)
+			continue;
+		WRITE_ONCE(sdev->handover_at, until);
+		qp->kick_repeats = 0;
+		orca_soft_sq_polling(sdev, qp, false);
+	}
+}
+
+/* The engine thread's view of its CPU (orca_soft_engine_contended()). */
+struct orca_soft_contention {
+	u64 since;	/* another task runnable since, 0: alone */
+	u64 rnr;	/* RNR NAKs received by then */
+};
+
+/*
+ * Whether another task has now been runnable on the thread's CPU for
+ * ORCA_SOFT_CONTEND_NS of its polling, with RNR NAKs received meanwhile.
+ */
+static bool orca_soft_engine_contended(struct orca_soft_dev *sdev,
+				       struct orca_soft_contention *c,
+				       u64 now)
+{
+	u64 rnr;
+
+	if (single_task_running()) {
+		c->since = 0;
+		return false;
+	}
+	if (!c->since) {
+		c->since = now;
+		c->rnr = orca_soft_dp_total(sdev, ORCA_SOFT_CNT_RNR_NAKS_RCVD);
+		return false;
+	}
+	if (now - c->since < ORCA_SOFT_CONTEND_NS)
+		return false;
+	rnr = orca_soft_dp_total(sdev, ORCA_SOFT_CNT_RNR_NAKS_RCVD);
+	c->since = 0;
+	return rnr != c->rnr;
+}
+
+/*
  * Work only the exclusive pass does: kicks, a packet the shared lane
  * left, a timer due (one a lane armed since the last exclusive pass
  * included), a QP a lane left waiting or in ERR.
@@ -1175,9 +1261,11 @@ static int orca_soft_engine_thread(void *data)
 	struct orca_soft_dev *sdev = data;
 	u64 last_work = ktime_get_ns();
 	u64 next_timer = U64_MAX;
+	bool give_back = false;
 	unsigned int noreclaim;
 	bool want_excl = true;
 	u32 idle_polls = 0;
+	struct orca_soft_contention contended = {};
 
 	/*
 	 * The thread holds the engine semaphore for every batch and allocates
@@ -1209,12 +1297,18 @@ static int orca_soft_engine_thread(void *data)
 				idle_polls++;
 				cpu_relax();
 			}
+			if (orca_soft_engine_contended(sdev, &contended, now))
+				give_back = true;
+			want_excl |= give_back;
 			cond_resched();
 			continue;
 		}
 
 		want_excl = false;
 		down_write(&sdev->eng_rwsem);
+		if (give_back)
+			orca_soft_engine_give_back(sdev);
+		give_back = false;
 		done = orca_soft_engine_pass(sdev, &next_timer);
 		now = ktime_get_ns();
 		if (done) {
@@ -1236,9 +1330,14 @@ static int orca_soft_engine_thread(void *data)
 			orca_soft_engine_sleep(sdev, next_timer);
 			last_work = ktime_get_ns();
 			idle_polls = 0;
+			contended.since = 0;
 			want_excl = true;
-		} else if (!done) {
-			cpu_relax();
+		} else {
+			if (!done)
+				cpu_relax();
+			if (orca_soft_engine_contended(sdev, &contended, now))
+				give_back = true;
+			want_excl |= give_back;
 		}
 		cond_resched();
 	}
@@ -1333,6 +1432,7 @@ void orca_soft_engine_init(struct orca_soft_dev *sdev)
 {
 	init_rwsem(&sdev->eng_rwsem);
 	spin_lock_init(&sdev->eng_lock);
+	sdev->handover_at = jiffies;
 	spin_lock_init(&sdev->kick_lock);
 	spin_lock_init(&sdev->ceq_lock);
 	INIT_LIST_HEAD(&sdev->eng_active);
