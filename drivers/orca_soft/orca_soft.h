@@ -596,10 +596,11 @@ struct orca_soft_dev {
 	 */
 	bool srq_err_owed;
 	/*
-	 * Until then (jiffies) no poster's QP is handed to the engine
-	 * thread: it found no CPU of its own (orca_soft_engine_give_back()).
+	 * Until then (jiffies_64) no poster's QP is handed to the engine
+	 * thread: it found no CPU of its own (orca_soft_engine_give_back();
+	 * written under eng_rwsem written, read under eng_rwsem).
 	 */
-	unsigned long handover_at;
+	u64 handover_at;
 	struct task_struct *eng_task;	/* under kick_lock */
 	bool eng_idle;			/* asleep, wants a wake-up; kick_lock */
 	u64 eng_sleep_until;		/* ... until then, U64_MAX: a kick */

@@ -299,7 +299,7 @@ MODULE_PARM_DESC(inline_kicks,
 /* Whether a steady poster's QP may be handed to the engine thread now. */
 static bool orca_soft_handover_open(struct orca_soft_dev *sdev)
 {
-	return time_after_eq(jiffies, READ_ONCE(sdev->handover_at));
+	return time_after_eq64(get_jiffies_64(), READ_ONCE(sdev->handover_at));
 }
 
 /*
@@ -1127,30 +1127,45 @@ static void orca_soft_engine_sleep(struct orca_soft_dev *sdev, u64 deadline)
  * a turn it reposts no receive, so the client's next SENDs wait out an
  * RNR timer, and a turn the client is off its CPU is one it posts
  * nothing.  Polling saves the poster its system calls only where the
- * thread has a CPU of its own.  So each poster's QP the thread polls
- * goes back to its poster, whose kicks then run it inline, and none is
- * taken again for ORCA_SOFT_GIVE_BACK_MS.  Without RNR NAKs the thread
- * keeps its QPs even on a shared CPU: two processes posting 64-byte
- * WRITEs on two CPUs still move more with it than by a system call
- * each (Documentation/orca-performance.rst).  QPs the thread serves
- * anyway keep POLLING.  A QP stays on the active list until the thread
- * quiesces, which reads prod after clearing the flag: a post that saw
- * POLLING still set is found.
+ * thread has a CPU of its own.  So each poster's QP the thread polls,
+ * active or waiting for a timer (an RNR NAK's), goes back to its
+ * poster, whose kicks then run it inline, and none is taken again for
+ * ORCA_SOFT_GIVE_BACK_MS.  Without RNR NAKs the thread keeps its QPs
+ * even on a shared CPU: two processes posting 64-byte WRITEs on two CPUs
+ * still move more with it than by a system call each
+ * (Documentation/orca-performance.rst).  The NAKs are counted
+ * device-wide, so a pair that meets them gives back every poster's QP.
+ * QPs the thread serves anyway keep POLLING.
+ *
+ * A post that saw POLLING still set is found: an active QP leaves the
+ * list only when the thread quiesces, which reads prod after clearing
+ * the flag, when it waits (the timer brings it back) or when it is reset
+ * or destroyed; a waiting one comes back when its timer fires.
  */
+static bool orca_soft_give_back_qp(struct orca_soft_dev *sdev,
+				   struct orca_soft_qp *qp)
+{
+	if (!qp->sq_polling || qp->kicks_atomic)
+		return false;
+	qp->kick_repeats = 0;
+	orca_soft_sq_polling(sdev, qp, false);
+	return true;
+}
+
 static void orca_soft_engine_give_back(struct orca_soft_dev *sdev)
 {
-	unsigned long until = jiffies + msecs_to_jiffies(ORCA_SOFT_GIVE_BACK_MS);
 	struct orca_soft_qp *qp;
+	bool any = false;
 
 	if (READ_ONCE(inline_kicks) != 1)
 		return;
-	list_for_each_entry(qp, &sdev->eng_active, active_node) {
-		if (!qp->sq_polling || qp->kicks_atomic)
-			continue;
-		WRITE_ONCE(sdev->handover_at, until);
-		qp->kick_repeats = 0;
-		orca_soft_sq_polling(sdev, qp, false);
-	}
+	list_for_each_entry(qp, &sdev->eng_active, active_node)
+		any |= orca_soft_give_back_qp(sdev, qp);
+	list_for_each_entry(qp, &sdev->eng_waiting, wait_node)
+		any |= orca_soft_give_back_qp(sdev, qp);
+	if (any)
+		WRITE_ONCE(sdev->handover_at, get_jiffies_64() +
+			   msecs_to_jiffies(ORCA_SOFT_GIVE_BACK_MS));
 }
 
 /* The engine thread's view of its CPU (orca_soft_engine_contended()). */
@@ -1432,7 +1447,7 @@ void orca_soft_engine_init(struct orca_soft_dev *sdev)
 {
 	init_rwsem(&sdev->eng_rwsem);
 	spin_lock_init(&sdev->eng_lock);
-	sdev->handover_at = jiffies;
+	sdev->handover_at = get_jiffies_64();
 	spin_lock_init(&sdev->kick_lock);
 	spin_lock_init(&sdev->ceq_lock);
 	INIT_LIST_HEAD(&sdev->eng_active);
