@@ -296,10 +296,16 @@ module_param(inline_kicks, int, 0644);
 MODULE_PARM_DESC(inline_kicks,
 		 "Run kicked queues in the kicking task: 0 never, 1 and hand repeatedly kicked QPs to the engine thread (default), 2 inline only, 3 and always hand over to the thread");
 
-/* Whether a steady poster's QP may be handed to the engine thread now. */
-static bool orca_soft_handover_open(struct orca_soft_dev *sdev)
+/*
+ * @qp is a steady poster's (kicked again and again with no request from
+ * a peer in between), and the engine thread may take it now: it has not
+ * given its posters' QPs back lately (orca_soft_engine_give_back()).
+ */
+static bool orca_soft_steady_poster(struct orca_soft_dev *sdev,
+				    const struct orca_soft_qp *qp)
 {
-	return time_after_eq64(get_jiffies_64(), READ_ONCE(sdev->handover_at));
+	return qp->kick_repeats >= ORCA_SOFT_HANDOVER_KICKS &&
+	       time_after_eq64(get_jiffies_64(), READ_ONCE(sdev->handover_at));
 }
 
 /*
@@ -323,8 +329,7 @@ static bool orca_soft_sq_polled(struct orca_soft_dev *sdev,
 
 	return mode == 0 || mode == 3 ||
 	       (mode == 1 && (qp->kicks_atomic ||
-			      (qp->kick_repeats >= ORCA_SOFT_HANDOVER_KICKS &&
-			       orca_soft_handover_open(sdev))));
+			      orca_soft_steady_poster(sdev, qp)));
 }
 
 /* One more kick of @qp with no request from its peer since the last. */
@@ -686,9 +691,7 @@ static bool orca_soft_kick_handover(struct orca_soft_dev *sdev,
 				    struct orca_soft_qp *qp, int mode)
 {
 	orca_soft_kick_count(qp);
-	return mode == 3 ||
-	       (mode == 1 && qp->kick_repeats >= ORCA_SOFT_HANDOVER_KICKS &&
-		orca_soft_handover_open(sdev));
+	return mode == 3 || (mode == 1 && orca_soft_steady_poster(sdev, qp));
 }
 
 /*
