@@ -62,11 +62,13 @@
  * (orca_soft_wire_rx_shared()).  What they touch beyond those QPs has a
  * lock of its own: a CQ's lock, the engine lists' eng_lock (the wire's
  * timers and owed ACKs included), the event queue locks, a shared
- * receive queue's lock (its consumer side); counters are per CPU,
- * scratch space is per QP.  Anything else (memory keys changing,
- * on-demand paging, UD and XRC, READ responses, timers that expire, the
- * QPs of an SRQ that broke) is left to the exclusive holders of
- * eng_rwsem.
+ * receive queue's lock (its consumer side), a FAST_REG region's
+ * pin_lock (its key registered and invalidated by REG_MR, LOCAL_INV and
+ * SEND with invalidate, while the lanes that copy through it hold pins:
+ * orca_soft_mem.c); counters are per CPU, scratch space is per QP.
+ * Anything else (memory windows bound or invalidated, on-demand paging,
+ * UD and XRC, READ responses, timers that expire, the QPs of an SRQ
+ * that broke) is left to the exclusive holders of eng_rwsem.
  *
  * The device never reclaims host memory.  Since on-demand paging, the
  * host's reclaim may wait for the device: an MMU notifier of orca.ko
@@ -471,6 +473,19 @@ enum orca_soft_wait {
 };
 
 /*
+ * The FAST_REG regions a lane resolved for the WQE or packet it is
+ * executing, each pinned once (orca_soft_mr.pins): the most one unit
+ * resolves is a local SEND of ORCA_SOFT_MAX_SGE SGEs into a receive of
+ * as many (on a QP looped to itself, both into one list).
+ */
+#define ORCA_SOFT_LANE_PINS	(2 * ORCA_SOFT_MAX_SGE + 2)
+
+struct orca_soft_pins {
+	u32 n;
+	struct orca_soft_mr *mr[ORCA_SOFT_LANE_PINS];
+};
+
+/*
  * An XRC_TGT QP owns no PD, CQ or SRQ: pd, recv_cq and srq are those of
  * the XRC SRQ the request being executed names (orca_soft_xrc_bind()),
  * borrowed, not counted in the objects' users.  An XRC_INI QP has no
@@ -512,6 +527,15 @@ struct orca_soft_qp {
 	u8 kick_repeats;		/* kicks since it last received a request */
 	bool kicks_atomic;		/* kicked where no queue can run */
 	bool sqd_notify;		/* SQD: QP_SQ_DRAINED owed once drained */
+
+	/*
+	 * The shared lane: while a lane holds @lock, the pins of the lane
+	 * this QP's keys are resolved into (its own, or its local peer's
+	 * requester's); NULL outside a lane.  @pins: those a lane has
+	 * taken for this QP's send queue, or its received packets.
+	 */
+	struct orca_soft_pins *lane_pins;
+	struct orca_soft_pins pins;
 };
 
 /*
@@ -540,6 +564,19 @@ struct orca_soft_mr {
 	u64 dm_bus;			/* bus address of the region's byte 0 */
 	struct xarray odp;		/* ORCA_MR_FLAG_ODP: page states */
 	u16 odp_epoch;			/* failure epoch (1.8); eng_rwsem written */
+
+	/*
+	 * FAST_REG regions in the shared lane (orca_soft_mem.c): @key and
+	 * @valid change under @pin_lock, @pins counts the lanes that copy
+	 * through the translation; a REG_MR claims the region (@busy), with
+	 * no pin held, writes the translation outside the lock and then
+	 * makes it valid, one more generation (@gen).  Outside the lane
+	 * (eng_rwsem written) no pin is held.
+	 */
+	spinlock_t pin_lock;
+	u32 pins;
+	u32 gen;
+	bool busy;
 };
 
 struct orca_soft_gid {

@@ -727,7 +727,7 @@ static int orca_soft_lane_run(struct orca_soft_dev *sdev,
 		return -1;
 	srq = orca_soft_req_shared_srq(sdev, qp, peer);
 	if (!srq || mutex_trylock(&srq->lock)) {
-		n = orca_soft_sq_run_shared(sdev, qp, budget, excl);
+		n = orca_soft_sq_run_shared(sdev, qp, peer, budget, excl);
 		if (srq)
 			mutex_unlock(&srq->lock);
 	}
@@ -840,7 +840,8 @@ static bool orca_soft_kick_shared(struct orca_soft_dev *sdev, u32 qpn,
 	srq = orca_soft_req_shared_srq(sdev, qp, peer);
 	if (srq && !orca_soft_lane_spin(&srq->lock, &until))
 		goto unlock;
-	n = orca_soft_sq_run_shared(sdev, qp, ORCA_SOFT_BATCH_BUDGET, &excl);
+	n = orca_soft_sq_run_shared(sdev, qp, peer, ORCA_SOFT_BATCH_BUDGET,
+				    &excl);
 	*more = orca_soft_kick_handover(sdev, qp, mode) ||
 		n >= ORCA_SOFT_BATCH_BUDGET;
 	*counted = true;

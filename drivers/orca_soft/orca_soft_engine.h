@@ -120,15 +120,22 @@ enum orca_soft_answer {
 };
 
 /* orca_soft_mem.c */
-struct orca_soft_mr *orca_soft_mr_get(struct orca_soft_dev *sdev, u32 key);
+struct orca_soft_mr *orca_soft_mr_get(struct orca_soft_dev *sdev,
+				      struct orca_soft_qp *qp, u32 key);
+bool orca_soft_key_take(struct orca_soft_qp *qp, struct orca_soft_mr *mr,
+			u32 key);
+bool orca_soft_region_take(struct orca_soft_qp *qp, struct orca_soft_mr *mr);
+void orca_soft_lane_unpin(struct orca_soft_qp *qp);
+bool orca_soft_key_inv_shared(struct orca_soft_dev *sdev, u32 key);
 bool orca_soft_mr_range_ok(const struct orca_soft_mr *mr, u64 addr, u64 len);
 bool orca_soft_key_inv_ok(struct orca_soft_dev *sdev,
 			  const struct orca_soft_qp *qp, u32 key, bool remote);
-void orca_soft_key_invalidate(struct orca_soft_dev *sdev, u32 key);
+int orca_soft_key_invalidate(struct orca_soft_dev *sdev,
+			     struct orca_soft_qp *qp, u32 key, bool placed);
 int orca_soft_sgl_resolve(struct orca_soft_dev *sdev,
+			  struct orca_soft_qp *qp,
 			  struct orca_soft_sgl *sgl,
-			  const struct orca_sge *sge, u32 n,
-			  const struct orca_soft_pd *pd, u32 access);
+			  const struct orca_sge *sge, u32 n, u32 access);
 void orca_soft_sgl_kbuf(struct orca_soft_sgl *sgl, const void *buf, u32 len);
 int orca_soft_sgl_copy(struct orca_soft_dev *sdev,
 		       const struct orca_soft_sgl *dst, u64 doff,
@@ -193,25 +200,35 @@ void orca_soft_recv_consume(struct orca_soft_dev *sdev,
 			    struct orca_soft_qp *dqp, u32 prod);
 void orca_soft_recv_fail(struct orca_soft_dev *sdev, struct orca_soft_qp *dqp,
 			 u32 prod, struct orca_soft_cqe_info *ci, u8 status);
-void orca_soft_recv_invalidate(struct orca_soft_dev *sdev, u32 key,
+void orca_soft_recv_invalidate(struct orca_soft_dev *sdev,
+			       struct orca_soft_qp *dqp, u32 key,
 			       struct orca_soft_cqe_info *ci);
 enum orca_soft_answer orca_soft_resp_deliver(struct orca_soft_dev *sdev,
 					     struct orca_soft_qp *dqp,
 					     struct orca_soft_msg *msg);
 
 /* orca_soft_req.c */
+/*
+ * Not CQE statuses: the requester decided to wait (RNR, ACK timer, a
+ * page), or, in the shared lane, leaves the WQE to the exclusive holders
+ * untouched (a memory key other lanes copy through).
+ */
+#define ORCA_SOFT_REQ_WAIT	0xff
+#define ORCA_SOFT_REQ_EXCL	0xfe
 u8 orca_soft_req_decode(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 			u64 addr, struct orca_soft_msg *out,
 			struct orca_soft_cqe_info *ci, bool *executed);
 bool orca_soft_req_local(struct orca_soft_dev *sdev, struct orca_soft_qp *qp);
-bool orca_soft_wqe_refused(const struct orca_send_wqe *wqe, bool *excl);
+bool orca_soft_wqe_refused(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
+			   const struct orca_send_wqe *wqe, bool *excl);
 struct orca_soft_qp *orca_soft_req_shared_peer(struct orca_soft_dev *sdev,
 					       struct orca_soft_qp *qp);
 struct orca_soft_srq *orca_soft_req_shared_srq(struct orca_soft_dev *sdev,
 					       struct orca_soft_qp *qp,
 					       struct orca_soft_qp *peer);
 int orca_soft_sq_run_shared(struct orca_soft_dev *sdev,
-			    struct orca_soft_qp *qp, int budget, bool *excl);
+			    struct orca_soft_qp *qp, struct orca_soft_qp *peer,
+			    int budget, bool *excl);
 
 /* The default P_Key, the only one in the port's table. */
 #define ORCA_SOFT_PKEY_DEFAULT	0xffff

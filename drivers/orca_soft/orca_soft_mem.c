@@ -20,17 +20,119 @@
 #include <linux/bitfield.h>
 #include <linux/dma-direct.h>
 #include <linux/highmem.h>
+#include <linux/wait_bit.h>
 
 #include "orca_soft_engine.h"
 #include "orca_soft_odp.h"
 
-struct orca_soft_mr *orca_soft_mr_get(struct orca_soft_dev *sdev, u32 key)
+/*
+ * The shared lane and FAST_REG regions: another lane may invalidate such a
+ * region, or register it again, while this one copies through it.  So a
+ * lane (@qp->lane_pins set) reads the region's key and validity under its
+ * pin_lock and pins it, once per WQE or packet it executes, until the
+ * end of that unit (orca_soft_lane_unpin()).  A LOCAL_INV or REG_MR in a
+ * lane goes ahead only while no lane holds a pin, else it is left to the
+ * exclusive holders; a SEND with invalidate, whose data is placed when
+ * the key goes, waits for the pins instead (orca_soft_key_invalidate()).
+ * Any other region, and every region outside a lane, changes only under
+ * eng_rwsem held for writing.
+ */
+static bool orca_soft_pins_have(const struct orca_soft_pins *pins,
+				const struct orca_soft_mr *mr)
+{
+	u32 i;
+
+	for (i = 0; i < pins->n; i++)
+		if (pins->mr[i] == mr)
+			return true;
+	return false;
+}
+
+/* Pin @mr, pin_lock held, unless the lane has; false if it cannot. */
+static bool orca_soft_lane_pin(struct orca_soft_pins *pins,
+			       struct orca_soft_mr *mr)
+{
+	if (orca_soft_pins_have(pins, mr))
+		return true;
+	/* ORCA_SOFT_LANE_PINS covers the most one unit resolves. */
+	if (WARN_ON_ONCE(pins->n == ORCA_SOFT_LANE_PINS))
+		return false;
+	pins->mr[pins->n++] = mr;
+	WRITE_ONCE(mr->pins, mr->pins + 1);
+	return true;
+}
+
+/*
+ * Whether region @mr (no window) is valid under @key (any key when
+ * @any: the region behind a window), pinned for the lane holding @qp if
+ * there is one.  The region's other fields are read after this: a pin
+ * keeps them.
+ */
+static bool orca_soft_mr_take(struct orca_soft_qp *qp,
+			      struct orca_soft_mr *mr, u32 key, bool any)
+{
+	struct orca_soft_pins *pins = qp->lane_pins;
+	bool ok;
+
+	if (!pins || !(mr->flags & ORCA_MR_FLAG_FAST_REG))
+		return (any || mr->key == key) && mr->valid;
+	spin_lock(&mr->pin_lock);
+	ok = (any || mr->key == key) && mr->valid &&
+	     orca_soft_lane_pin(pins, mr);
+	spin_unlock(&mr->pin_lock);
+	return ok;
+}
+
+bool orca_soft_key_take(struct orca_soft_qp *qp, struct orca_soft_mr *mr,
+			u32 key)
+{
+	return orca_soft_mr_take(qp, mr, key, false);
+}
+
+bool orca_soft_region_take(struct orca_soft_qp *qp, struct orca_soft_mr *mr)
+{
+	return orca_soft_mr_take(qp, mr, 0, true);
+}
+
+/* End the unit of the lane holding @qp: drop the pins it took. */
+void orca_soft_lane_unpin(struct orca_soft_qp *qp)
+{
+	struct orca_soft_pins *pins = qp->lane_pins;
+	u32 i;
+
+	if (!pins)
+		return;
+	lockdep_assert_held(&qp->lock);
+	for (i = 0; i < pins->n; i++) {
+		struct orca_soft_mr *mr = pins->mr[i];
+		bool wake;
+
+		spin_lock(&mr->pin_lock);
+		WRITE_ONCE(mr->pins, mr->pins - 1);
+		wake = !mr->pins && !mr->valid;
+		spin_unlock(&mr->pin_lock);
+		if (wake) {
+			/* Orders the count before the look at the waiters. */
+			smp_mb();
+			wake_up_var(&mr->pins);
+		}
+	}
+	pins->n = 0;
+}
+
+/*
+ * The valid region (no window) of @qp's PD that @key names, or NULL.  The
+ * PD is checked first, so that no other PD's QP pins the region.
+ */
+struct orca_soft_mr *orca_soft_mr_get(struct orca_soft_dev *sdev,
+				      struct orca_soft_qp *qp, u32 key)
 {
 	struct orca_soft_mr *mr;
 
 	mr = xa_load(&sdev->mrs, FIELD_GET(ORCA_MR_KEY_INDEX, key));
 	/* A window's key is no local key. */
-	if (!mr || mr->key != key || !mr->valid || mr->mw_type)
+	if (!mr || mr->mw_type || mr->pd != qp->pd ||
+	    !orca_soft_key_take(qp, mr, key))
 		return NULL;
 	return mr;
 }
@@ -38,31 +140,119 @@ struct orca_soft_mr *orca_soft_mr_get(struct orca_soft_dev *sdev, u32 key)
 /*
  * LOCAL_INV (@remote false) and SEND_INV (@remote true) of @key by @qp:
  * the key, variant included, of a FAST_REG region of @qp's PD or of a
- * type 2 window (orca_soft_mw_inv_ok()).
+ * type 2 window (orca_soft_mw_inv_ok()).  In a lane the region's key is
+ * judged again when it is invalidated.
  */
 bool orca_soft_key_inv_ok(struct orca_soft_dev *sdev,
 			  const struct orca_soft_qp *qp, u32 key, bool remote)
 {
 	struct orca_soft_mr *mr;
+	bool ok;
 
 	mr = xa_load(&sdev->mrs, FIELD_GET(ORCA_MR_KEY_INDEX, key));
-	if (!mr || mr->key != key)
+	if (!mr)
 		return false;
 	if (mr->mw_type)
-		return orca_soft_mw_inv_ok(mr, qp, remote);
-	return (mr->flags & ORCA_MR_FLAG_FAST_REG) && mr->pd == qp->pd;
+		return mr->key == key && orca_soft_mw_inv_ok(mr, qp, remote);
+	if (!(mr->flags & ORCA_MR_FLAG_FAST_REG) || mr->pd != qp->pd)
+		return false;
+	spin_lock(&mr->pin_lock);
+	ok = mr->key == key;
+	spin_unlock(&mr->pin_lock);
+	return ok;
 }
 
-/* Invalidate @key, which orca_soft_key_inv_ok() accepted. */
-void orca_soft_key_invalidate(struct orca_soft_dev *sdev, u32 key)
+/*
+ * Whether the shared lane may invalidate @key (LOCAL_INV, or a SEND_INV
+ * received locally): not a window's, whose binding changes only under
+ * eng_rwsem written.  A key that names nothing fails in the lane as
+ * anywhere.
+ */
+bool orca_soft_key_inv_shared(struct orca_soft_dev *sdev, u32 key)
 {
 	struct orca_soft_mr *mr;
 
 	mr = xa_load(&sdev->mrs, FIELD_GET(ORCA_MR_KEY_INDEX, key));
-	if (mr->mw_type)
+	return !mr || !mr->mw_type;
+}
+
+/* How long a drain spins before it sleeps; see orca_soft_mr_drain(). */
+#define ORCA_SOFT_DRAIN_SPIN_NS	20000
+
+static bool orca_soft_mr_drained(struct orca_soft_mr *mr, u32 gen)
+{
+	return !READ_ONCE(mr->pins) || READ_ONCE(mr->gen) != gen;
+}
+
+/*
+ * @mr went invalid in generation @gen, in the lane holding @qp: wait
+ * until no lane copies through that translation, as the invalidation's
+ * completion promises.  No lane pins the region again; its own pins are
+ * dropped first (its unit's data has moved).  A lane that holds a pin is
+ * within one WQE or packet and waits for nobody's pins, so the wait is
+ * short; it spins a little, then sleeps until the last pin goes
+ * (orca_soft_lane_unpin() wakes it).  A REG_MR that claimed the region
+ * meanwhile (a new generation) found no pin left.
+ */
+static void orca_soft_mr_drain(struct orca_soft_qp *qp,
+			       struct orca_soft_mr *mr, u32 gen)
+{
+	u64 until = ktime_get_ns() + ORCA_SOFT_DRAIN_SPIN_NS;
+
+	orca_soft_lane_unpin(qp);
+	while (!orca_soft_mr_drained(mr, gen)) {
+		if (ktime_get_ns() >= until || need_resched()) {
+			wait_var_event(&mr->pins, orca_soft_mr_drained(mr, gen));
+			break;
+		}
+		cpu_relax();
+	}
+	/* The last copies through the old translation before what follows. */
+	spin_lock(&mr->pin_lock);
+	spin_unlock(&mr->pin_lock);
+}
+
+/*
+ * Invalidate @key, which orca_soft_key_inv_ok() accepted for @qp.  In a
+ * lane, a LOCAL_INV (@placed false) goes ahead only if no lane holds a
+ * pin on the region, else it returns -EBUSY and is left to the exclusive
+ * holders; a SEND with invalidate (@placed: its data is in the receive
+ * buffer already) makes the region invalid and waits for the pins
+ * (orca_soft_mr_drain()).  A key that another lane has meanwhile
+ * invalidated and registered again is left alone.  Windows are
+ * invalidated by the exclusive holders only (orca_soft_key_inv_shared()).
+ */
+int orca_soft_key_invalidate(struct orca_soft_dev *sdev,
+			     struct orca_soft_qp *qp, u32 key, bool placed)
+{
+	bool lane = qp->lane_pins, drain = false;
+	struct orca_soft_mr *mr;
+	u32 gen = 0;
+	int ret = 0;
+
+	mr = xa_load(&sdev->mrs, FIELD_GET(ORCA_MR_KEY_INDEX, key));
+	if (mr->mw_type) {
+		WARN_ON_ONCE(lane);
 		orca_soft_mw_unbind(mr);
-	else
-		mr->valid = false;
+		return 0;
+	}
+	if (lane && !placed)
+		orca_soft_lane_unpin(qp);
+	spin_lock(&mr->pin_lock);
+	/* Else registered again by another lane since it was checked. */
+	if (mr->key == key) {
+		if (lane && !placed && mr->pins) {
+			ret = -EBUSY;
+		} else {
+			mr->valid = false;
+			drain = lane && mr->pins;
+			gen = mr->gen;
+		}
+	}
+	spin_unlock(&mr->pin_lock);
+	if (drain)
+		orca_soft_mr_drain(qp, mr, gen);
+	return ret;
 }
 
 /*
@@ -78,16 +268,16 @@ bool orca_soft_mr_range_ok(const struct orca_soft_mr *mr, u64 addr, u64 len)
 }
 
 /*
- * Resolve @n SGEs (already copied out of the ring) for a QP of PD @pd:
- * each lkey must name a valid MR of @pd with @access (ORCA_ACCESS_*), and
- * the SGE must lie within it.  Zero-length SGEs are skipped.
+ * Resolve @n SGEs (already copied out of the ring) for @qp: each lkey
+ * must name a valid MR of @qp's PD with @access (ORCA_ACCESS_*), and the
+ * SGE must lie within it.  Zero-length SGEs are skipped.
  * Return: 0, -EACCES (bad key, PD, access or bounds), -EMSGSIZE (longer
  * than the largest message).
  */
 int orca_soft_sgl_resolve(struct orca_soft_dev *sdev,
+			  struct orca_soft_qp *qp,
 			  struct orca_soft_sgl *sgl,
-			  const struct orca_sge *sge, u32 n,
-			  const struct orca_soft_pd *pd, u32 access)
+			  const struct orca_sge *sge, u32 n, u32 access)
 {
 	u32 i;
 
@@ -102,8 +292,8 @@ int orca_soft_sgl_resolve(struct orca_soft_dev *sdev,
 
 		if (!len)
 			continue;
-		mr = orca_soft_mr_get(sdev, le32_to_cpu(sge[i].lkey));
-		if (!mr || mr->pd != pd || (mr->access & access) != access ||
+		mr = orca_soft_mr_get(sdev, qp, le32_to_cpu(sge[i].lkey));
+		if (!mr || (mr->access & access) != access ||
 		    !orca_soft_mr_range_ok(mr, addr, len))
 			return -EACCES;
 		seg = &sgl->seg[sgl->nseg++];

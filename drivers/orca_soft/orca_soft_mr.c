@@ -187,6 +187,7 @@ u8 orca_soft_reg_mr(struct orca_soft_dev *sdev, const union orca_aq_cmd *cmd,
 	mr = kzalloc(sizeof(*mr), ORCA_SOFT_GFP);
 	if (!mr)
 		return ORCA_AQ_STS_NO_RESOURCES;
+	spin_lock_init(&mr->pin_lock);
 	mr->pd = pd;
 	mr->iova = le64_to_cpu(in.iova);
 	mr->length = le64_to_cpu(in.length);

@@ -191,7 +191,8 @@ bool orca_soft_mw_inv_ok(const struct orca_soft_mr *mw,
 /*
  * A remote request through window @mw at *@addr for @len bytes: the
  * region behind it, with *@addr moved into the region's iova space, or
- * NULL.  The key, the PD and the rights are the caller's to check.
+ * NULL.  The key, the PD and the rights are the caller's to check, and
+ * the region's validity (orca_soft_region_take(), which pins it).
  */
 struct orca_soft_mr *orca_soft_mw_resolve(const struct orca_soft_mr *mw,
 					  const struct orca_soft_qp *dqp,
@@ -204,7 +205,7 @@ struct orca_soft_mr *orca_soft_mw_resolve(const struct orca_soft_mr *mw,
 	    !orca_soft_mr_range_ok(mw, *addr, len))
 		return NULL;
 	va = *addr - mw->iova + mw->base;
-	if (!mr->valid || !orca_soft_mr_range_ok(mr, va, len))
+	if (!orca_soft_mr_range_ok(mr, va, len))
 		return NULL;
 	*addr = va;
 	return mr;

@@ -36,9 +36,6 @@
 #define ORCA_UD_QKEY_FROM_QP	0x80000000U
 #define ORCA_SOFT_MCAST_QPN	0x00ffffffU
 
-/* The requester decided to wait (RNR, ACK timer, a page): not a status. */
-#define ORCA_SOFT_REQ_WAIT	0xff
-
 u8 orca_soft_wqe_cqe_opcode(u8 op)
 {
 	switch (op) {
@@ -88,10 +85,15 @@ static bool orca_soft_op_ok(u8 type, u8 op)
 }
 
 /*
- * Opcodes the shared lane executes: those that change no memory key and
- * touch no QP but the requester and its responder.
+ * Opcodes the shared lane executes for @qp's WQE @wqe: all but those that
+ * change a memory window (BIND_MW, an invalidation of a window's key);
+ * a FAST_REG region's key changes under the region's own lock
+ * (orca_soft_mem.c).  A SEND with invalidate on the wire invalidates the
+ * other host's key.
  */
-static bool orca_soft_op_shared(u8 op)
+static bool orca_soft_op_shared(struct orca_soft_dev *sdev,
+				struct orca_soft_qp *qp,
+				const struct orca_send_wqe *wqe, u8 op)
 {
 	switch (op) {
 	case ORCA_WQE_OP_SEND:
@@ -101,22 +103,32 @@ static bool orca_soft_op_shared(u8 op)
 	case ORCA_WQE_OP_RDMA_READ:
 	case ORCA_WQE_OP_ATOMIC_CMP_SWP:
 	case ORCA_WQE_OP_ATOMIC_FETCH_ADD:
+	case ORCA_WQE_OP_REG_MR:
 		return true;
+	case ORCA_WQE_OP_SEND_INV:
+		if (!orca_soft_req_local(sdev, qp))
+			return true;
+		fallthrough;
+	case ORCA_WQE_OP_LOCAL_INV:
+		return orca_soft_key_inv_shared(sdev,
+						le32_to_cpu(wqe->imm_inv));
 	default:
 		return false;
 	}
 }
 
 /*
- * In the shared lane (@excl set), whether the WQE whose copied header is
+ * In the shared lane (@excl set), whether @qp's WQE whose copied header is
  * @wqe must be left to the exclusive holders; *@excl is then set.  Judged
  * on the copy, which is what is then decoded.
  */
-bool orca_soft_wqe_refused(const struct orca_send_wqe *wqe, bool *excl)
+bool orca_soft_wqe_refused(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
+			   const struct orca_send_wqe *wqe, bool *excl)
 {
 	u32 ctrl = le32_to_cpu(wqe->ctrl);
 
-	if (!excl || orca_soft_op_shared(ctrl & ORCA_WQE_CTRL_OPCODE_MASK))
+	if (!excl || orca_soft_op_shared(sdev, qp, wqe,
+					 ctrl & ORCA_WQE_CTRL_OPCODE_MASK))
 		return false;
 	*excl = true;
 	return true;
@@ -129,54 +141,30 @@ static bool orca_soft_op_is_read_like(u8 op)
 	       op == ORCA_WQE_OP_ATOMIC_FETCH_ADD;
 }
 
-/* LOCAL_INV: imm_inv names a FAST_REG region or a type 2 window. */
+/*
+ * LOCAL_INV: imm_inv names a FAST_REG region or a type 2 window.  In the
+ * shared lane, ORCA_SOFT_REQ_EXCL while other lanes copy through the
+ * region.
+ */
 static u8 orca_soft_local_inv(struct orca_soft_dev *sdev,
 			      struct orca_soft_qp *qp, u32 key)
 {
 	if (!orca_soft_key_inv_ok(sdev, qp, key, false))
 		return ORCA_CQE_ST_LOC_PROT_ERR;
-	orca_soft_key_invalidate(sdev, key);
+	if (orca_soft_key_invalidate(sdev, qp, key, false))
+		return ORCA_SOFT_REQ_EXCL;
 	return ORCA_CQE_ST_SUCCESS;
 }
 
-/*
- * REG_MR (kernel fast register, struct orca_wqe_reg_mr): an invalid
- * FAST_REG region of the QP's PD gets a new key variant, translation and
- * rights, and becomes valid.  Any violation is LOC_PROT_ERR.
- */
-static u8 orca_soft_fast_reg(struct orca_soft_dev *sdev,
-			     struct orca_soft_qp *qp,
-			     const struct orca_wqe_reg_mr *r)
+/* REG_MR: read the page list at @pbl into @mr's translation. */
+static u8 orca_soft_fast_reg_pages(struct orca_soft_dev *sdev,
+				   struct orca_soft_qp *qp,
+				   struct orca_soft_mr *mr, u64 pbl,
+				   u64 npages, u64 pgsz)
 {
 	__le64 *bounce = qp->req_scr->pbl;
 	u32 per = ARRAY_SIZE(qp->req_scr->pbl);
-	u32 key = le32_to_cpu(r->key);
-	u32 info = le32_to_cpu(r->info);
-	u32 access = FIELD_GET(ORCA_WQE_REG_MR_ACCESS, info);
-	u8 shift = FIELD_GET(ORCA_WQE_REG_MR_PAGE_SHIFT, info);
-	u64 iova = le64_to_cpu(r->iova);
-	u64 length = le64_to_cpu(r->length);
-	u64 pbl = le64_to_cpu(r->pbl_addr);
-	struct orca_soft_mr *mr;
-	u64 pgsz, npages;
 	u32 i, done;
-
-	mr = xa_load(&sdev->mrs, FIELD_GET(ORCA_MR_KEY_INDEX, key));
-	if (!mr || !(mr->flags & ORCA_MR_FLAG_FAST_REG) || mr->pd != qp->pd ||
-	    mr->valid)
-		return ORCA_CQE_ST_LOC_PROT_ERR;
-	if ((info & ~(ORCA_WQE_REG_MR_ACCESS | ORCA_WQE_REG_MR_PAGE_SHIFT)) ||
-	    length > ORCA_SOFT_MAX_MR_SIZE || iova + length < iova ||
-	    (access & ~ORCA_ACCESS_ALL) ||
-	    ((access & (ORCA_ACCESS_REMOTE_WRITE | ORCA_ACCESS_REMOTE_ATOMIC)) &&
-	     !(access & ORCA_ACCESS_LOCAL_WRITE)) ||
-	    shift >= 64 || !(ORCA_SOFT_PAGE_SIZE_CAP & BIT_ULL(shift)) ||
-	    !IS_ALIGNED(pbl, sizeof(u64)))
-		return ORCA_CQE_ST_LOC_PROT_ERR;
-	pgsz = BIT_ULL(shift);
-	npages = DIV_ROUND_UP((iova & (pgsz - 1)) + length, pgsz);
-	if (npages > mr->num_pages)
-		return ORCA_CQE_ST_LOC_PROT_ERR;
 
 	for (done = 0; done < npages; done += per) {
 		u32 n = min_t(u64, per, npages - done);
@@ -192,13 +180,79 @@ static u8 orca_soft_fast_reg(struct orca_soft_dev *sdev,
 			mr->pages[done + i] = a;
 		}
 	}
-	mr->key = key;
-	mr->iova = iova;
-	mr->length = length;
-	mr->access = access;
-	mr->page_shift = shift;
-	mr->valid = true;
 	return ORCA_CQE_ST_SUCCESS;
+}
+
+/*
+ * REG_MR (kernel fast register, struct orca_wqe_reg_mr): an invalid
+ * FAST_REG region of the QP's PD gets a new key variant, translation and
+ * rights, and becomes valid.  Any violation is LOC_PROT_ERR.  In the
+ * shared lane the region is claimed (busy, a new generation) while its
+ * translation is written, and only while no lane copies through the old
+ * one (an invalidation may still be draining): else ORCA_SOFT_REQ_EXCL,
+ * for the exclusive holders.  A second REG_MR meanwhile finds it taken,
+ * as it would find it valid afterwards.  No lane reads an invalid
+ * region's translation.
+ */
+static u8 orca_soft_fast_reg(struct orca_soft_dev *sdev,
+			     struct orca_soft_qp *qp,
+			     const struct orca_wqe_reg_mr *r)
+{
+	u32 key = le32_to_cpu(r->key);
+	u32 info = le32_to_cpu(r->info);
+	u32 access = FIELD_GET(ORCA_WQE_REG_MR_ACCESS, info);
+	u8 shift = FIELD_GET(ORCA_WQE_REG_MR_PAGE_SHIFT, info);
+	u64 iova = le64_to_cpu(r->iova);
+	u64 length = le64_to_cpu(r->length);
+	u64 pbl = le64_to_cpu(r->pbl_addr);
+	struct orca_soft_mr *mr;
+	u64 pgsz, npages;
+	u8 st;
+
+	mr = xa_load(&sdev->mrs, FIELD_GET(ORCA_MR_KEY_INDEX, key));
+	if (!mr || !(mr->flags & ORCA_MR_FLAG_FAST_REG) || mr->pd != qp->pd)
+		return ORCA_CQE_ST_LOC_PROT_ERR;
+	if ((info & ~(ORCA_WQE_REG_MR_ACCESS | ORCA_WQE_REG_MR_PAGE_SHIFT)) ||
+	    length > ORCA_SOFT_MAX_MR_SIZE || iova + length < iova ||
+	    (access & ~ORCA_ACCESS_ALL) ||
+	    ((access & (ORCA_ACCESS_REMOTE_WRITE | ORCA_ACCESS_REMOTE_ATOMIC)) &&
+	     !(access & ORCA_ACCESS_LOCAL_WRITE)) ||
+	    shift >= 64 || !(ORCA_SOFT_PAGE_SIZE_CAP & BIT_ULL(shift)) ||
+	    !IS_ALIGNED(pbl, sizeof(u64)))
+		return ORCA_CQE_ST_LOC_PROT_ERR;
+	pgsz = BIT_ULL(shift);
+	npages = DIV_ROUND_UP((iova & (pgsz - 1)) + length, pgsz);
+	if (npages > mr->num_pages)
+		return ORCA_CQE_ST_LOC_PROT_ERR;
+
+	/* A REG_MR holds no pin (the lane's units end with a WQE). */
+	spin_lock(&mr->pin_lock);
+	if (mr->valid || mr->busy) {
+		st = ORCA_CQE_ST_LOC_PROT_ERR;
+	} else if (qp->lane_pins && mr->pins) {
+		st = ORCA_SOFT_REQ_EXCL;
+	} else {
+		st = ORCA_CQE_ST_SUCCESS;
+		mr->busy = true;
+		WRITE_ONCE(mr->gen, mr->gen + 1);
+	}
+	spin_unlock(&mr->pin_lock);
+	if (st != ORCA_CQE_ST_SUCCESS)
+		return st;
+
+	st = orca_soft_fast_reg_pages(sdev, qp, mr, pbl, npages, pgsz);
+	spin_lock(&mr->pin_lock);
+	if (st == ORCA_CQE_ST_SUCCESS) {
+		mr->key = key;
+		mr->iova = iova;
+		mr->length = length;
+		mr->access = access;
+		mr->page_shift = shift;
+		mr->valid = true;
+	}
+	mr->busy = false;
+	spin_unlock(&mr->pin_lock);
+	return st;
 }
 
 /* RC/UC: is the AV's GID one of the port's own (the local fast path)? */
@@ -477,10 +531,9 @@ u8 orca_soft_req_decode(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 		if (nsge && orca_soft_dma_read(sdev, addr + hdr, s->wqe + hdr,
 					       nsge * sizeof(struct orca_sge)))
 			return ORCA_CQE_ST_LOC_QP_OP_ERR;
-		ret = orca_soft_sgl_resolve(sdev, &s->local,
+		ret = orca_soft_sgl_resolve(sdev, qp, &s->local,
 					    (const struct orca_sge *)(s->wqe +
 					    hdr), nsge,
-					    qp->pd,
 					    orca_soft_op_is_read_like(op) ?
 					    ORCA_ACCESS_LOCAL_WRITE : 0);
 		if (ret == -EMSGSIZE)
@@ -577,7 +630,7 @@ static bool orca_soft_req_one(struct orca_soft_dev *sdev,
 		orca_soft_wq_fatal(sdev, qp, &qp->sq);
 		return false;
 	}
-	if (orca_soft_wqe_refused(wqe, excl))
+	if (orca_soft_wqe_refused(sdev, qp, wqe, excl))
 		return false;
 	ctrl = le32_to_cpu(wqe->ctrl);
 	ci.wr_id = le64_to_cpu(wqe->wr_id);
@@ -586,6 +639,10 @@ static bool orca_soft_req_one(struct orca_soft_dev *sdev,
 		   (ctrl & (ORCA_WQE_FLAG_SIGNALED << ORCA_WQE_CTRL_FLAGS_SHIFT));
 
 	st = orca_soft_req_exec(sdev, qp, addr, &ci);
+	if (st == ORCA_SOFT_REQ_EXCL) {
+		*excl = true;
+		return false;
+	}
 	if (st == ORCA_SOFT_REQ_WAIT) {
 		orca_soft_cq_release_held(sdev, qp);
 		return false;
@@ -628,7 +685,11 @@ static int orca_soft_sq_local(struct orca_soft_dev *sdev,
 		return 0;
 	}
 	while (qp->sq.cons != prod && n < budget) {
-		if (!orca_soft_req_one(sdev, qp, excl))
+		bool done = orca_soft_req_one(sdev, qp, excl);
+
+		/* In the lane, the WQE's data has moved: its pins go. */
+		orca_soft_lane_unpin(qp);
+		if (!done)
 			break;
 		n++;
 		if (qp->state != ORCA_QPS_RTS)
@@ -699,13 +760,24 @@ struct orca_soft_srq *orca_soft_req_shared_srq(struct orca_soft_dev *sdev,
 }
 
 /*
- * The shared lane: run @qp's send queue, both locks held.  Return the
- * WQEs executed; *@excl is set if a WQE was left for the exclusive
- * holders.
+ * The shared lane: run @qp's send queue, its lock and @peer's held
+ * (orca_soft_req_shared_peer()).  Return the WQEs executed; *@excl is set
+ * if a WQE was left for the exclusive holders.  The keys both QPs
+ * resolve are pinned in @qp's list, one WQE at a time.
  */
 int orca_soft_sq_run_shared(struct orca_soft_dev *sdev,
-			    struct orca_soft_qp *qp, int budget, bool *excl)
+			    struct orca_soft_qp *qp, struct orca_soft_qp *peer,
+			    int budget, bool *excl)
 {
+	int n;
+
 	*excl = false;
-	return orca_soft_sq_exec(sdev, qp, budget, excl);
+	WARN_ON_ONCE(qp->lane_pins || peer->lane_pins);
+	qp->lane_pins = &qp->pins;
+	peer->lane_pins = &qp->pins;
+	n = orca_soft_sq_exec(sdev, qp, budget, excl);
+	orca_soft_lane_unpin(qp);
+	peer->lane_pins = NULL;
+	qp->lane_pins = NULL;
+	return n;
 }

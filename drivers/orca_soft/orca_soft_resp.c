@@ -87,12 +87,22 @@ struct orca_soft_mr *orca_soft_rkey(struct orca_soft_dev *sdev,
 	struct orca_soft_mr *mr;
 
 	mr = xa_load(&sdev->mrs, FIELD_GET(ORCA_MR_KEY_INDEX, rkey));
-	if (!mr || mr->key != rkey || !mr->valid || mr->pd != dqp->pd ||
-	    !(mr->access & access) ||
-	    !(le32_to_cpu(dqp->attr.access) & access))
+	if (!mr || !(le32_to_cpu(dqp->attr.access) & access))
 		return NULL;
-	if (mr->mw_type)
+	/*
+	 * A window changes only under eng_rwsem written; its region may
+	 * change in another lane until pinned.
+	 */
+	if (mr->mw_type) {
+		if (mr->key != rkey || !mr->valid || mr->pd != dqp->pd ||
+		    !(mr->access & access) || !mr->region ||
+		    !orca_soft_region_take(dqp, mr->region))
+			return NULL;
 		return orca_soft_mw_resolve(mr, dqp, addr, len);
+	}
+	if (mr->pd != dqp->pd || !orca_soft_key_take(dqp, mr, rkey) ||
+	    !(mr->access & access))
+		return NULL;
 	return orca_soft_mr_range_ok(mr, *addr, len) ? mr : NULL;
 }
 
@@ -339,9 +349,9 @@ int orca_soft_rwqe_resolve(struct orca_soft_dev *sdev,
 {
 	struct orca_soft_resp_scratch *s = dqp->resp_scr;
 
-	return orca_soft_sgl_resolve(sdev, &s->remote,
+	return orca_soft_sgl_resolve(sdev, dqp, &s->remote,
 				     (const struct orca_sge *)(s->rwqe +
-				     ORCA_RECV_WQE_HDR_SIZE), nsge, dqp->pd,
+				     ORCA_RECV_WQE_HDR_SIZE), nsge,
 				     ORCA_ACCESS_LOCAL_WRITE);
 }
 
@@ -382,12 +392,14 @@ void orca_soft_recv_fail(struct orca_soft_dev *sdev, struct orca_soft_qp *dqp,
 
 /*
  * SEND with Invalidate: the key (checked by orca_soft_key_inv_ok())
- * becomes invalid, and the receive completion says so.
+ * becomes invalid, and the receive completion says so.  Its data is
+ * placed already (orca_soft_key_invalidate() may drop @dqp's lane pins).
  */
-void orca_soft_recv_invalidate(struct orca_soft_dev *sdev, u32 key,
+void orca_soft_recv_invalidate(struct orca_soft_dev *sdev,
+			       struct orca_soft_qp *dqp, u32 key,
 			       struct orca_soft_cqe_info *ci)
 {
-	orca_soft_key_invalidate(sdev, key);
+	orca_soft_key_invalidate(sdev, dqp, key, true);
 	ci->flags |= ORCA_CQE_FLAG_INV;
 	ci->imm_inv = key;
 }
@@ -517,7 +529,7 @@ done:
 		ci.imm_inv = msg->imm_inv;
 		break;
 	case ORCA_WQE_OP_SEND_INV:
-		orca_soft_recv_invalidate(sdev, msg->imm_inv, &ci);
+		orca_soft_recv_invalidate(sdev, dqp, msg->imm_inv, &ci);
 		break;
 	default:
 		break;

@@ -715,7 +715,8 @@ void orca_soft_wire_timer(struct orca_soft_dev *sdev, struct orca_soft_qp *qp)
  * ring cannot be read (the SQ is then fatal), else the CQE status the
  * decoding gives; *@executed for LOCAL_INV, REG_MR and BIND_MW, done
  * already.  In the shared lane (@excl) a WQE it does not execute
- * (orca_soft_wqe_refused()) is left as it is: -EAGAIN, *@excl set.
+ * (orca_soft_wqe_refused(), or a memory key another lane copies
+ * through) is left as it is: -EAGAIN, *@excl set.
  */
 static int orca_soft_swqe_fill(struct orca_soft_dev *sdev,
 			       struct orca_soft_qp *qp, u32 idx,
@@ -734,7 +735,7 @@ static int orca_soft_swqe_fill(struct orca_soft_dev *sdev,
 		orca_soft_wq_fatal(sdev, qp, &qp->sq);
 		return -EIO;
 	}
-	if (orca_soft_wqe_refused(wqe, excl))
+	if (orca_soft_wqe_refused(sdev, qp, wqe, excl))
 		return -EAGAIN;
 	ctrl = le32_to_cpu(wqe->ctrl);
 	w->wr_id = le64_to_cpu(wqe->wr_id);
@@ -744,6 +745,10 @@ static int orca_soft_swqe_fill(struct orca_soft_dev *sdev,
 	ci->wr_id = w->wr_id;
 	ci->opcode = orca_soft_wqe_cqe_opcode(w->op);
 	st = orca_soft_req_decode(sdev, qp, addr, &msg, ci, executed);
+	if (st == ORCA_SOFT_REQ_EXCL) {
+		*excl = true;
+		return -EAGAIN;
+	}
 	w->len = ci->byte_len;
 	if (st != ORCA_CQE_ST_SUCCESS || *executed)
 		return st;
@@ -916,6 +921,8 @@ static int orca_soft_wire_uc_run(struct orca_soft_dev *sdev,
 		u8 fail;
 		int st;
 
+		/* In the lane, the last WQE's packets are out: its pins go. */
+		orca_soft_lane_unpin(qp);
 		st = orca_soft_swqe_fill(sdev, qp, qp->sq.cons, &w, &ci,
 					 &executed, excl);
 		if (st < 0)
@@ -1032,6 +1039,8 @@ int orca_soft_wire_sq_run(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 		struct orca_soft_swqe *w;
 		bool fresh = qp->req.next == qp->req.started;
 
+		/* In the lane, the last WQE's packets are out: its pins go. */
+		orca_soft_lane_unpin(qp);
 		if (qp->req.next == prod && fresh)
 			break;
 		/* Nothing at or after a failed WQE goes out. */

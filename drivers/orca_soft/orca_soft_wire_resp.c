@@ -362,7 +362,8 @@ static enum orca_soft_answer orca_soft_wire_send(struct orca_soft_dev *sdev,
 	case ORCA_OP_RC_SEND_LAST_INV:
 	case ORCA_OP_RC_SEND_ONLY_INV:
 		if (orca_soft_qp_is_rc(dqp))
-			orca_soft_recv_invalidate(sdev, pkt->ieth_rkey, &ci);
+			orca_soft_recv_invalidate(sdev, dqp, pkt->ieth_rkey,
+						  &ci);
 		break;
 	default:
 		break;
@@ -1165,8 +1166,9 @@ int orca_soft_wire_rx(struct orca_soft_dev *sdev, int budget)
 /*
  * The QP the shared lane may take the parsed packet @pkt for, or NULL if
  * it needs the exclusive holders.  Only what no lane changes is looked
- * at here: the QP's type, the device's ODP regions; the rest of
- * orca_soft_wire_rx_dispatch()'s checks run with the QP locked.
+ * at here: the QP's type, the device's ODP regions, whether a SEND with
+ * invalidate names a window; the rest of orca_soft_wire_rx_dispatch()'s
+ * checks run with the QP locked.
  */
 static struct orca_soft_qp *
 orca_soft_wire_rx_lane_qp(struct orca_soft_dev *sdev,
@@ -1176,10 +1178,10 @@ orca_soft_wire_rx_lane_qp(struct orca_soft_dev *sdev,
 	u8 transport = FIELD_GET(ORCA_WIRE_OP_TRANSPORT, pkt->opcode);
 	struct orca_soft_qp *qp;
 
-	/* A SEND with invalidate changes a memory key. */
 	if (sdev->odp_mrs ||
 	    (transport != ORCA_WIRE_RC && transport != ORCA_WIRE_UC) ||
-	    (op->hdrs & ORCA_WIRE_HDR_IETH))
+	    ((op->hdrs & ORCA_WIRE_HDR_IETH) &&
+	     !orca_soft_key_inv_shared(sdev, pkt->ieth_rkey)))
 		return NULL;
 	qp = orca_soft_qp_find(sdev, pkt->dest_qpn);
 	if (!qp || (qp->type != ORCA_QPT_RC && qp->type != ORCA_QPT_UC))
@@ -1187,7 +1189,10 @@ orca_soft_wire_rx_lane_qp(struct orca_soft_dev *sdev,
 	return qp;
 }
 
-/* Try @qp's lock and its SRQ's (the QP's receives are taken under it). */
+/*
+ * Try @qp's lock and its SRQ's (the QP's receives are taken under it).
+ * The keys its packets resolve are pinned in its own list.
+ */
 static bool orca_soft_wire_rx_lock(struct orca_soft_qp *qp)
 {
 	if (!mutex_trylock(&qp->lock))
@@ -1196,6 +1201,7 @@ static bool orca_soft_wire_rx_lock(struct orca_soft_qp *qp)
 		mutex_unlock(&qp->lock);
 		return false;
 	}
+	qp->lane_pins = &qp->pins;
 	return true;
 }
 
@@ -1203,6 +1209,7 @@ static bool orca_soft_wire_rx_lock(struct orca_soft_qp *qp)
 static void orca_soft_wire_rx_unlock(struct orca_soft_dev *sdev,
 				     struct orca_soft_qp *qp)
 {
+	qp->lane_pins = NULL;
 	orca_soft_wire_flush_ack(sdev, qp);
 	if (qp->srq)
 		mutex_unlock(&qp->srq->lock);
@@ -1257,6 +1264,8 @@ int orca_soft_wire_rx_shared(struct orca_soft_dev *sdev, int budget,
 			locked = qp;
 		}
 		orca_soft_wire_rx_dispatch(sdev, rx, &pkt);
+		/* The packet's data has moved: its pins go. */
+		orca_soft_lane_unpin(locked);
 		orca_soft_net_rx_done(rx);
 		n++;
 	}

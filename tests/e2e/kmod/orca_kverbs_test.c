@@ -21,6 +21,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/delay.h>
+#include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
@@ -42,6 +43,10 @@ MODULE_PARM_DESC(peer, "RDMA device joined to dev by a wire: with it, only the w
 static bool max_only;
 module_param(max_only, bool, 0444);
 MODULE_PARM_DESC(max_only, "Only the queues of the advertised maximum sizes");
+
+static unsigned int keys;
+module_param(keys, uint, 0444);
+MODULE_PARM_DESC(keys, "Only the key test: threads registering, using and invalidating fast-reg keys of their own, this many times each, from dev to peer (or on dev)");
 
 static bool no_ring_pbl;
 module_param(no_ring_pbl, bool, 0444);
@@ -2701,6 +2706,580 @@ static void kv_wire_run(void)
 	kfree(x);
 }
 
+/* ------------------------------------------------------------------
+ * Keys (keys=): KK_THREADS threads, each with an RC pair of its own
+ * (A on dev, B on peer or dev) and a fast-reg region of B's, register
+ * the region with a new key, RDMA WRITE through it and READ it back,
+ * and invalidate it (SEND_WITH_INV from A and LOCAL_INV on B in turn),
+ * @keys times, all at once.  Every byte and completion is checked; last,
+ * a WRITE through the key invalidated last must fail and leave the
+ * region untouched.
+ */
+#define KK_THREADS	4
+#define KK_LEN		256
+#define KK_READ_OFF	SZ_4K
+#define KK_RECV_OFF	SZ_8K
+
+/* "orca0 to orca0", say: set by kk_run(). */
+static char kk_path[64];
+
+struct kk_thread {
+	struct kv_end a, b;
+	struct ib_mr *fr;
+	struct kv_wr ws, wr;
+	unsigned int id;
+	unsigned int done;		/* iterations completed */
+	char why[160];			/* the first failure */
+	struct completion exited;
+};
+
+static bool kk_post(struct kk_thread *t, struct ib_qp *qp,
+		    struct ib_send_wr *wr, const char *what)
+{
+	int ret;
+
+	kv_wr_init(&t->ws);
+	wr->wr_cqe = &t->ws.cqe;
+	wr->send_flags |= IB_SEND_SIGNALED;
+	ret = ib_post_send(qp, wr, NULL);
+	if (!ret && kw_wait(&t->ws))
+		return true;
+	snprintf(t->why, sizeof(t->why), "%s: post %d or no completion",
+		 what, ret);
+	return false;
+}
+
+static bool kk_wc(struct kk_thread *t, struct kv_wr *w,
+		  enum ib_wc_opcode op, const char *what, unsigned int i)
+{
+	if (w->wc.status == IB_WC_SUCCESS && w->wc.opcode == op)
+		return true;
+	snprintf(t->why, sizeof(t->why),
+		 "iteration %u, %s: status %d, opcode %d", i, what,
+		 w->wc.status, w->wc.opcode);
+	return false;
+}
+
+static bool kk_reg(struct kk_thread *t, unsigned int i)
+{
+	struct ib_reg_wr wr = {};
+	struct scatterlist sg;
+
+	sg_init_table(&sg, 1);
+	sg_dma_address(&sg) = t->b.buf.dma;
+	sg_dma_len(&sg) = SZ_4K;
+	if (ib_map_mr_sg(t->fr, &sg, 1, NULL, SZ_4K) != 1) {
+		snprintf(t->why, sizeof(t->why), "ib_map_mr_sg");
+		return false;
+	}
+	ib_update_fast_reg_key(t->fr, (u8)(t->fr->rkey + 1));
+	wr.wr.opcode = IB_WR_REG_MR;
+	wr.mr = t->fr;
+	wr.key = t->fr->rkey;
+	wr.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+		    IB_ACCESS_REMOTE_READ;
+	return kk_post(t, t->b.qp, &wr.wr, "IB_WR_REG_MR") &&
+	       kk_wc(t, &t->ws, IB_WC_REG_MR, "IB_WR_REG_MR", i);
+}
+
+/* RDMA @op of KK_LEN bytes between A's buffer at @aoff and the key's @off. */
+static bool kk_rdma(struct kk_thread *t, enum ib_wr_opcode op, u32 aoff,
+		    u32 off, u32 rkey)
+{
+	struct ib_sge sg = {
+		.addr = t->a.buf.dma + aoff,
+		.length = KK_LEN,
+		.lkey = t->a.c.pd->local_dma_lkey,
+	};
+	struct ib_rdma_wr wr = {
+		.wr = { .opcode = op, .sg_list = &sg, .num_sge = 1 },
+		.remote_addr = t->fr->iova + off,
+		.rkey = rkey,
+	};
+
+	return kk_post(t, t->a.qp, &wr.wr,
+		       op == IB_WR_RDMA_WRITE ? "RDMA WRITE" : "RDMA READ");
+}
+
+static bool kk_invalidate(struct kk_thread *t, unsigned int i)
+{
+	u32 key = t->fr->rkey;
+	struct ib_send_wr wr = {};
+	struct ib_sge rsg = {
+		.addr = t->b.buf.dma + KK_RECV_OFF,
+		.length = 64,
+		.lkey = t->b.c.pd->local_dma_lkey,
+	};
+	struct ib_recv_wr rwr = { .sg_list = &rsg, .num_sge = 1 };
+	int ret;
+
+	if (i & 1) {
+		wr.opcode = IB_WR_LOCAL_INV;
+		wr.ex.invalidate_rkey = key;
+		return kk_post(t, t->b.qp, &wr, "IB_WR_LOCAL_INV") &&
+		       kk_wc(t, &t->ws, IB_WC_LOCAL_INV, "IB_WR_LOCAL_INV", i);
+	}
+	kv_wr_init(&t->wr);
+	rwr.wr_cqe = &t->wr.cqe;
+	ret = ib_post_recv(t->b.qp, &rwr, NULL);
+	if (ret) {
+		snprintf(t->why, sizeof(t->why), "ib_post_recv: %d", ret);
+		return false;
+	}
+	wr.opcode = IB_WR_SEND_WITH_INV;
+	wr.ex.invalidate_rkey = key;
+	if (!kk_post(t, t->a.qp, &wr, "IB_WR_SEND_WITH_INV") ||
+	    !kk_wc(t, &t->ws, IB_WC_SEND, "IB_WR_SEND_WITH_INV", i))
+		return false;
+	if (!kw_wait(&t->wr)) {
+		snprintf(t->why, sizeof(t->why),
+			 "iteration %u: no receive completion", i);
+		return false;
+	}
+	if (!kk_wc(t, &t->wr, IB_WC_RECV, "the receive of SEND_WITH_INV", i))
+		return false;
+	if (!(t->wr.wc.wc_flags & IB_WC_WITH_INVALIDATE) ||
+	    t->wr.wc.ex.invalidate_rkey != key) {
+		snprintf(t->why, sizeof(t->why),
+			 "iteration %u: receive flags 0x%x, key 0x%x, not 0x%x",
+			 i, t->wr.wc.wc_flags, t->wr.wc.ex.invalidate_rkey,
+			 key);
+		return false;
+	}
+	return true;
+}
+
+static bool kk_iteration(struct kk_thread *t, unsigned int i)
+{
+	u8 seed = t->id * 64 + i;
+	u32 off = (i * KK_LEN) % (SZ_4K - KK_LEN);
+
+	if (!kk_reg(t, i))
+		return false;
+	kv_fill(t->a.buf.va, KK_LEN, seed);
+	memset(t->a.buf.va + KK_READ_OFF, 0, KK_LEN);
+	kv_dbuf_dev(t->a.c.ibdev, &t->a.buf);
+	if (!kk_rdma(t, IB_WR_RDMA_WRITE, 0, off, t->fr->rkey) ||
+	    !kk_wc(t, &t->ws, IB_WC_RDMA_WRITE, "RDMA WRITE", i) ||
+	    !kk_rdma(t, IB_WR_RDMA_READ, KK_READ_OFF, off, t->fr->rkey) ||
+	    !kk_wc(t, &t->ws, IB_WC_RDMA_READ, "RDMA READ", i))
+		return false;
+	kv_dbuf_cpu(t->a.c.ibdev, &t->a.buf);
+	if (!kv_same(t->a.buf.va + KK_READ_OFF, KK_LEN, seed)) {
+		snprintf(t->why, sizeof(t->why),
+			 "iteration %u: the READ did not return what the WRITE put at %u",
+			 i, off);
+		return false;
+	}
+	return kk_invalidate(t, i);
+}
+
+static int kk_thread_fn(void *arg)
+{
+	struct kk_thread *t = arg;
+	unsigned int i;
+
+	for (i = 0; i < keys; i++) {
+		if (!kk_iteration(t, i))
+			break;
+		t->done++;
+	}
+	complete(&t->exited);
+	return 0;
+}
+
+static int kk_thread_up(struct kk_thread *t)
+{
+	const char *bname = peer ? peer : dev;
+	int ret;
+
+	init_completion(&t->exited);
+	ret = kw_end_up(&t->a, dev);
+	ret = ret ? : kw_end_up(&t->b, bname);
+	if (ret)
+		return ret;
+	t->fr = ib_alloc_mr(t->b.c.pd, IB_MR_TYPE_MEM_REG, 1);
+	if (IS_ERR(t->fr))
+		return PTR_ERR(t->fr);
+	ret = kv_rc_connect_to(&t->a.c, t->a.qp, &t->b.c.gid, t->b.qp->qp_num);
+	return ret ? : kv_rc_connect_to(&t->b.c, t->b.qp, &t->a.c.gid,
+					t->a.qp->qp_num);
+}
+
+static void kk_thread_down(struct kk_thread *t)
+{
+	if (!IS_ERR_OR_NULL(t->fr))
+		ib_dereg_mr(t->fr);
+	kw_end_down(&t->a);
+	kw_end_down(&t->b);
+}
+
+/* A WRITE through the key invalidated last fails; the region is as it was. */
+static void kk_stale(struct kk_thread *t)
+{
+	u32 off = ((keys - 1) * KK_LEN) % (SZ_4K - KK_LEN);
+	u8 seed = t->id * 64 + keys - 1;
+
+	kv_fill(t->a.buf.va, KK_LEN, seed + 1);
+	kv_dbuf_dev(t->a.c.ibdev, &t->a.buf);
+	if (!kk_rdma(t, IB_WR_RDMA_WRITE, 0, off, t->fr->rkey)) {
+		tap(false, "keys %s: thread %u: %s", kk_path, t->id, t->why);
+		return;
+	}
+	kv_dbuf_cpu(t->b.c.ibdev, &t->b.buf);
+	tap(t->ws.wc.status == IB_WC_REM_ACCESS_ERR &&
+	    kv_same(t->b.buf.va + off, KK_LEN, seed),
+	    "keys %s: thread %u: a WRITE through the invalidated key 0x%x: IB_WC_REM_ACCESS_ERR, region untouched (status %d)",
+	    kk_path, t->id, t->fr->rkey, t->ws.wc.status);
+}
+
+static void kk_run(void)
+{
+	struct kk_thread *t = kcalloc(KK_THREADS, sizeof(*t), GFP_KERNEL);
+	struct task_struct *task;
+	unsigned int i, started = 0;
+	int ret = 0;
+
+	snprintf(kk_path, sizeof(kk_path), "%s to %s", dev, peer ? peer : dev);
+	if (!tap(t, "keys %s: context", kk_path))
+		return;
+	for (i = 0; i < KK_THREADS && !ret; i++) {
+		t[i].id = i;
+		ret = kk_thread_up(&t[i]);
+	}
+	if (!tap(!ret,
+		 "keys %s: %u RC pairs, each with a fast-reg region at B (%d)",
+		 kk_path, KK_THREADS, ret))
+		goto down;
+	for (i = 0; i < KK_THREADS; i++) {
+		task = kthread_run(kk_thread_fn, &t[i], "orca_kk/%u", i);
+		if (IS_ERR(task))
+			break;
+		started++;
+	}
+	tap(started == KK_THREADS, "keys %s: %u threads started", kk_path,
+	    started);
+	for (i = 0; i < started; i++)
+		wait_for_completion(&t[i].exited);
+	for (i = 0; i < started; i++) {
+		tap(t[i].done == keys,
+		    "keys %s: thread %u: %u of %u rounds of REG_MR, WRITE, READ (data checked) and invalidation%s%s",
+		    kk_path, i, t[i].done, keys, t[i].why[0] ? ": " : "", t[i].why);
+		if (t[i].done == keys)
+			kk_stale(&t[i]);
+	}
+down:
+	for (i = 0; i < KK_THREADS; i++)
+		kk_thread_down(&t[i]);
+	tap(true, "keys %s: everything destroyed", kk_path);
+	kfree(t);
+}
+
+/*
+ * One key, many lanes (keys=, after the rounds above): KS_WRITERS threads
+ * RDMA WRITE through one fast-reg key of B's, each 16 KiB into a slot of
+ * its own, again and again, while the key is invalidated under them, by
+ * a LOCAL_INV on a fourth QP of B's, then in a second run by a
+ * SEND_WITH_INV that QP receives.  Whatever the interleaving: each
+ * writer's WRITEs succeed until one fails with IB_WC_REM_ACCESS_ERR, and
+ * once the invalidation has completed nothing more reaches the region,
+ * whose slots hold each writer's last successful WRITE, or where the
+ * failed one had partly landed (a message of several packets on the
+ * wire may), that one's bytes.
+ */
+#define KS_WRITERS	3
+#define KS_PAIRS	(KS_WRITERS + 1)
+#define KS_WARMUP	20
+#define KS_MAX_WRITES	100000
+#define KS_SLOT		SZ_16K
+#define KS_REGION	(KS_WRITERS * KS_SLOT)
+#define KS_RECV_OFF	(KS_REGION + SZ_4K)
+#define KS_ROUNDS	5		/* of each invalidation */
+
+struct ks_run;
+
+struct ks_writer {
+	struct ks_run *r;
+	unsigned int id;
+	struct kv_wr w;
+	unsigned int ok;		/* WRITEs that succeeded */
+	u8 last_seed;
+	int end;			/* the first that did not: its status */
+	struct completion exited;
+};
+
+struct ks_run {
+	struct kv_end a[KS_PAIRS];	/* the writers', and the sender's */
+	struct kv_end b;		/* the region's side; b.qp is pair 0's */
+	struct ib_qp *bq[KS_PAIRS];
+	struct ib_mr *mr;
+	struct ks_writer wr[KS_WRITERS];
+	struct kv_wr inv, recv;
+	wait_queue_head_t wq;
+	u8 snap[KS_REGION];
+};
+
+static int ks_writer_fn(void *arg)
+{
+	struct ks_writer *x = arg;
+	struct kv_end *a = &x->r->a[x->id];
+	struct ib_sge sg = {
+		.addr = a->buf.dma,
+		.length = KS_SLOT,
+		.lkey = a->c.pd->local_dma_lkey,
+	};
+	struct ib_rdma_wr wr = {
+		.wr = { .opcode = IB_WR_RDMA_WRITE, .sg_list = &sg,
+			.num_sge = 1, .send_flags = IB_SEND_SIGNALED,
+			.wr_cqe = &x->w.cqe },
+		.remote_addr = x->r->mr->iova + x->id * KS_SLOT,
+		.rkey = x->r->mr->rkey,
+	};
+	unsigned int n;
+	int ret;
+
+	x->end = -ETIMEDOUT;
+	for (n = 0; n < KS_MAX_WRITES; n++) {
+		u8 seed = x->id * 64 + n;
+
+		kv_fill(a->buf.va, KS_SLOT, seed);
+		kv_dbuf_dev(a->c.ibdev, &a->buf);
+		kv_wr_init(&x->w);
+		ret = ib_post_send(a->qp, &wr.wr, NULL);
+		if (ret) {
+			x->end = ret;
+			break;
+		}
+		if (!kw_wait(&x->w))
+			break;
+		if (x->w.wc.status != IB_WC_SUCCESS) {
+			x->end = x->w.wc.status;
+			break;
+		}
+		x->ok++;
+		x->last_seed = seed;
+		wake_up(&x->r->wq);
+	}
+	wake_up(&x->r->wq);
+	complete(&x->exited);
+	return 0;
+}
+
+static bool ks_warm(struct ks_run *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < KS_WRITERS; i++)
+		if (r->wr[i].ok < KS_WARMUP && !completion_done(&r->wr[i].exited))
+			return false;
+	return true;
+}
+
+static int ks_up(struct ks_run *r)
+{
+	const char *bname = peer ? peer : dev;
+	struct ib_reg_wr reg = {};
+	struct scatterlist sg;
+	unsigned int i;
+	int ret;
+
+	init_waitqueue_head(&r->wq);
+	ret = kw_end_up(&r->b, bname);
+	for (i = 0; i < KS_PAIRS && !ret; i++)
+		ret = kw_end_up(&r->a[i], dev);
+	if (ret)
+		return ret;
+	r->bq[0] = r->b.qp;
+	for (i = 1; i < KS_PAIRS; i++) {
+		r->bq[i] = kv_create_qp(&r->b.c, IB_QPT_RC, NULL);
+		if (IS_ERR(r->bq[i]))
+			return PTR_ERR(r->bq[i]);
+	}
+	for (i = 0; i < KS_PAIRS && !ret; i++) {
+		ret = kv_rc_connect_to(&r->a[i].c, r->a[i].qp, &r->b.c.gid,
+				       r->bq[i]->qp_num);
+		ret = ret ? : kv_rc_connect_to(&r->b.c, r->bq[i],
+					       &r->a[i].c.gid,
+					       r->a[i].qp->qp_num);
+	}
+	if (ret)
+		return ret;
+	r->mr = ib_alloc_mr(r->b.c.pd, IB_MR_TYPE_MEM_REG,
+			    KS_REGION / PAGE_SIZE);
+	if (IS_ERR(r->mr))
+		return PTR_ERR(r->mr);
+	memset(r->b.buf.va, 0, KS_REGION);
+	kv_dbuf_dev(r->b.c.ibdev, &r->b.buf);
+	sg_init_table(&sg, 1);
+	sg_dma_address(&sg) = r->b.buf.dma;
+	sg_dma_len(&sg) = KS_REGION;
+	if (ib_map_mr_sg(r->mr, &sg, 1, NULL, PAGE_SIZE) != 1)
+		return -EINVAL;
+	ib_update_fast_reg_key(r->mr, 0x5a);
+	reg.wr.opcode = IB_WR_REG_MR;
+	reg.wr.wr_cqe = &r->inv.cqe;
+	reg.wr.send_flags = IB_SEND_SIGNALED;
+	reg.mr = r->mr;
+	reg.key = r->mr->rkey;
+	reg.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	kv_wr_init(&r->inv);
+	ret = ib_post_send(r->bq[KS_WRITERS], &reg.wr, NULL);
+	if (ret)
+		return ret;
+	if (!kw_wait(&r->inv))
+		return -ETIMEDOUT;
+	return r->inv.wc.status == IB_WC_SUCCESS ? 0 : -EIO;
+}
+
+static void ks_down(struct ks_run *r)
+{
+	unsigned int i;
+
+	for (i = 1; i < KS_PAIRS; i++)
+		if (!IS_ERR_OR_NULL(r->bq[i]))
+			ib_destroy_qp(r->bq[i]);
+	if (!IS_ERR_OR_NULL(r->mr))
+		ib_dereg_mr(r->mr);
+	for (i = 0; i < KS_PAIRS; i++)
+		kw_end_down(&r->a[i]);
+	kw_end_down(&r->b);
+}
+
+/* Invalidate the key under the writers: LOCAL_INV, or SEND_WITH_INV. */
+static bool ks_invalidate(struct ks_run *r, bool send, const char *what)
+{
+	u32 key = r->mr->rkey;
+	struct ib_send_wr wr = {
+		.wr_cqe = &r->inv.cqe,
+		.send_flags = IB_SEND_SIGNALED,
+		.ex.invalidate_rkey = key,
+	};
+	struct ib_sge rsg = {
+		.addr = r->b.buf.dma + KS_RECV_OFF,
+		.length = 64,
+		.lkey = r->b.c.pd->local_dma_lkey,
+	};
+	struct ib_recv_wr rwr = { .wr_cqe = &r->recv.cqe, .sg_list = &rsg,
+				  .num_sge = 1 };
+	int ret;
+
+	kv_wr_init(&r->inv);
+	kv_wr_init(&r->recv);
+	if (send) {
+		wr.opcode = IB_WR_SEND_WITH_INV;
+		ret = ib_post_recv(r->bq[KS_WRITERS], &rwr, NULL);
+		ret = ret ? : ib_post_send(r->a[KS_WRITERS].qp, &wr, NULL);
+	} else {
+		wr.opcode = IB_WR_LOCAL_INV;
+		ret = ib_post_send(r->bq[KS_WRITERS], &wr, NULL);
+	}
+	if (ret || !kw_wait(&r->inv) || (send && !kw_wait(&r->recv)))
+		return tap(false, "%s: the invalidation completes (%d)", what,
+			   ret);
+	if (send)
+		return tap(r->inv.wc.status == IB_WC_SUCCESS &&
+			   r->recv.wc.status == IB_WC_SUCCESS &&
+			   (r->recv.wc.wc_flags & IB_WC_WITH_INVALIDATE) &&
+			   r->recv.wc.ex.invalidate_rkey == key,
+			   "%s: the receive has IB_WC_WITH_INVALIDATE of 0x%x (status %d, %d, flags 0x%x)",
+			   what, key, r->inv.wc.status, r->recv.wc.status,
+			   r->recv.wc.wc_flags);
+	return tap(r->inv.wc.status == IB_WC_SUCCESS &&
+		   r->inv.wc.opcode == IB_WC_LOCAL_INV,
+		   "%s: LOCAL_INV of 0x%x succeeds (status %d)", what, key,
+		   r->inv.wc.status);
+}
+
+/*
+ * Slot @i holds, byte by byte, writer @x's last successful WRITE or the
+ * one after it, which failed.
+ */
+static bool ks_slot_ok(const struct ks_run *r, const struct ks_writer *x)
+{
+	const u8 *p = r->snap + x->id * KS_SLOT;
+	size_t i;
+
+	if (!x->ok)
+		return false;
+	for (i = 0; i < KS_SLOT; i++)
+		if (p[i] != kv_pat(x->last_seed, i) &&
+		    p[i] != kv_pat(x->last_seed + 1, i))
+			return false;
+	return true;
+}
+
+static void ks_check(struct ks_run *r, const char *what)
+{
+	bool denied = true, kept = true, warm = true;
+	unsigned int i;
+
+	for (i = 0; i < KS_WRITERS; i++) {
+		struct ks_writer *x = &r->wr[i];
+
+		pr_info("# %s: writer %u: %u WRITEs succeeded, then status %d\n",
+			what, i, x->ok, x->end);
+		warm &= x->ok >= KS_WARMUP;
+		denied &= x->end == IB_WC_REM_ACCESS_ERR;
+		kept &= ks_slot_ok(r, x);
+	}
+	tap(warm, "%s: each writer's first %u WRITEs through the key succeed",
+	    what, KS_WARMUP);
+	tap(denied,
+	    "%s: each writer's WRITEs succeed until one fails with IB_WC_REM_ACCESS_ERR",
+	    what);
+	kv_dbuf_cpu(r->b.c.ibdev, &r->b.buf);
+	tap(!memcmp(r->snap, r->b.buf.va, KS_REGION) && kept,
+	    "%s: nothing reaches the region once the invalidation completed; each slot holds its writer's last successful WRITE (or bytes of the failed one)",
+	    what);
+}
+
+static void ks_one(bool send)
+{
+	struct ks_run *r = kzalloc(sizeof(*r), GFP_KERNEL);
+	char what[96];
+	unsigned int i, started = 0;
+	int ret;
+
+	snprintf(what, sizeof(what), "one key, %u writers, %s, %s", KS_WRITERS,
+		 send ? "SEND_WITH_INV" : "LOCAL_INV", kk_path);
+	if (!tap(r, "%s: context", what))
+		return;
+	ret = ks_up(r);
+	if (!tap(!ret,
+		 "%s: %u RC pairs into one PD of B's, a fast-reg key registered (%d)",
+		 what, KS_PAIRS, ret))
+		goto down;
+	for (i = 0; i < KS_WRITERS; i++) {
+		struct task_struct *task;
+
+		r->wr[i].r = r;
+		r->wr[i].id = i;
+		init_completion(&r->wr[i].exited);
+		task = kthread_run(ks_writer_fn, &r->wr[i], "orca_ks/%u", i);
+		if (IS_ERR(task))
+			break;
+		started++;
+	}
+	if (!tap(started == KS_WRITERS, "%s: %u writers started", what,
+		 started)) {
+		for (i = 0; i < started; i++)
+			wait_for_completion(&r->wr[i].exited);
+		goto down;
+	}
+	wait_event_timeout(r->wq, ks_warm(r), KV_TIMEOUT);
+	if (ks_invalidate(r, send, what)) {
+		kv_dbuf_cpu(r->b.c.ibdev, &r->b.buf);
+		memcpy(r->snap, r->b.buf.va, KS_REGION);
+	}
+	for (i = 0; i < KS_WRITERS; i++)
+		wait_for_completion(&r->wr[i].exited);
+	ks_check(r, what);
+down:
+	ks_down(r);
+	tap(true, "%s: everything destroyed", what);
+	kfree(r);
+}
+
 static void kv_run(struct kv_ctx *c)
 {
 	struct ib_cq_init_attr cq_attr = { .cqe = 64 };
@@ -2745,13 +3324,21 @@ put:
 static int __init orca_kverbs_test_init(void)
 {
 	struct kv_ctx *c = kzalloc(sizeof(*c), GFP_KERNEL);
+	unsigned int i;
 
 	if (!c)
 		return -ENOMEM;
-	if (peer)
+	if (keys) {
+		kk_run();
+		for (i = 0; i < KS_ROUNDS; i++) {
+			ks_one(false);
+			ks_one(true);
+		}
+	} else if (peer) {
 		kv_wire_run();
-	else
+	} else {
 		kv_run(c);
+	}
 	kfree(c);
 	pr_info("# %u of %u test points failed\n", test_failed, test_num);
 	pr_info("1..%u\n", test_num);
