@@ -13,20 +13,10 @@
 . "$(dirname "$0")/lib-prog.sh"
 . "$(dirname "$0")/lib-wire.sh"
 
-KO=$ORCA_KO_ROOT/tests/e2e/kmod/orca_kverbs_test.ko
-
 before=$(res_summary)
 wire_setup orca
-dmesg -C
-insmod "$KO" dev=$WIRE_A peer=$WIRE_B 2>/tmp/kverbs-wire.err
-status=$?
-ok "$status" "insmod orca_kverbs_test.ko dev=$WIRE_A peer=$WIRE_B"
-sed 's/^/# /' /tmp/kverbs-wire.err
-dmesg | sed -n 's/^.*orca_kverbs_test: //p' >/tmp/kverbs-wire.tap
-fold_tap /tmp/kverbs-wire.tap "$status" orca_kverbs_test
-grep -q '^not ok' /tmp/kverbs-wire.tap && wire_counters
-rmmod orca_kverbs_test
-ok $? "rmmod orca_kverbs_test"
+kverbs_tap wire dev=$WIRE_A peer=$WIRE_B
+grep -q '^not ok' /tmp/kverbs.tap && wire_counters
 wire_teardown
 leak_check "$before"
 plan "$_tap_n"

@@ -23,34 +23,18 @@
 . "$(dirname "$0")/lib-prog.sh"
 . "$(dirname "$0")/lib-wire.sh"
 
-KO=$ORCA_KO_ROOT/tests/e2e/kmod/orca_kverbs_test.ko
 ROUNDS=100
 
-# keys_run TAG ARGS...: one load of the module, its TAP folded in.
-keys_run() {
-	local tag=$1 status
-	shift
-	dmesg -C
-	insmod "$KO" keys=$ROUNDS "$@" 2>/tmp/kverbs-keys.err
-	status=$?
-	ok "$status" "$tag: insmod orca_kverbs_test.ko keys=$ROUNDS $*"
-	sed 's/^/# /' /tmp/kverbs-keys.err
-	dmesg | sed -n 's/^.*orca_kverbs_test: //p' >/tmp/kverbs-keys.tap
-	fold_tap /tmp/kverbs-keys.tap "$status" "orca_kverbs_test $tag"
-	rmmod orca_kverbs_test
-	ok $? "$tag: rmmod orca_kverbs_test"
-}
-
 before=$(res_summary)
-keys_run local dev="$ORCA_DEV"
+kverbs_tap local keys=$ROUNDS dev="$ORCA_DEV"
 param=/sys/module/orca_soft/parameters/inline_kicks
 kicks=$(cat $param)
 echo 2 >$param
-keys_run "local, inline_kicks=2" dev="$ORCA_DEV"
+kverbs_tap "local, inline_kicks=2" keys=$ROUNDS dev="$ORCA_DEV"
 echo "$kicks" >$param
 wire_setup orca
-keys_run wire dev=$WIRE_A peer=$WIRE_B
-grep -q '^not ok' /tmp/kverbs-keys.tap && wire_counters
+kverbs_tap wire keys=$ROUNDS dev=$WIRE_A peer=$WIRE_B
+grep -q '^not ok' /tmp/kverbs.tap && wire_counters
 wire_teardown
 leak_check "$before"
 plan "$_tap_n"

@@ -15,18 +15,8 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-prog.sh"
 
-KO=$ORCA_KO_ROOT/tests/e2e/kmod/orca_kverbs_test.ko
-
 before=$(res_summary)
-dmesg -C
-insmod "$KO" dev="$ORCA_DEV" 2>/tmp/kverbs.err
-status=$?
-ok "$status" "insmod orca_kverbs_test.ko dev=$ORCA_DEV"
-sed 's/^/# /' /tmp/kverbs.err
-dmesg | sed -n 's/^.*orca_kverbs_test: //p' >/tmp/kverbs.tap
-fold_tap /tmp/kverbs.tap "$status" orca_kverbs_test
-rmmod orca_kverbs_test
-ok $? "rmmod orca_kverbs_test"
+kverbs_tap "$ORCA_DEV" dev="$ORCA_DEV"
 leak_check "$before"
 plan "$_tap_n"
 done_testing

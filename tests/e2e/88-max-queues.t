@@ -27,7 +27,6 @@
 . "$(dirname "$0")/lib-tools.sh"
 
 SOFT_KO=$ORCA_KO_ROOT/drivers/orca_soft/orca_soft.ko
-KV_KO=$ORCA_KO_ROOT/tests/e2e/kmod/orca_kverbs_test.ko
 RING_PBL=/sys/module/orca_soft/parameters/ring_pbl
 TOOLS_PORT=15800
 
@@ -93,15 +92,7 @@ tools_pingpong rc $((4096 * 100 * 2)) 100 ibv_rc_pingpong -d "$ORCA_DEV" \
 
 run_prog max_queues "$ORCA_DEV" contig
 
-dmesg -C
-insmod "$KV_KO" dev="$ORCA_DEV" max_only=1 no_ring_pbl=1 2>/tmp/maxq-kv.err
-status=$?
-ok "$status" "insmod orca_kverbs_test.ko dev=$ORCA_DEV max_only=1 no_ring_pbl=1"
-sed 's/^/# /' /tmp/maxq-kv.err
-dmesg | sed -n 's/^.*orca_kverbs_test: //p' >/tmp/maxq-kv.tap
-fold_tap /tmp/maxq-kv.tap "$status" "orca_kverbs_test (no paged rings)"
-rmmod orca_kverbs_test
-ok $? "rmmod orca_kverbs_test"
+kverbs_tap "no paged rings" dev="$ORCA_DEV" max_only=1 no_ring_pbl=1
 leak_check "$before"
 
 # --- paged rings again ---

@@ -45,6 +45,25 @@ orca_stat() {
 		grep -oE " $1 [0-9]+" | awk '{ print $2 }'
 }
 
+# kverbs_tap LABEL ARGS...: load tests/e2e/kmod/orca_kverbs_test.ko with
+# ARGS, fold the TAP it reports in the kernel log into this test's (the
+# lines also stay in /tmp/kverbs.tap), and unload it; LABEL starts each
+# of the points of its own.
+kverbs_tap() {
+	local label=$1 status
+	shift
+	dmesg -C
+	insmod "$ORCA_KO_ROOT/tests/e2e/kmod/orca_kverbs_test.ko" "$@" \
+		2>/tmp/kverbs.err
+	status=$?
+	ok "$status" "$label: insmod orca_kverbs_test.ko $*"
+	sed 's/^/# /' /tmp/kverbs.err
+	dmesg | sed -n 's/^.*orca_kverbs_test: //p' >/tmp/kverbs.tap
+	fold_tap /tmp/kverbs.tap "$status" "orca_kverbs_test ($label)"
+	rmmod orca_kverbs_test
+	ok $? "$label: rmmod orca_kverbs_test"
+}
+
 # fold_tap FILE STATUS NAME: one point per TAP point in FILE, plus one
 # that NAME ran to completion (a plan matching what it ran, and an exit
 # STATUS of 0 or 1: no crash).
