@@ -55,9 +55,10 @@
  *
  * The shared lane (orca_soft_engine.c) is the one exception: a kick run
  * in the posting task may hold eng_rwsem for reading, with the kicked
- * QP's lock and its local peer's (on the wire, its own alone), and
- * execute that QP's send queue while other tasks do the same with other
- * QPs; the engine thread takes received packets for RC and UC QPs the
+ * QP's lock and its local peer's (on the wire, its own alone; a UD QP's
+ * datagrams try each local destination's lock in turn), and execute
+ * that QP's send queue while other tasks do the same with other QPs;
+ * the engine thread takes received packets for RC, UC and UD QPs the
  * same way, under the lock of the QP each is for
  * (orca_soft_wire_rx_shared()).  What they touch beyond those QPs has a
  * lock of its own: a CQ's lock, the engine lists' eng_lock (the wire's
@@ -67,8 +68,9 @@
  * SEND with invalidate, while the lanes that copy through it hold pins:
  * orca_soft_mem.c); counters are per CPU, scratch space is per QP.
  * Anything else (memory windows bound or invalidated, on-demand paging,
- * UD and XRC, READ responses, timers that expire, the QPs of an SRQ
- * that broke) is left to the exclusive holders of eng_rwsem.
+ * the GSI QP, multicast, XRC, READ responses, timers that expire, the
+ * QPs of an SRQ that broke) is left to the exclusive holders of
+ * eng_rwsem.
  *
  * The device never reclaims host memory.  Since on-demand paging, the
  * host's reclaim may wait for the device: an MMU notifier of orca.ko

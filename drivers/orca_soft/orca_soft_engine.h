@@ -67,6 +67,8 @@ struct orca_soft_req_scratch {
 	__le64 pbl[ORCA_SOFT_PBL_CHUNK];	/* REG_MR: page list, copied */
 	u32 nheld;
 	u32 max_held;			/* UD: a group's members; else 1 */
+	/* The shared lane: a UD datagram's destination, locked to its end. */
+	struct orca_soft_qp *ud_dest;
 	struct orca_soft_held_cqe held[];
 };
 

@@ -377,14 +377,63 @@ static const struct orca_av *orca_soft_req_av(struct orca_soft_dev *sdev,
 	return av;
 }
 
-/* UD (and GSI) sends: unicast to a local QP, or to a multicast group. */
+/*
+ * In the shared lane (@qp's lock held, nothing else), take the locks a
+ * datagram to local QP @dqp needs: its own (unless it is @qp) and its
+ * SRQ's, only tried.  False if the exclusive holders must deliver it: a
+ * lock is taken, or @dqp is the GSI QP.  Its keys are pinned in @qp's
+ * lane's list.  They are held to the end of the WQE, once its receive
+ * completion is written (orca_soft_ud_unlock()): a datagram from another
+ * QP must not complete a later receive of @dqp's before it.
+ */
+static bool orca_soft_ud_lock(struct orca_soft_qp *qp, struct orca_soft_qp *dqp)
+{
+	if (dqp->type != ORCA_QPT_UD)
+		return false;
+	if (dqp != qp && !mutex_trylock(&dqp->lock))
+		return false;
+	if (dqp->srq && !mutex_trylock(&dqp->srq->lock)) {
+		if (dqp != qp)
+			mutex_unlock(&dqp->lock);
+		return false;
+	}
+	dqp->lane_pins = qp->lane_pins;
+	qp->req_scr->ud_dest = dqp;
+	return true;
+}
+
+/* The end of @qp's WQE in the lane: let its datagram's destination go. */
+static void orca_soft_ud_unlock(struct orca_soft_qp *qp)
+{
+	struct orca_soft_qp *dqp = qp->req_scr->ud_dest;
+
+	if (!dqp)
+		return;
+	qp->req_scr->ud_dest = NULL;
+	if (dqp->srq)
+		mutex_unlock(&dqp->srq->lock);
+	if (dqp != qp) {
+		dqp->lane_pins = NULL;
+		mutex_unlock(&dqp->lock);
+	}
+}
+
+/*
+ * A UD or GSI QP's datagram: to a local QP, a multicast group's members
+ * (here and, through the switch, on other hosts), or another host.  In
+ * the shared lane (@qp->lane_pins set: UD QPs only) a local destination
+ * is locked for the delivery (orca_soft_ud_lock()), and a datagram for a
+ * group, or for a destination it cannot lock, is left to the exclusive
+ * holders untouched: ORCA_SOFT_REQ_EXCL.
+ */
 static u8 orca_soft_req_ud(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 			   const struct orca_send_wqe *wqe, u64 addr,
 			   struct orca_soft_msg *msg)
 {
 	u32 qkey = le32_to_cpu(wqe->seg.ud.remote_qkey);
+	struct orca_soft_qp *dqp = NULL;
 	const struct orca_av *av;
-	struct orca_soft_qp *dqp;
+	bool mcast, local;
 
 	if (wqe->seg.ud.reserved0)
 		return ORCA_CQE_ST_LOC_QP_OP_ERR;
@@ -393,6 +442,16 @@ static u8 orca_soft_req_ud(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 		return ORCA_CQE_ST_LOC_QP_OP_ERR;
 	if (msg->len > orca_soft_active_mtu(sdev->netdev))
 		return ORCA_CQE_ST_LOC_LEN_ERR;
+	mcast = orca_soft_gid_is_mcast(av->dgid);
+	local = !mcast && orca_soft_gid_is_local(sdev, av->dgid);
+	if (local) {
+		dqp = orca_soft_qp_find(sdev, le32_to_cpu(wqe->seg.ud.remote_qpn) &
+					ORCA_SOFT_MCAST_QPN);
+		if (dqp && !orca_soft_qp_is_ud(dqp))
+			dqp = NULL;
+	}
+	if (qp->lane_pins && (mcast || (dqp && !orca_soft_ud_lock(qp, dqp))))
+		return ORCA_SOFT_REQ_EXCL;
 	/* A Q_Key with the high bit set means "the QP's own" (IBTA). */
 	if (qkey & ORCA_UD_QKEY_FROM_QP)
 		qkey = le32_to_cpu(qp->attr.qkey);
@@ -403,10 +462,9 @@ static u8 orca_soft_req_ud(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 	qp->req.sq_psn = orca_psn_add(qp->req.sq_psn, 1);
 
 	/* The wire counts the packets it sends itself. */
-	if (!orca_soft_gid_is_mcast(av->dgid) &&
-	    orca_soft_gid_is_local(sdev, av->dgid))
+	if (local)
 		orca_soft_count_tx(sdev, msg);
-	if (orca_soft_gid_is_mcast(av->dgid)) {
+	if (mcast) {
 		struct orca_soft_mcg *mcg = orca_soft_mcg_find(sdev, av->dgid);
 		u32 i;
 
@@ -417,12 +475,9 @@ static u8 orca_soft_req_ud(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 		}
 		/* Other hosts' members, through the switch. */
 		orca_soft_wire_send_ud(sdev, qp, msg, ORCA_SOFT_MCAST_QPN);
-	} else if (orca_soft_gid_is_local(sdev, av->dgid)) {
-		dqp = orca_soft_qp_find(sdev, le32_to_cpu(wqe->seg.ud.remote_qpn) &
-					ORCA_SOFT_MCAST_QPN);
-		if (dqp && orca_soft_qp_is_ud(dqp))
-			orca_soft_resp_deliver(sdev, dqp, msg);
-	} else {
+	} else if (dqp) {
+		orca_soft_resp_deliver(sdev, dqp, msg);
+	} else if (!local) {
 		orca_soft_wire_send_ud(sdev, qp, msg,
 				       le32_to_cpu(wqe->seg.ud.remote_qpn) &
 				       ORCA_SOFT_MCAST_QPN);
@@ -687,7 +742,11 @@ static int orca_soft_sq_local(struct orca_soft_dev *sdev,
 	while (qp->sq.cons != prod && n < budget) {
 		bool done = orca_soft_req_one(sdev, qp, excl);
 
-		/* In the lane, the WQE's data has moved: its pins go. */
+		/*
+		 * In the lane, the WQE's data has moved and its completions
+		 * are written: its pins and its datagram's destination go.
+		 */
+		orca_soft_ud_unlock(qp);
 		orca_soft_lane_unpin(qp);
 		if (!done)
 			break;
@@ -728,20 +787,22 @@ int orca_soft_sq_run(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
  * The shared lane (orca_soft.h; eng_rwsem read, @qp's lock held): the
  * QP whose lock must be held with @qp's for @qp's send queue to run
  * there: its local peer, or @qp itself on the wire, where the peer is
- * another host's.  NULL if the queue needs the exclusive holders: not an
- * RC or UC QP in RTS with nothing to wait for (READ responses to send
- * included), or a device with on-demand-paging regions.  A local peer
- * that takes its receives from an SRQ needs the SRQ's lock too
- * (orca_soft_req_shared_srq()).
+ * another host's, and for a UD QP, whose datagrams lock each local
+ * destination in turn (orca_soft_ud_lock()).  NULL if the queue needs
+ * the exclusive holders: not an RC, UC or UD QP in RTS with nothing to
+ * wait for (READ responses to send included), or a device with
+ * on-demand-paging regions.  A local peer that takes its receives from
+ * an SRQ needs the SRQ's lock too (orca_soft_req_shared_srq()).
  */
 struct orca_soft_qp *orca_soft_req_shared_peer(struct orca_soft_dev *sdev,
 					       struct orca_soft_qp *qp)
 {
-	if ((qp->type != ORCA_QPT_RC && qp->type != ORCA_QPT_UC) ||
+	if ((qp->type != ORCA_QPT_RC && qp->type != ORCA_QPT_UC &&
+	     qp->type != ORCA_QPT_UD) ||
 	    qp->state != ORCA_QPS_RTS || qp->req.wait != ORCA_SOFT_WAIT_NONE ||
 	    qp->resp.rd_busy || qp->sq.broken || sdev->odp_mrs)
 		return NULL;
-	if (!orca_soft_req_local(sdev, qp))
+	if (qp->type == ORCA_QPT_UD || !orca_soft_req_local(sdev, qp))
 		return qp;
 	return orca_soft_req_dest(sdev, qp);
 }
@@ -750,13 +811,16 @@ struct orca_soft_qp *orca_soft_req_shared_peer(struct orca_soft_dev *sdev,
  * The SRQ whose lock the shared lane must hold, with @qp's and @peer's
  * (orca_soft_req_shared_peer()), to run @qp's send queue: the local
  * peer's, whose WQEs its SENDs take; NULL if none.  On the wire the
- * peer's receives are another host's.
+ * peer's receives are another host's; a UD QP's datagrams lock their
+ * destination's SRQ each.
  */
 struct orca_soft_srq *orca_soft_req_shared_srq(struct orca_soft_dev *sdev,
 					       struct orca_soft_qp *qp,
 					       struct orca_soft_qp *peer)
 {
-	return orca_soft_req_local(sdev, qp) ? peer->srq : NULL;
+	if (orca_soft_qp_is_ud(qp) || !orca_soft_req_local(sdev, qp))
+		return NULL;
+	return peer->srq;
 }
 
 /*

@@ -1062,7 +1062,10 @@ static bool orca_soft_wire_on_path(const struct orca_soft_dev *sdev,
 		       sizeof(rx->dgid));
 }
 
-/* The QP type a packet of @transport is for: XRC requests go to XRC_TGT. */
+/*
+ * The QP type a packet of @transport is for: XRC requests go to XRC_TGT,
+ * datagrams to UD QPs (the GSI QP's are the exclusive holders' only).
+ */
 static u8 orca_soft_wire_qp_type(u8 transport, u16 flags)
 {
 	switch (transport) {
@@ -1070,6 +1073,8 @@ static u8 orca_soft_wire_qp_type(u8 transport, u16 flags)
 		return ORCA_QPT_RC;
 	case ORCA_WIRE_UC:
 		return ORCA_QPT_UC;
+	case ORCA_WIRE_UD:
+		return ORCA_QPT_UD;
 	default:
 		return flags & ORCA_WIRE_F_REQUEST ? ORCA_QPT_XRC_TGT :
 						     ORCA_QPT_XRC_INI;
@@ -1167,8 +1172,8 @@ int orca_soft_wire_rx(struct orca_soft_dev *sdev, int budget)
  * The QP the shared lane may take the parsed packet @pkt for, or NULL if
  * it needs the exclusive holders.  Only what no lane changes is looked
  * at here: the QP's type, the device's ODP regions, whether a SEND with
- * invalidate names a window; the rest of orca_soft_wire_rx_dispatch()'s
- * checks run with the QP locked.
+ * invalidate names a window, a datagram's group; the rest of
+ * orca_soft_wire_rx_dispatch()'s checks run with the QP locked.
  */
 static struct orca_soft_qp *
 orca_soft_wire_rx_lane_qp(struct orca_soft_dev *sdev,
@@ -1179,12 +1184,16 @@ orca_soft_wire_rx_lane_qp(struct orca_soft_dev *sdev,
 	struct orca_soft_qp *qp;
 
 	if (sdev->odp_mrs ||
-	    (transport != ORCA_WIRE_RC && transport != ORCA_WIRE_UC) ||
+	    (transport != ORCA_WIRE_RC && transport != ORCA_WIRE_UC &&
+	     transport != ORCA_WIRE_UD) ||
 	    ((op->hdrs & ORCA_WIRE_HDR_IETH) &&
 	     !orca_soft_key_inv_shared(sdev, pkt->ieth_rkey)))
 		return NULL;
+	/* A datagram for a group goes to each member QP: not one lock. */
+	if (transport == ORCA_WIRE_UD && pkt->dest_qpn == ORCA_SOFT_MCAST_QPN)
+		return NULL;
 	qp = orca_soft_qp_find(sdev, pkt->dest_qpn);
-	if (!qp || (qp->type != ORCA_QPT_RC && qp->type != ORCA_QPT_UC))
+	if (!qp || qp->type != orca_soft_wire_qp_type(transport, op->flags))
 		return NULL;
 	return qp;
 }
@@ -1218,18 +1227,18 @@ static void orca_soft_wire_rx_unlock(struct orca_soft_dev *sdev,
 
 /*
  * The wire in the shared lane (orca_soft.h; eng_rwsem held for reading,
- * by the engine thread, rxq's only consumer): received packets for RC
- * and UC QPs, each under its QP's lock, so that kicks run other QPs
+ * by the engine thread, rxq's only consumer): received packets for RC,
+ * UC and UD QPs, each under its QP's lock, so that kicks run other QPs
  * meanwhile, and the QP's SRQ's lock if it has one.  What such a packet
  * changes beyond its QP has its own lock: CQs, event queues, the
  * engine's lists (eng_lock), the counters.  Consecutive packets for one
  * QP are taken under one locking, and its ACK is flushed before the
  * locks are dropped.  A packet that does not parse is dropped in the
- * lane.  One that needs the exclusive holders (UD, XRC, a memory key, a
- * QP or SRQ that a kick is running)
- * ends the batch: it stays in rx_held, *@excl is set, and the exclusive
- * pass takes it before any other, so packets keep their order.  Return
- * the packets taken.
+ * lane.  One that needs the exclusive holders (XRC, the GSI QP, a
+ * multicast datagram, a window's key to invalidate, a QP or SRQ that a
+ * kick is running) ends the batch: it stays in rx_held, *@excl is set,
+ * and the exclusive pass takes it before any other, so packets keep
+ * their order.  Return the packets taken.
  */
 int orca_soft_wire_rx_shared(struct orca_soft_dev *sdev, int budget,
 			     bool *excl)

@@ -24,7 +24,18 @@
  * payload of the SEND that took it, and SRQ_LIMIT_REACHED must come
  * once, with the last message.  Two QPs that took one WQE would
  * complete it twice and leave one of the others.
- * Prints TAP.  Usage: dp_parallel DEVICE [ROUNDS]  (1 to 1000; 1000)
+ *
+ * Then 4 threads, each with a UD QP, send ROUNDS datagrams each (one at
+ * a time) to one UD QP they all share, whose receives are all posted
+ * first: the lanes of the four senders want that QP at once (while their
+ * kicks run in their threads: with orca_soft's inline_kicks=2, or before
+ * the engine thread takes steady posters over), and a datagram that
+ * finds it busy is left to the engine, which must still deliver it.
+ * Each datagram must arrive exactly once, intact, each sender's in the
+ * order it sent them, and the receives must complete in the order they
+ * were posted.
+ * Prints TAP.  Usage: dp_parallel DEVICE [ROUNDS [ud]]  (1 to 1000;
+ * 1000; ud: the UD phase only)
  */
 #include <pthread.h>
 
@@ -276,6 +287,48 @@ static int srq_round(struct worker *k, int r)
 	return 1;
 }
 
+/* The UD phase: the QP all threads send to, its receive buffers. */
+#define UD_MSG		64
+#define UD_SLOT		(DP_GRH + UD_MSG)
+static struct dp_end ud_sink;
+static struct dp_buf ud_rx;
+
+/* A datagram's payload: its sender and round, then a pattern of them. */
+static void ud_payload(uint8_t *p, int t, int r)
+{
+	uint32_t id[2] = { (uint32_t)t, (uint32_t)r };
+
+	memcpy(p, id, sizeof(id));
+	dp_fill(p + sizeof(id), UD_MSG - sizeof(id),
+		0x60000000U + (uint32_t)(t * MAX_ROUNDS + r));
+}
+
+/* One round of the UD phase: a datagram from a to the shared QP. */
+static int ud_round(struct worker *k, int r)
+{
+	struct ibv_send_wr wr = {
+		.wr_id = r, .opcode = IBV_WR_SEND, .num_sge = 1,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad = NULL;
+	struct ibv_wc wc;
+	struct ibv_sge s;
+	int ret;
+
+	ud_payload(k->abuf.p + TX_OFF, k->t, r);
+	sge_of(&s, &k->abuf, TX_OFF, UD_MSG);
+	wr.sg_list = &s;
+	wr.wr.ud.ah = k->p.a.ah;
+	wr.wr.ud.remote_qpn = ud_sink.qp->qp_num;
+	wr.wr.ud.remote_qkey = DP_QKEY;
+	ret = ibv_post_send(k->p.a.qp, &wr, &bad);
+	if (ret) {
+		snprintf(k->err, sizeof(k->err), "round %d: post: %s", r,
+			 strerror(ret));
+		return 0;
+	}
+	return poll_n(k, k->p.a.scq, &wc, 1, "a's datagram");
+}
+
 /* The round the phase's threads run: round_once() or srq_round(). */
 static int (*phase_round)(struct worker *k, int r);
 
@@ -413,6 +466,99 @@ out:
 	free(slot_used);
 }
 
+/*
+ * Check the shared QP's receive completions, one per datagram whose send
+ * completed: in the order the receives were posted, each of the @made
+ * threads' datagrams once, from its QP, intact, in its sender's order.
+ */
+static int ud_check(int made)
+{
+	static int next[NTHREADS];
+	struct worker k = { .t = -1 };
+	int n = 0, i, t, bad = 0;
+	struct ibv_wc *wc;
+
+	for (t = 0; t < made; t++)
+		n += w[t].rounds_ok;
+	wc = calloc(n ? n : 1, sizeof(*wc));
+	if (!wc || !n ||
+	    !poll_n(&k, ud_sink.rcq, wc, n, "the shared QP's receives")) {
+		diag("%s", !wc ? "out of memory" : !n ? "no datagram sent" :
+		     k.err);
+		free(wc);
+		return 0;
+	}
+	memset(next, 0, sizeof(next));
+	for (i = 0; i < n && bad < 5; i++) {
+		uint8_t *p, want[UD_MSG];
+		uint32_t id[2];
+
+		if (wc[i].wr_id != (uint64_t)i || wc[i].byte_len != UD_SLOT ||
+		    wc[i].opcode != IBV_WC_RECV) {
+			diag("receive %d: wr_id %llu, %u bytes, opcode %d", i,
+			     (unsigned long long)wc[i].wr_id, wc[i].byte_len,
+			     wc[i].opcode);
+			bad++;
+			continue;
+		}
+		p = ud_rx.p + wc[i].wr_id * UD_SLOT + DP_GRH;
+		memcpy(id, p, sizeof(id));
+		if (id[0] >= (uint32_t)made || id[1] != (uint32_t)next[id[0]] ||
+		    wc[i].src_qp != w[id[0]].p.a.qp->qp_num) {
+			diag("receive %d: datagram %u of thread %u (from QP %u), expected %d",
+			     i, id[1], id[0], wc[i].src_qp,
+			     id[0] < (uint32_t)made ? next[id[0]] : -1);
+			bad++;
+			continue;
+		}
+		ud_payload(want, id[0], id[1]);
+		if (memcmp(p, want, UD_MSG)) {
+			diag("receive %d: datagram %u of thread %u differs", i,
+			     id[1], id[0]);
+			bad++;
+		}
+		next[id[0]]++;
+	}
+	free(wc);
+	return !bad;
+}
+
+/* The UD phase (the head comment). */
+static void ud_phase(int acc)
+{
+	struct dp_qp_cfg cfg, scfg;
+	int made, i, n = NTHREADS * rounds;
+	struct ibv_sge s;
+
+	memset(w, 0, sizeof(w));
+	dp_cfg_default(&cfg, IBV_QPT_UD);
+	scfg = cfg;
+	scfg.max_recv_wr = n;
+	scfg.cqe = n;
+	if (!ok(!dp_end_create(&ud_sink, &scfg, dp.pd) &&
+		!dp_end_connect(&ud_sink, &scfg, 0, IBV_QPS_RTS) &&
+		!dp_buf_alloc(&ud_rx, dp.pd, (size_t)n * UD_SLOT, acc),
+		"a UD QP with %d receives' room, and their buffers", n))
+		goto out;
+	for (i = 0; i < n; i++) {
+		sge_of(&s, &ud_rx, (size_t)i * UD_SLOT, UD_SLOT);
+		if (dp_post_recv(ud_sink.qp, i, &s, 1))
+			break;
+	}
+	if (!ok(i == n, "post its %d receives", n) ||
+	    !ok(workers_make(&cfg, NULL, acc) == NTHREADS,
+		"%d UD pairs, each a sending to the shared QP", NTHREADS))
+		goto out;
+	made = workers_run(ud_round, "a datagram to the shared UD QP");
+	ok(ud_check(made),
+	   "the shared QP's receives complete in order, each of the %d datagrams once, intact, each sender's in order",
+	   made * rounds);
+out:
+	workers_free();
+	dp_end_destroy(&ud_sink);
+	dp_buf_free(&ud_rx);
+}
+
 static int cmp_u64(const void *x, const void *y)
 {
 	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
@@ -431,12 +577,17 @@ int main(int argc, char **argv)
 
 	if (argc > 2)
 		rounds = atoi(argv[2]);
-	if (rounds < 1 || rounds > MAX_ROUNDS) {
-		fprintf(stderr, "usage: dp_parallel DEVICE [ROUNDS 1..%d]\n",
+	if (rounds < 1 || rounds > MAX_ROUNDS ||
+	    (argc > 3 && strcmp(argv[3], "ud"))) {
+		fprintf(stderr, "usage: dp_parallel DEVICE [ROUNDS 1..%d [ud]]\n",
 			MAX_ROUNDS);
 		return 2;
 	}
 	dp_open(argc, argv);
+	if (argc > 3) {
+		ud_phase(acc);
+		return dp_close();
+	}
 	if (dp.attr.atomic_cap == IBV_ATOMIC_NONE) {
 		ok(0, "the device has atomics (atomic_cap %d)",
 		   dp.attr.atomic_cap);
@@ -476,5 +627,6 @@ out:
 	workers_free();
 	dp_buf_free(&word);
 	srq_phase(acc);
+	ud_phase(acc);
 	return dp_close();
 }
