@@ -22,12 +22,18 @@ meminfo() {
 	sed -n "s/^$1: *\([0-9]*\) kB/\1/p" /proc/meminfo
 }
 
-# Drop caches and compact (which also drains the per-cpu page lists
-# that otherwise hold freed queue pages out of MemAvailable).
+# Drop caches.  No compaction: after 86-odp.t (swap on zram in a memory
+# cgroup) and 88-max-queues.t in the same guest, a write to
+# /proc/sys/vm/compact_memory here left the stock 6.1 guest allocating
+# pages so slowly that 90-leak-pd-ah-mr-ctx.t ran out of its 300 s with
+# soft lockups in clear_page_erms (2026-11-29; reproduced with the
+# orca_soft of 66e76c5, and gone without the compaction; the cause is
+# not known yet).  The per-cpu page lists it drained hold little with
+# the e2e guest's one vCPU, and a shrink over the tolerance is measured
+# again below.
 settle() {
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
-	echo 1 >/proc/sys/vm/compact_memory 2>/dev/null
 	sleep 1
 }
 
