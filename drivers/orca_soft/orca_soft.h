@@ -67,10 +67,11 @@
  * pin_lock (its key registered and invalidated by REG_MR, LOCAL_INV and
  * SEND with invalidate, while the lanes that copy through it hold pins:
  * orca_soft_mem.c); counters are per CPU, scratch space is per QP.
- * Anything else (memory windows bound or invalidated, on-demand paging,
- * the GSI QP, multicast, XRC, READ responses, timers that expire, the
- * QPs of an SRQ that broke) is left to the exclusive holders of
- * eng_rwsem.
+ * A QP that owes READ responses on the wire sends them in the lane
+ * too, under its own lock.  Anything else (memory windows bound or
+ * invalidated, on-demand paging, the GSI QP, multicast, XRC, timers
+ * that expire, the QPs of an SRQ that broke) is left to the exclusive
+ * holders of eng_rwsem.
  *
  * The device never reclaims host memory.  Since on-demand paging, the
  * host's reclaim may wait for the device: an MMU notifier of orca.ko

@@ -1273,7 +1273,7 @@ static int orca_soft_engine_shared_pass(struct orca_soft_dev *sdev,
  * run, every packet received is one it may take, and nothing else is
  * due, it works in shared passes, so that kicks of other QPs run in
  * their tasks at the same time; any other work (kicks, timers, flushes,
- * READ responses, going to sleep) is an exclusive pass.
+ * going to sleep) is an exclusive pass.
  */
 static int orca_soft_engine_thread(void *data)
 {

@@ -790,9 +790,11 @@ int orca_soft_sq_run(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
  * another host's, and for a UD QP, whose datagrams lock each local
  * destination in turn (orca_soft_ud_lock()).  NULL if the queue needs
  * the exclusive holders: not an RC, UC or UD QP in RTS with nothing to
- * wait for (READ responses to send included), or a device with
- * on-demand-paging regions.  A local peer that takes its receives from
- * an SRQ needs the SRQ's lock too (orca_soft_req_shared_srq()).
+ * wait for, or a device with on-demand-paging regions.  READ responses
+ * and atomic ACKs a QP owes on the wire go out in the lane, with its
+ * own lock, before its send queue runs (orca_soft_sq_run_shared()).  A
+ * local peer that takes its receives from an SRQ needs the SRQ's lock
+ * too (orca_soft_req_shared_srq()).
  */
 struct orca_soft_qp *orca_soft_req_shared_peer(struct orca_soft_dev *sdev,
 					       struct orca_soft_qp *qp)
@@ -800,7 +802,7 @@ struct orca_soft_qp *orca_soft_req_shared_peer(struct orca_soft_dev *sdev,
 	if ((qp->type != ORCA_QPT_RC && qp->type != ORCA_QPT_UC &&
 	     qp->type != ORCA_QPT_UD) ||
 	    qp->state != ORCA_QPS_RTS || qp->req.wait != ORCA_SOFT_WAIT_NONE ||
-	    qp->resp.rd_busy || qp->sq.broken || sdev->odp_mrs)
+	    qp->sq.broken || sdev->odp_mrs)
 		return NULL;
 	if (qp->type == ORCA_QPT_UD || !orca_soft_req_local(sdev, qp))
 		return qp;
@@ -824,22 +826,30 @@ struct orca_soft_srq *orca_soft_req_shared_srq(struct orca_soft_dev *sdev,
 }
 
 /*
- * The shared lane: run @qp's send queue, its lock and @peer's held
- * (orca_soft_req_shared_peer()).  Return the WQEs executed; *@excl is set
- * if a WQE was left for the exclusive holders.  The keys both QPs
- * resolve are pinned in @qp's list, one WQE at a time.
+ * The shared lane: the READ responses and atomic ACKs @qp owes on the
+ * wire, then its send queue, its lock and @peer's held
+ * (orca_soft_req_shared_peer()), as the exclusive pass orders them.
+ * Return the packets and WQEs; *@excl is set if a WQE was left for the
+ * exclusive holders, or if a response took the QP to ERR (its queues
+ * are flushed there).  The keys both QPs resolve are pinned in @qp's
+ * list, one WQE or response packet at a time.
  */
 int orca_soft_sq_run_shared(struct orca_soft_dev *sdev,
 			    struct orca_soft_qp *qp, struct orca_soft_qp *peer,
 			    int budget, bool *excl)
 {
-	int n;
+	int n = 0;
 
 	*excl = false;
 	WARN_ON_ONCE(qp->lane_pins || peer->lane_pins);
 	qp->lane_pins = &qp->pins;
 	peer->lane_pins = &qp->pins;
-	n = orca_soft_sq_exec(sdev, qp, budget, excl);
+	if (qp->resp.rd_busy)
+		n = orca_soft_wire_resp_run(sdev, qp, budget);
+	if (qp->state == ORCA_QPS_RTS)
+		n += orca_soft_sq_exec(sdev, qp, budget, excl);
+	else
+		*excl = true;
 	orca_soft_lane_unpin(qp);
 	peer->lane_pins = NULL;
 	qp->lane_pins = NULL;

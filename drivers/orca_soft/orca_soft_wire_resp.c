@@ -772,6 +772,8 @@ int orca_soft_wire_resp_run(struct orca_soft_dev *sdev,
 				break;
 			}
 			orca_soft_wire_tx(sdev, &rt, &pkt, &s->remote, 0);
+			/* In the shared lane: the packet's data has moved. */
+			orca_soft_lane_unpin(qp);
 			if (idx + 1 < r->npkts) {
 				qp->resp.rd_psn = orca_psn_add(qp->resp.rd_psn, 1);
 				continue;

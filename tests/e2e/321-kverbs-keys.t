@@ -11,7 +11,12 @@
 # times for each way of invalidating, three threads WRITE 16 KiB at a
 # time through one key while it is invalidated under them: each one's
 # WRITEs succeed until one fails with IB_WC_REM_ACCESS_ERR, and nothing
-# reaches the region once the invalidation has completed.  Once on
+# reaches the region once the invalidation has completed.  Then the same
+# with three readers: each one's READs of its slot succeed until one
+# fails with IB_WC_REM_ACCESS_ERR, and each that succeeded returned the
+# slot's pattern, never the bytes the CPU writes into the region once
+# the invalidation has completed (on the wire, B's READ responses read
+# the region packet by packet in the shared lane).  Once on
 # $ORCA_DEV (the local fast path), once more there with inline_kicks=2
 # (every kick runs in its poster's task, so the writers' lanes and the
 # invalidating one run at the same time, rather than most of them in the

@@ -2986,6 +2986,13 @@ down:
  * whose slots hold each writer's last successful WRITE, or where the
  * failed one had partly landed (a message of several packets on the
  * wire may), that one's bytes.
+ *
+ * Then the same with RDMA READs of the slots, each filled with a pattern
+ * of its own first: each reader's READs succeed until one fails with
+ * IB_WC_REM_ACCESS_ERR, and every one that succeeded returned the slot's
+ * pattern, never the bytes the test writes into the region (by the CPU)
+ * once the invalidation has completed.  On the wire, B's READ responses
+ * read the region packet by packet, while the invalidation goes on.
  */
 #define KS_WRITERS	3
 #define KS_PAIRS	(KS_WRITERS + 1)
@@ -2995,6 +3002,8 @@ down:
 #define KS_REGION	(KS_WRITERS * KS_SLOT)
 #define KS_RECV_OFF	(KS_REGION + SZ_4K)
 #define KS_ROUNDS	5		/* of each invalidation */
+#define KS_SEED(i)	(0x40 + (i) * 16)	/* slot i's pattern, READs */
+#define KS_AFTER	0xa5		/* the region's after the invalidation */
 
 struct ks_run;
 
@@ -3003,6 +3012,7 @@ struct ks_writer {
 	unsigned int id;
 	struct kv_wr w;
 	unsigned int ok;		/* WRITEs that succeeded */
+	unsigned int wrong;		/* READs that succeeded, wrong bytes */
 	u8 last_seed;
 	int end;			/* the first that did not: its status */
 	struct completion exited;
@@ -3015,6 +3025,7 @@ struct ks_run {
 	struct ib_mr *mr;
 	struct ks_writer wr[KS_WRITERS];
 	struct kv_wr inv, recv;
+	bool read;			/* the threads READ rather than WRITE */
 	wait_queue_head_t wq;
 	u8 snap[KS_REGION];
 };
@@ -3038,11 +3049,16 @@ static int ks_writer_fn(void *arg)
 	unsigned int n;
 	int ret;
 
+	if (x->r->read)
+		wr.wr.opcode = IB_WR_RDMA_READ;
 	x->end = -ETIMEDOUT;
 	for (n = 0; n < KS_MAX_WRITES; n++) {
 		u8 seed = x->id * 64 + n;
 
-		kv_fill(a->buf.va, KS_SLOT, seed);
+		if (x->r->read)
+			memset(a->buf.va, 0, KS_SLOT);
+		else
+			kv_fill(a->buf.va, KS_SLOT, seed);
 		kv_dbuf_dev(a->c.ibdev, &a->buf);
 		kv_wr_init(&x->w);
 		ret = ib_post_send(a->qp, &wr.wr, NULL);
@@ -3055,6 +3071,12 @@ static int ks_writer_fn(void *arg)
 		if (x->w.wc.status != IB_WC_SUCCESS) {
 			x->end = x->w.wc.status;
 			break;
+		}
+		if (x->r->read) {
+			kv_dbuf_cpu(a->c.ibdev, &a->buf);
+			if (!kv_same_from(a->buf.va, KS_SLOT, KS_SEED(x->id),
+					  0))
+				x->wrong++;
 		}
 		x->ok++;
 		x->last_seed = seed;
@@ -3108,7 +3130,11 @@ static int ks_up(struct ks_run *r)
 			    KS_REGION / PAGE_SIZE);
 	if (IS_ERR(r->mr))
 		return PTR_ERR(r->mr);
-	memset(r->b.buf.va, 0, KS_REGION);
+	if (r->read)
+		for (i = 0; i < KS_WRITERS; i++)
+			kv_fill(r->b.buf.va + i * KS_SLOT, KS_SLOT, KS_SEED(i));
+	else
+		memset(r->b.buf.va, 0, KS_REGION);
 	kv_dbuf_dev(r->b.c.ibdev, &r->b.buf);
 	sg_init_table(&sg, 1);
 	sg_dma_address(&sg) = r->b.buf.dma;
@@ -3121,7 +3147,8 @@ static int ks_up(struct ks_run *r)
 	reg.wr.send_flags = IB_SEND_SIGNALED;
 	reg.mr = r->mr;
 	reg.key = r->mr->rkey;
-	reg.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	reg.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+		     IB_ACCESS_REMOTE_READ;
 	kv_wr_init(&r->inv);
 	ret = ib_post_send(r->bq[KS_WRITERS], &reg.wr, NULL);
 	if (ret)
@@ -3210,40 +3237,50 @@ static bool ks_slot_ok(const struct ks_run *r, const struct ks_writer *x)
 
 static void ks_check(struct ks_run *r, const char *what)
 {
+	const char *op = r->read ? "READ" : "WRITE";
 	bool denied = true, kept = true, warm = true;
-	unsigned int i;
+	unsigned int i, wrong = 0;
 
 	for (i = 0; i < KS_WRITERS; i++) {
 		struct ks_writer *x = &r->wr[i];
 
-		pr_info("# %s: writer %u: %u WRITEs succeeded, then status %d\n",
-			what, i, x->ok, x->end);
+		pr_info("# %s: thread %u: %u %ss succeeded, then status %d\n",
+			what, i, x->ok, op, x->end);
 		warm &= x->ok >= KS_WARMUP;
 		denied &= x->end == IB_WC_REM_ACCESS_ERR;
 		kept &= ks_slot_ok(r, x);
+		wrong += x->wrong;
 	}
-	tap(warm, "%s: each writer's first %u WRITEs through the key succeed",
-	    what, KS_WARMUP);
+	tap(warm, "%s: each thread's first %u %ss through the key succeed",
+	    what, KS_WARMUP, op);
 	tap(denied,
-	    "%s: each writer's WRITEs succeed until one fails with IB_WC_REM_ACCESS_ERR",
-	    what);
+	    "%s: each thread's %ss succeed until one fails with IB_WC_REM_ACCESS_ERR",
+	    what, op);
+	if (r->read) {
+		tap(!wrong,
+		    "%s: every READ that succeeded returned its slot's bytes, none written after the invalidation (%u did not)",
+		    what, wrong);
+		return;
+	}
 	kv_dbuf_cpu(r->b.c.ibdev, &r->b.buf);
 	tap(!memcmp(r->snap, r->b.buf.va, KS_REGION) && kept,
 	    "%s: nothing reaches the region once the invalidation completed; each slot holds its writer's last successful WRITE (or bytes of the failed one)",
 	    what);
 }
 
-static void ks_one(bool send)
+static void ks_one(bool send, bool read)
 {
 	struct ks_run *r = kzalloc(sizeof(*r), GFP_KERNEL);
 	char what[96];
 	unsigned int i, started = 0;
 	int ret;
 
-	snprintf(what, sizeof(what), "one key, %u writers, %s, %s", KS_WRITERS,
+	snprintf(what, sizeof(what), "one key, %u %s, %s, %s", KS_WRITERS,
+		 read ? "readers" : "writers",
 		 send ? "SEND_WITH_INV" : "LOCAL_INV", kk_path);
 	if (!tap(r, "%s: context", what))
 		return;
+	r->read = read;
 	ret = ks_up(r);
 	if (!tap(!ret,
 		 "%s: %u RC pairs into one PD of B's, a fast-reg key registered (%d)",
@@ -3269,7 +3306,11 @@ static void ks_one(bool send)
 	wait_event_timeout(r->wq, ks_warm(r), KV_TIMEOUT);
 	if (ks_invalidate(r, send, what)) {
 		kv_dbuf_cpu(r->b.c.ibdev, &r->b.buf);
+		/* What a READ served from here on would return. */
+		if (read)
+			memset(r->b.buf.va, KS_AFTER, KS_REGION);
 		memcpy(r->snap, r->b.buf.va, KS_REGION);
+		kv_dbuf_dev(r->b.c.ibdev, &r->b.buf);
 	}
 	for (i = 0; i < KS_WRITERS; i++)
 		wait_for_completion(&r->wr[i].exited);
@@ -3331,8 +3372,12 @@ static int __init orca_kverbs_test_init(void)
 	if (keys) {
 		kk_run();
 		for (i = 0; i < KS_ROUNDS; i++) {
-			ks_one(false);
-			ks_one(true);
+			ks_one(false, false);
+			ks_one(true, false);
+		}
+		for (i = 0; i < KS_ROUNDS; i++) {
+			ks_one(false, true);
+			ks_one(true, true);
 		}
 	} else if (peer) {
 		kv_wire_run();
