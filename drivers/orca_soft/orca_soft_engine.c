@@ -48,6 +48,13 @@
  */
 #define ORCA_SOFT_SPIN_NS	50000
 #define ORCA_SOFT_SPIN_POLLS	4096
+/*
+ * Empty polls before sleeping while no active QP has POLLING set: every
+ * poster then kicks (and its kick runs inline), so the thread only waits
+ * for packets, whose arrival wakes it, and polling longer would only
+ * take a CPU from busy-polling processes (orca_soft_engine_polls()).
+ */
+#define ORCA_SOFT_NAP_POLLS	16
 /* WQEs per QP per pass, and per batch (between two mutex drops). */
 #define ORCA_SOFT_QP_BUDGET	32
 #define ORCA_SOFT_BATCH_BUDGET	256
@@ -1205,6 +1212,40 @@ static bool orca_soft_engine_contended(struct orca_soft_dev *sdev,
 }
 
 /*
+ * Whether the thread polls a poster's send queue for it: an active QP
+ * with POLLING advertised.  Otherwise its posters kick: a wake-up after
+ * a kick that ran elsewhere, a packet or a timer would keep it polling
+ * for ORCA_SOFT_SPIN_POLLS and ORCA_SOFT_SPIN_NS, on a CPU that the two
+ * busy-polling processes of a ping-pong (perftest's latency tests) need,
+ * and finding the WQEs their kicks are about to run.
+ */
+static bool orca_soft_engine_polls(struct orca_soft_dev *sdev)
+{
+	struct orca_soft_qp *qp;
+	bool polls = false;
+
+	spin_lock(&sdev->eng_lock);
+	list_for_each_entry(qp, &sdev->eng_active, active_node) {
+		if (READ_ONCE(qp->sq_polling)) {
+			polls = true;
+			break;
+		}
+	}
+	spin_unlock(&sdev->eng_lock);
+	return polls;
+}
+
+/* Whether the thread has polled long enough since its last work. */
+static bool orca_soft_engine_idle(struct orca_soft_dev *sdev, u32 idle_polls,
+				  u64 idle_ns)
+{
+	if (idle_polls >= ORCA_SOFT_SPIN_POLLS && idle_ns >= ORCA_SOFT_SPIN_NS)
+		return true;
+	return idle_polls >= ORCA_SOFT_NAP_POLLS &&
+	       !orca_soft_engine_polls(sdev);
+}
+
+/*
  * Work only the exclusive pass does: kicks, a packet the shared lane
  * left, a timer due (one a lane armed since the last exclusive pass
  * included), a QP a lane left waiting or in ERR.
@@ -1302,8 +1343,8 @@ static int orca_soft_engine_thread(void *data)
 		bool idle, sleep = false;
 		int done = 0;
 
-		idle = !spin || (idle_polls >= ORCA_SOFT_SPIN_POLLS &&
-				 now - last_work >= ORCA_SOFT_SPIN_NS);
+		idle = !spin || orca_soft_engine_idle(sdev, idle_polls,
+						      now - last_work);
 		if (!want_excl && !idle &&
 		    !orca_soft_engine_excl_due(sdev, next_timer, now)) {
 			down_read(&sdev->eng_rwsem);
@@ -1334,8 +1375,8 @@ static int orca_soft_engine_thread(void *data)
 			last_work = now;
 			idle_polls = 0;
 		} else if (!spin ||
-			   (++idle_polls >= ORCA_SOFT_SPIN_POLLS &&
-			    now - last_work >= ORCA_SOFT_SPIN_NS &&
+			   (orca_soft_engine_idle(sdev, ++idle_polls,
+						  now - last_work) &&
 			    next_timer > now + ORCA_SOFT_SPIN_NS)) {
 			sleep = orca_soft_engine_quiesce(sdev);
 			if (!sleep) {
