@@ -50,9 +50,11 @@
 #define ORCA_SOFT_SPIN_POLLS	4096
 /*
  * Empty polls before sleeping while no active QP has POLLING set: every
- * poster then kicks (and its kick runs inline), so the thread only waits
- * for packets, whose arrival wakes it, and polling longer would only
- * take a CPU from busy-polling processes (orca_soft_engine_polls()).
+ * poster then kicks (and its kick runs inline), and polling longer would
+ * mostly take a CPU from busy-polling processes (orca_soft_engine_polls()).
+ * Doubled, up to ORCA_SOFT_SPIN_POLLS, each time the thread then finds
+ * it cannot sleep yet (WQEs on the wire waiting for their ACKs, say),
+ * until it next sleeps.
  */
 #define ORCA_SOFT_NAP_POLLS	16
 /* WQEs per QP per pass, and per batch (between two mutex drops). */
@@ -351,7 +353,8 @@ static void orca_soft_sq_polling(struct orca_soft_dev *sdev,
 {
 	if (qp->sq_polling == on || !orca_soft_qp_has_sq(qp))
 		return;
-	qp->sq_polling = on;
+	/* Read by orca_soft_engine_polls() under eng_lock alone. */
+	WRITE_ONCE(qp->sq_polling, on);
 	orca_soft_wq_set_flags(sdev, &qp->sq, on ? ORCA_DB_DEV_POLLING : 0);
 }
 
@@ -1217,13 +1220,16 @@ static bool orca_soft_engine_contended(struct orca_soft_dev *sdev,
  * a kick that ran elsewhere, a packet or a timer would keep it polling
  * for ORCA_SOFT_SPIN_POLLS and ORCA_SOFT_SPIN_NS, on a CPU that the two
  * busy-polling processes of a ping-pong (perftest's latency tests) need,
- * and finding the WQEs their kicks are about to run.
+ * and finding the WQEs their kicks are about to run.  eng_rwsem held,
+ * read or written: destroying or resetting a QP takes it off the list
+ * with the semaphore written.
  */
 static bool orca_soft_engine_polls(struct orca_soft_dev *sdev)
 {
 	struct orca_soft_qp *qp;
 	bool polls = false;
 
+	lockdep_assert_held(&sdev->eng_rwsem);
 	spin_lock(&sdev->eng_lock);
 	list_for_each_entry(qp, &sdev->eng_active, active_node) {
 		if (READ_ONCE(qp->sq_polling)) {
@@ -1235,14 +1241,17 @@ static bool orca_soft_engine_polls(struct orca_soft_dev *sdev)
 	return polls;
 }
 
-/* Whether the thread has polled long enough since its last work. */
-static bool orca_soft_engine_idle(struct orca_soft_dev *sdev, u32 idle_polls,
-				  u64 idle_ns)
+/*
+ * Whether the thread has polled long enough since its last work: @polls
+ * from orca_soft_engine_polls() after its last empty pass, @nap the empty
+ * polls enough while it polls no poster's queue.
+ */
+static bool orca_soft_engine_idle(u32 idle_polls, u64 idle_ns, bool polls,
+				  u32 nap)
 {
 	if (idle_polls >= ORCA_SOFT_SPIN_POLLS && idle_ns >= ORCA_SOFT_SPIN_NS)
 		return true;
-	return idle_polls >= ORCA_SOFT_NAP_POLLS &&
-	       !orca_soft_engine_polls(sdev);
+	return !polls && idle_polls >= nap;
 }
 
 /*
@@ -1321,9 +1330,11 @@ static int orca_soft_engine_thread(void *data)
 	struct orca_soft_dev *sdev = data;
 	u64 last_work = ktime_get_ns();
 	u64 next_timer = U64_MAX;
+	u32 nap = ORCA_SOFT_NAP_POLLS;
 	bool give_back = false;
 	unsigned int noreclaim;
 	bool want_excl = true;
+	bool polls = true;
 	u32 idle_polls = 0;
 	struct orca_soft_contention contended = {};
 
@@ -1343,12 +1354,15 @@ static int orca_soft_engine_thread(void *data)
 		bool idle, sleep = false;
 		int done = 0;
 
-		idle = !spin || orca_soft_engine_idle(sdev, idle_polls,
-						      now - last_work);
+		idle = !spin || orca_soft_engine_idle(idle_polls,
+						      now - last_work, polls,
+						      nap);
 		if (!want_excl && !idle &&
 		    !orca_soft_engine_excl_due(sdev, next_timer, now)) {
 			down_read(&sdev->eng_rwsem);
 			done = orca_soft_engine_shared_pass(sdev, &want_excl);
+			if (!done)
+				polls = orca_soft_engine_polls(sdev);
 			up_read(&sdev->eng_rwsem);
 			if (done) {
 				last_work = ktime_get_ns();
@@ -1371,17 +1385,20 @@ static int orca_soft_engine_thread(void *data)
 		give_back = false;
 		done = orca_soft_engine_pass(sdev, &next_timer);
 		now = ktime_get_ns();
+		if (!done)
+			polls = orca_soft_engine_polls(sdev);
 		if (done) {
 			last_work = now;
 			idle_polls = 0;
 		} else if (!spin ||
-			   (orca_soft_engine_idle(sdev, ++idle_polls,
-						  now - last_work) &&
+			   (orca_soft_engine_idle(++idle_polls, now - last_work,
+						  polls, nap) &&
 			    next_timer > now + ORCA_SOFT_SPIN_NS)) {
 			sleep = orca_soft_engine_quiesce(sdev);
 			if (!sleep) {
 				last_work = now;
 				idle_polls = 0;
+				nap = min_t(u32, 2 * nap, ORCA_SOFT_SPIN_POLLS);
 			}
 		}
 		up_write(&sdev->eng_rwsem);
@@ -1389,6 +1406,7 @@ static int orca_soft_engine_thread(void *data)
 		if (sleep) {
 			orca_soft_engine_sleep(sdev, next_timer);
 			last_work = ktime_get_ns();
+			nap = ORCA_SOFT_NAP_POLLS;
 			idle_polls = 0;
 			contended.since = 0;
 			want_excl = true;
