@@ -1385,7 +1385,8 @@ static int orca_soft_engine_thread(void *data)
 		give_back = false;
 		done = orca_soft_engine_pass(sdev, &next_timer);
 		now = ktime_get_ns();
-		if (!done)
+		/* With one CPU the thread never polls: nothing to weigh. */
+		if (!done && spin)
 			polls = orca_soft_engine_polls(sdev);
 		if (done) {
 			last_work = now;
