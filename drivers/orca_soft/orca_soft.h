@@ -68,10 +68,12 @@
  * SEND with invalidate, while the lanes that copy through it hold pins:
  * orca_soft_mem.c); counters are per CPU, scratch space is per QP.
  * A QP that owes READ responses on the wire sends them in the lane
- * too, under its own lock.  Anything else (memory windows bound or
- * invalidated, on-demand paging, the GSI QP, multicast, XRC, timers
- * that expire, the QPs of an SRQ that broke) is left to the exclusive
- * holders of eng_rwsem.
+ * too, under its own lock, and the engine thread's shared passes let
+ * RC and UC QPs' timers go off (a local RNR or ACK wait ended, the
+ * wire's ACK timer and RNR wait) under the lock of the QP each is for.
+ * Anything else (memory windows bound or invalidated, on-demand paging,
+ * the GSI QP, multicast, XRC, the QPs of an SRQ that broke) is left to
+ * the exclusive holders of eng_rwsem.
  *
  * The device never reclaims host memory.  Since on-demand paging, the
  * host's reclaim may wait for the device: an MMU notifier of orca.ko
@@ -625,9 +627,8 @@ struct orca_soft_dev {
 	 */
 	spinlock_t eng_lock;
 	/*
-	 * A QP the shared lane ran now waits for a timer or went to ERR:
-	 * the engine's exclusive pass has work (set under eng_lock, cleared
-	 * under eng_rwsem written).
+	 * A QP the shared lane ran went to ERR: the engine's exclusive pass
+	 * has work (set under eng_lock, cleared under eng_rwsem written).
 	 */
 	bool eng_excl;
 	/*
@@ -656,9 +657,10 @@ struct orca_soft_dev {
 	 */
 	struct orca_soft_rx rx_held;
 	/*
-	 * The earliest wire deadline armed since the last exclusive pass
-	 * judged the timers (lowered under eng_lock; a u64, U64_MAX for
-	 * none): a lane may arm one meanwhile.
+	 * The earliest deadline (a wire timer, a local wait) armed since
+	 * the engine thread last judged the timers (lowered under eng_lock,
+	 * reset under it or eng_rwsem written; a u64, U64_MAX for none): a
+	 * lane may arm one meanwhile.
 	 */
 	atomic64_t eng_timer_min;
 	bool rx_attached;		/* our rx_handler is on netdev */

@@ -256,14 +256,14 @@ void orca_soft_kick(struct orca_soft_dev *sdev, u32 entry)
 	spin_unlock_irqrestore(&sdev->kick_lock, flags);
 }
 
-/* The earliest deadline armed since the last exclusive pass, U64_MAX. */
+/* The earliest deadline armed since timers were last judged, U64_MAX. */
 static u64 orca_soft_timer_min(struct orca_soft_dev *sdev)
 {
 	return atomic64_read(&sdev->eng_timer_min);
 }
 
 /*
- * A lane armed a wire deadline (eng_timer_min): wake the engine thread if
+ * A lane armed a deadline (eng_timer_min): wake the engine thread if
  * it sleeps past it.  It reads eng_timer_min under kick_lock before it
  * sleeps, so either it sees the deadline or this sees it asleep.
  */
@@ -416,7 +416,9 @@ void orca_soft_qp_wait(struct orca_soft_dev *sdev, struct orca_soft_qp *qp,
 	spin_lock(&sdev->eng_lock);
 	list_del_init(&qp->active_node);
 	list_move_tail(&qp->wait_node, &sdev->eng_waiting);
-	WRITE_ONCE(sdev->eng_excl, true);
+	/* As a wire deadline: the thread learns of it (timer_wake). */
+	if (qp->req.wait_until < (u64)atomic64_read(&sdev->eng_timer_min))
+		atomic64_set(&sdev->eng_timer_min, (s64)qp->req.wait_until);
 	spin_unlock(&sdev->eng_lock);
 }
 
@@ -980,35 +982,151 @@ static bool orca_soft_drain_kicks(struct orca_soft_dev *sdev)
 	return any;
 }
 
+/*
+ * Whether @qp's wire deadlines are due at @now.  A timer is judged once
+ * every packet received before it was due has been taken (@oldest, the
+ * arrival of the first one still queued): the answer may be waiting in
+ * the receive queue.
+ */
+static bool orca_soft_wire_due(const struct orca_soft_qp *qp, u64 now,
+			       u64 oldest)
+{
+	u64 due = orca_soft_wire_deadline(qp);
+
+	return due <= now && due < oldest;
+}
+
+/*
+ * @qp's timers due at @now go off (eng_rwsem written, or read and @qp's
+ * lock held): the end of a local wait, the wire's deadlines (the
+ * requester looks at them when it runs).  Return true if any did.
+ */
+static bool orca_soft_qp_timers(struct orca_soft_dev *sdev,
+				struct orca_soft_qp *qp, u64 now, u64 oldest)
+{
+	bool waited = false, wire = false;
+
+	lockdep_assert_held(&sdev->eng_rwsem);
+	spin_lock(&sdev->eng_lock);
+	if (!list_empty(&qp->wait_node) && qp->req.wait_until <= now) {
+		list_del_init(&qp->wait_node);
+		waited = true;
+	}
+	if (!list_empty(&qp->timer_node) &&
+	    orca_soft_wire_due(qp, now, oldest)) {
+		list_del_init(&qp->timer_node);
+		wire = true;
+	}
+	spin_unlock(&sdev->eng_lock);
+	if (waited)
+		qp->req.wait = ORCA_SOFT_WAIT_NONE;
+	if (wire) {
+		orca_soft_wire_timer(sdev, qp);
+		/* Deadlines not due yet stay armed. */
+		orca_soft_wire_arm(sdev, qp);
+	}
+	if (waited || wire)
+		orca_soft_qp_activate(sdev, qp);
+	return waited || wire;
+}
+
 /* QPs whose timer is due go back to work. */
 static void orca_soft_run_timers(struct orca_soft_dev *sdev, u64 now)
 {
+	u64 oldest = orca_soft_net_rx_oldest(sdev);
 	struct orca_soft_qp *qp, *tmp;
-	u64 oldest;
 
-	list_for_each_entry_safe(qp, tmp, &sdev->eng_waiting, wait_node) {
-		if (qp->req.wait_until <= now) {
-			list_del_init(&qp->wait_node);
-			qp->req.wait = ORCA_SOFT_WAIT_NONE;
-			orca_soft_qp_activate(sdev, qp);
+	list_for_each_entry_safe(qp, tmp, &sdev->eng_waiting, wait_node)
+		orca_soft_qp_timers(sdev, qp, now, oldest);
+	list_for_each_entry_safe(qp, tmp, &sdev->eng_timers, timer_node)
+		orca_soft_qp_timers(sdev, qp, now, oldest);
+}
+
+/*
+ * Whether the shared lane may let @qp's timers go off: an RC or UC QP
+ * (XRC's go with the exclusive holders, as XRC does) on a device without
+ * on-demand paging, whose waits for a page its faults' resolution ends.
+ */
+static bool orca_soft_timers_shared(struct orca_soft_dev *sdev,
+				    const struct orca_soft_qp *qp)
+{
+	return (qp->type == ORCA_QPT_RC || qp->type == ORCA_QPT_UC) &&
+	       !sdev->odp_mrs;
+}
+
+/*
+ * The timers in the shared lane (the engine thread, eng_rwsem read):
+ * QPs whose wait or wire deadline is due go off as in the exclusive
+ * pass, each under its own lock, while kicks run other QPs.  The lists
+ * are only read here, under eng_lock, to find them; each QP is judged
+ * again under its lock.  *@next_timer is the thread's earliest deadline,
+ * recomputed here with eng_timer_min reset, both under eng_lock, which
+ * every lane that arms a deadline takes.  A QP whose lock another lane
+ * holds is found again in the next pass, unless it has been due for
+ * longer than a kick spins for a lock: then, as for a QP the lane may
+ * not take or a packet held for the exclusive pass (perhaps the awaited
+ * answer), *@excl is set.  The QPs that go on are work for the next
+ * pass, not this one's: the thread naps as it did before they went off.
+ */
+static void orca_soft_run_timers_shared(struct orca_soft_dev *sdev,
+					u64 *next_timer, bool *excl)
+{
+	struct orca_soft_qp *batch[ORCA_SOFT_SHARED_QPS];
+	u64 due[ORCA_SOFT_SHARED_QPS];
+	u64 now = ktime_get_ns(), oldest, next = U64_MAX, t;
+	struct orca_soft_qp *qp;
+	int i, n = 0;
+
+	if (min(*next_timer, orca_soft_timer_min(sdev)) > now)
+		return;
+	if (sdev->rx_held.skb) {
+		*excl = true;
+		return;
+	}
+	oldest = orca_soft_net_rx_oldest(sdev);
+	spin_lock(&sdev->eng_lock);
+	atomic64_set(&sdev->eng_timer_min, (s64)U64_MAX);
+	/*
+	 * A QP on both lists is taken once: its lock covers both.  The
+	 * deadlines are read without the QP's lock, which guards them: a
+	 * lane that moves one earlier arms it under eng_lock afterwards
+	 * (eng_timer_min), and each QP is judged again under its lock.
+	 */
+	list_for_each_entry(qp, &sdev->eng_waiting, wait_node) {
+		t = qp->req.wait_until;
+		next = min(next, t);
+		if (t <= now && n < ARRAY_SIZE(batch)) {
+			due[n] = t;
+			batch[n++] = qp;
 		}
 	}
-	/*
-	 * The wire's timers: the requester looks at them when it runs.  A
-	 * timer is judged once every packet received before it was due has
-	 * been taken: the answer may be waiting in the receive queue.
-	 */
-	oldest = orca_soft_net_rx_oldest(sdev);
-	list_for_each_entry_safe(qp, tmp, &sdev->eng_timers, timer_node) {
-		u64 due = orca_soft_wire_deadline(qp);
-
-		if (due <= now && due < oldest) {
-			list_del_init(&qp->timer_node);
-			orca_soft_wire_timer(sdev, qp);
-			/* Deadlines not due yet stay armed. */
-			orca_soft_wire_arm(sdev, qp);
-			orca_soft_qp_activate(sdev, qp);
+	list_for_each_entry(qp, &sdev->eng_timers, timer_node) {
+		/* Unlocked read, judged again under the QP's lock. */
+		t = data_race(orca_soft_wire_deadline(qp));
+		next = min(next, t);
+		if (t <= now && t < oldest && n < ARRAY_SIZE(batch) &&
+		    (list_empty(&qp->wait_node) || qp->req.wait_until > now)) {
+			due[n] = t;
+			batch[n++] = qp;
 		}
+	}
+	spin_unlock(&sdev->eng_lock);
+	*next_timer = next;
+
+	/* The QPs stay alive: destroying one needs eng_rwsem written. */
+	for (i = 0; i < n; i++) {
+		qp = batch[i];
+		if (!orca_soft_timers_shared(sdev, qp)) {
+			*excl = true;
+			continue;
+		}
+		if (!mutex_trylock(&qp->lock)) {
+			if (now - due[i] > ORCA_SOFT_LOCK_SPIN_NS)
+				*excl = true;
+			continue;
+		}
+		orca_soft_qp_timers(sdev, qp, now, oldest);
+		mutex_unlock(&qp->lock);
 	}
 }
 
@@ -1033,7 +1151,7 @@ static int orca_soft_engine_pass(struct orca_soft_dev *sdev, u64 *next_timer)
 
 	/* What the shared lane left is taken below, or stays on the lists. */
 	WRITE_ONCE(sdev->eng_excl, false);
-	/* Every deadline armed is on eng_timers: *next_timer below. */
+	/* Every deadline armed is on the lists: *next_timer below. */
 	atomic64_set(&sdev->eng_timer_min, (s64)U64_MAX);
 	if (!READ_ONCE(sdev->enabled) || READ_ONCE(sdev->fatal)) {
 		/* Nothing to act on: forget the kicks and the packet in hand. */
@@ -1256,29 +1374,29 @@ static bool orca_soft_engine_idle(u32 idle_polls, u64 idle_ns, bool polls,
 
 /*
  * Work only the exclusive pass does: kicks, a packet the shared lane
- * left, a timer due (one a lane armed since the last exclusive pass
- * included), a QP a lane left waiting or in ERR.
+ * left, a QP a lane left in ERR (eng_excl).  Timers due are the shared
+ * pass's first; it asks for this pass for those it may not run.
  */
-static bool orca_soft_engine_excl_due(struct orca_soft_dev *sdev,
-				      u64 next_timer, u64 now)
+static bool orca_soft_engine_excl_due(struct orca_soft_dev *sdev)
 {
 	return READ_ONCE(sdev->eng_excl) ||
 	       READ_ONCE(sdev->kick_head) != READ_ONCE(sdev->kick_tail) ||
 	       READ_ONCE(sdev->kick_rescan) || sdev->rx_held.skb ||
-	       min(next_timer, orca_soft_timer_min(sdev)) <= now ||
 	       !READ_ONCE(sdev->enabled) || READ_ONCE(sdev->fatal);
 }
 
 /*
  * A pass of the shared lane (eng_rwsem held for reading): received
- * packets (orca_soft_wire_rx_shared()), then the first active QPs, each
- * eligible one with its lock and its peer's, while kicking tasks run
- * others.  QPs whose lock is taken are some other lane's now.  Return
- * the packets and WQEs taken; set *@excl if a packet or an active QP
- * needs the exclusive pass (not eligible, or a WQE the lane leaves).
+ * packets (orca_soft_wire_rx_shared()), the timers due
+ * (orca_soft_run_timers_shared(), which updates *@next_timer), then the
+ * first active QPs, each eligible one with its lock and its peer's,
+ * while kicking tasks run others.  QPs whose lock is taken are some
+ * other lane's now.  Return the packets and WQEs taken; set *@excl if a
+ * packet, a timer or an active QP needs the exclusive pass (not
+ * eligible, or a WQE the lane leaves).
  */
 static int orca_soft_engine_shared_pass(struct orca_soft_dev *sdev,
-					bool *excl)
+					u64 *next_timer, bool *excl)
 {
 	struct orca_soft_qp *batch[ORCA_SOFT_SHARED_QPS];
 	int i, ran, n = 0, done = 0;
@@ -1290,6 +1408,7 @@ static int orca_soft_engine_shared_pass(struct orca_soft_dev *sdev,
 		return 0;
 	}
 	done = orca_soft_wire_rx_shared(sdev, ORCA_SOFT_RX_BUDGET, excl);
+	orca_soft_run_timers_shared(sdev, next_timer, excl);
 
 	spin_lock(&sdev->eng_lock);
 	list_for_each_entry(qp, &sdev->eng_active, active_node) {
@@ -1322,8 +1441,8 @@ static int orca_soft_engine_shared_pass(struct orca_soft_dev *sdev,
  * The engine thread.  While every active QP is one the shared lane may
  * run, every packet received is one it may take, and nothing else is
  * due, it works in shared passes, so that kicks of other QPs run in
- * their tasks at the same time; any other work (kicks, timers, flushes,
- * going to sleep) is an exclusive pass.
+ * their tasks at the same time (timers due included); any other work
+ * (kicks, flushes, going to sleep) is an exclusive pass.
  */
 static int orca_soft_engine_thread(void *data)
 {
@@ -1357,10 +1476,10 @@ static int orca_soft_engine_thread(void *data)
 		idle = !spin || orca_soft_engine_idle(idle_polls,
 						      now - last_work, polls,
 						      nap);
-		if (!want_excl && !idle &&
-		    !orca_soft_engine_excl_due(sdev, next_timer, now)) {
+		if (!want_excl && !idle && !orca_soft_engine_excl_due(sdev)) {
 			down_read(&sdev->eng_rwsem);
-			done = orca_soft_engine_shared_pass(sdev, &want_excl);
+			done = orca_soft_engine_shared_pass(sdev, &next_timer,
+							    &want_excl);
 			if (!done)
 				polls = orca_soft_engine_polls(sdev);
 			up_read(&sdev->eng_rwsem);
