@@ -983,16 +983,13 @@ static bool orca_soft_drain_kicks(struct orca_soft_dev *sdev)
 }
 
 /*
- * Whether @qp's wire deadlines are due at @now.  A timer is judged once
+ * Whether a wire deadline @due is due at @now.  A timer is judged once
  * every packet received before it was due has been taken (@oldest, the
  * arrival of the first one still queued): the answer may be waiting in
  * the receive queue.
  */
-static bool orca_soft_wire_due(const struct orca_soft_qp *qp, u64 now,
-			       u64 oldest)
+static bool orca_soft_wire_due(u64 due, u64 now, u64 oldest)
 {
-	u64 due = orca_soft_wire_deadline(qp);
-
 	return due <= now && due < oldest;
 }
 
@@ -1013,7 +1010,7 @@ static bool orca_soft_qp_timers(struct orca_soft_dev *sdev,
 		waited = true;
 	}
 	if (!list_empty(&qp->timer_node) &&
-	    orca_soft_wire_due(qp, now, oldest)) {
+	    orca_soft_wire_due(orca_soft_wire_deadline(qp), now, oldest)) {
 		list_del_init(&qp->timer_node);
 		wire = true;
 	}
@@ -1104,7 +1101,8 @@ static void orca_soft_run_timers_shared(struct orca_soft_dev *sdev,
 		/* Unlocked read, judged again under the QP's lock. */
 		t = data_race(orca_soft_wire_deadline(qp));
 		next = min(next, t);
-		if (t <= now && t < oldest && n < ARRAY_SIZE(batch) &&
+		if (orca_soft_wire_due(t, now, oldest) &&
+		    n < ARRAY_SIZE(batch) &&
 		    (list_empty(&qp->wait_node) || qp->req.wait_until > now)) {
 			due[n] = t;
 			batch[n++] = qp;
